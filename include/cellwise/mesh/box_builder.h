@@ -1,0 +1,52 @@
+#pragma once
+/**
+ * @file
+ * Builders of level hierarchies for axis-aligned boxes.
+ */
+
+#include <cellwise/mesh/level.h>
+
+#include <array>
+#include <functional>
+
+namespace cellwise
+{
+  /// A box [lower, upper] split into subdivisions[d] coarse cells per axis.
+  /// Boundary ids are those of deal.II's colorized hyper_rectangle: the face
+  /// x = lower_x has id 0, x = upper_x id 1, y id 2/3, z id 4/5.
+  struct BoxDescription
+  {
+    std::array<double, 3>       lower        = {{0., 0., 0.}};
+    std::array<double, 3>       upper        = {{1., 1., 1.}};
+    std::array<unsigned int, 3> subdivisions = {{1, 1, 1}};
+  };
+
+  /// Order of the cells of a level > 0.
+  enum class CellOrdering
+  {
+    /// children of one parent consecutive: index 8 e + c for the e-th refined
+    /// parent
+    cell_major,
+    /// cells grouped by child slot: index c n_parents + e, so that a launch over
+    /// one slot streams (003 §5)
+    child_major
+  };
+
+  /// Level 0 of a box hierarchy (lexicographic cell order, x fastest).
+  LevelHierarchy
+  make_coarse_box(const BoxDescription &box);
+
+  /// Appends a level holding the children of the cells of the current finest
+  /// level for which @p refine(cell) is true (all cells when @p refine is
+  /// empty), and marks them refined. The new level's cells are active.
+  void
+  refine_finest_level(LevelHierarchy                         &hierarchy,
+                      CellOrdering                            ordering = CellOrdering::child_major,
+                      const std::function<bool(unsigned int)> &refine   = {});
+
+  /// Box split into coarse cells and refined @p n_refinements times uniformly.
+  LevelHierarchy
+  make_box_hierarchy(const BoxDescription &box,
+                     int                   n_refinements,
+                     CellOrdering          ordering = CellOrdering::child_major);
+} // namespace cellwise

@@ -1,0 +1,139 @@
+#pragma once
+/**
+ * @file
+ * One level of the multigrid hierarchy: the cells of one refinement level with
+ * their geometry, family links and same-level face neighbours.
+ *
+ * The data model is that of a locally refined hierarchy: a level holds only the
+ * cells that exist on it (children of refined cells of the level below), each
+ * cell is either active (a leaf) or refined, and a face may have no same-level
+ * neighbour although it is interior to the domain (the refinement edge). A
+ * uniform level is the special case where every face has a neighbour or lies
+ * on the boundary.
+ *
+ * Faces are numbered as in deal.II: face 2d is the lower face normal to axis d,
+ * face 2d+1 the upper one. Child slots are c = c_x + 2 c_y + 4 c_z with c_d = 1
+ * for the upper half along axis d.
+ */
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace cellwise
+{
+  /// An axis-aligned box cell: lower corner and edge lengths per axis.
+  struct CellBox
+  {
+    std::array<double, 3> lower;
+    std::array<double, 3> size;
+  };
+
+  /// Encoding of what lies across a face: a same-level cell index (>= 0),
+  /// the domain boundary with its id, or nothing on this level.
+  namespace face_neighbor
+  {
+    /// Interior face whose neighbour is coarser: part of the refinement edge.
+    constexpr int none = -1;
+    constexpr int
+    boundary(const unsigned int boundary_id)
+    {
+      return -2 - static_cast<int>(boundary_id);
+    }
+    constexpr bool
+    is_cell(const int neighbor)
+    {
+      return neighbor >= 0;
+    }
+    constexpr bool
+    is_boundary(const int neighbor)
+    {
+      return neighbor <= -2;
+    }
+    constexpr unsigned int
+    boundary_id(const int neighbor)
+    {
+      return static_cast<unsigned int>(-2 - neighbor);
+    }
+  } // namespace face_neighbor
+
+  /// Cell state bits.
+  namespace cell_flags
+  {
+    constexpr std::uint8_t active  = 1; ///< a leaf of the refinement tree
+    constexpr std::uint8_t refined = 2; ///< has 8 children on the next level
+    constexpr std::uint8_t ghost   = 4; ///< owned by another MPI rank
+  } // namespace cell_flags
+
+  struct Level
+  {
+    /// Geometry per cell.
+    std::vector<CellBox> boxes;
+    /// Integer position of the cell in units of this level's cell size,
+    /// relative to the coarse grid of the domain (used for vertex parities and
+    /// structured paths; (i, j, k) of level l has children (2i+c_x, ...)).
+    std::vector<std::array<int, 3>> coordinates;
+    /// Parent cell index on the level below (-1 on level 0).
+    std::vector<int> parent;
+    /// Slot of the cell among its parent's children (0 on level 0).
+    std::vector<std::uint8_t> child_slot;
+    /// Children on the next level by slot, -1 where the cell is not refined.
+    std::vector<std::array<int, 8>> children;
+    /// Same-level neighbour per face, encoded as in face_neighbor.
+    std::vector<std::array<int, 6>> neighbors;
+    /// Bits of cell_flags.
+    std::vector<std::uint8_t> flags;
+    /// Locally owned cells come first; ghost cells (none yet) follow.
+    unsigned int n_owned_cells = 0;
+
+    unsigned int
+    n_cells() const
+    {
+      return static_cast<unsigned int>(boxes.size());
+    }
+    bool
+    is_active(const unsigned int cell) const
+    {
+      return flags[cell] & cell_flags::active;
+    }
+    bool
+    is_refined(const unsigned int cell) const
+    {
+      return flags[cell] & cell_flags::refined;
+    }
+    /// Number of cells with children on the next level.
+    unsigned int
+    n_refined_cells() const;
+    /// Number of leaf cells.
+    unsigned int
+    n_active_cells() const;
+  };
+
+  /// The levels 0..L of a (possibly locally refined) mesh.
+  class LevelHierarchy
+  {
+  public:
+    std::vector<Level> levels;
+    /// Coarse cells per axis of the domain (the range of level-0 coordinates).
+    std::array<unsigned int, 3> coarse_subdivisions = {{1, 1, 1}};
+
+    unsigned int
+    n_levels() const
+    {
+      return static_cast<unsigned int>(levels.size());
+    }
+    unsigned int
+    max_level() const
+    {
+      return n_levels() - 1;
+    }
+    const Level &
+    level(const unsigned int l) const
+    {
+      return levels.at(l);
+    }
+    /// Number of active cells over all levels.
+    unsigned int
+    n_active_cells() const;
+  };
+} // namespace cellwise

@@ -1,0 +1,87 @@
+#pragma once
+/**
+ * @file
+ * The cell-wise Laplace operator on axis-aligned box cells (host backend).
+ *
+ * (A u)_K = A_K u_K for every cell of a level: input primal, output dual
+ * (unassembled). No Dirichlet treatment happens here: the entries of A u on
+ * constrained DoFs are whatever the cell integrals give, and every consumer of
+ * a dual vector (smoother diagonal, coarse solver, outer residual) masks them.
+ */
+
+#include <cellwise/base/dense_matrix.h>
+#include <cellwise/fe/matrices_1d.h>
+#include <cellwise/mesh/level.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <array>
+#include <vector>
+
+namespace cellwise
+{
+  template <typename Number, typename Layout = CellContiguous>
+  class LaplaceOperator
+  {
+  public:
+    using value_type  = Number;
+    using VectorType  = CellVector<Number, MemorySpace::Host, Layout>;
+
+    LaplaceOperator() = default;
+    LaplaceOperator(const Level &level, unsigned int degree);
+
+    /// Set up for all cells of @p level with FE_Q(@p degree).
+    void
+    reinit(const Level &level, unsigned int degree);
+
+    unsigned int
+    degree() const
+    {
+      return degree_;
+    }
+    unsigned int
+    n_cells() const
+    {
+      return static_cast<unsigned int>(factors_.size());
+    }
+
+    /// dst = A src
+    void
+    vmult(VectorType &dst, const VectorType &src) const;
+    /// dst += A src
+    void
+    vmult_add(VectorType &dst, const VectorType &src) const;
+    /// dst = b - A u, in one pass over the cells.
+    void
+    residual(VectorType &dst, const VectorType &b, const VectorType &u) const;
+    /// Cell-wise (unassembled) diagonals of the A_K; summing the copies (DSS)
+    /// gives the assembled diagonal.
+    void
+    compute_cell_diagonals(VectorType &diagonal) const;
+    /// Dense A_K of @p cell, from Kronecker products of the 1D matrices.
+    DenseMatrix
+    cell_matrix(unsigned int cell) const;
+    /// Reference 1D matrices in double.
+    const Matrices1D &
+    matrices() const
+    {
+      return matrices_;
+    }
+    /// Metric factors (c_x, c_y, c_z) of @p cell.
+    const std::array<Number, 3> &
+    factors(const unsigned int cell) const
+    {
+      return factors_[cell];
+    }
+
+  private:
+    template <int p>
+    void
+    apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode) const;
+
+    unsigned int                       degree_ = 0;
+    Matrices1D                         matrices_;
+    std::vector<Number>                mass_;
+    std::vector<Number>                stiffness_;
+    std::vector<std::array<Number, 3>> factors_;
+  };
+} // namespace cellwise

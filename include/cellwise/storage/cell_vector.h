@@ -1,0 +1,298 @@
+#pragma once
+/**
+ * @file
+ * CellVector: a field stored per cell, (p+1)^3 values per cell; a DoF shared by
+ * n cells has n copies. Whether a CellVector is primal (continuous: all copies
+ * agree) or dual (unassembled: the represented functional is the sum of the
+ * copies) is a property of its use, not of its type; see DESIGN.md.
+ *
+ * This file holds the host specialization; the CUDA one lives in
+ * cellwise/storage/cuda_cell_vector.h.
+ */
+
+#include <cellwise/base/exceptions.h>
+#include <cellwise/base/memory_space.h>
+#include <cellwise/storage/layout.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace cellwise
+{
+  template <typename Number, typename MemorySpace = MemorySpace::Host, typename Layout = CellContiguous>
+  class CellVector;
+
+  namespace internal
+  {
+    /// Fixed chunk size of the deterministic reductions: partial sums over
+    /// chunks independent of the thread count, then summed in order, so that
+    /// results do not change with the number of threads.
+    constexpr std::size_t reduction_chunk = 4096;
+  } // namespace internal
+
+  /// Host cell-wise vector.
+  template <typename Number, typename Layout>
+  class CellVector<Number, MemorySpace::Host, Layout>
+  {
+  public:
+    using value_type   = Number;
+    using memory_space = MemorySpace::Host;
+    using layout_type  = Layout;
+
+    CellVector() = default;
+
+    /// Zero vector of @p n_cells cells of degree @p degree.
+    CellVector(const unsigned int n_cells, const unsigned int degree)
+    {
+      reinit(n_cells, degree);
+    }
+
+    /// Resize to @p n_cells cells of degree @p degree and set to zero.
+    void
+    reinit(const unsigned int n_cells, const unsigned int degree)
+    {
+      CELLWISE_CHECK(degree >= 1, "a cell vector needs degree >= 1, got " << degree);
+      n_cells_ = n_cells;
+      degree_  = degree;
+      values_.assign(::cellwise::storage_size<Layout>(n_cells, dofs_per_cell()), Number(0));
+    }
+
+    /// Same shape as @p other (of any number type), set to zero.
+    template <typename OtherNumber>
+    void
+    reinit(const CellVector<OtherNumber, MemorySpace::Host, Layout> &other)
+    {
+      reinit(other.n_cells(), other.degree());
+    }
+
+    unsigned int
+    n_cells() const
+    {
+      return n_cells_;
+    }
+    unsigned int
+    degree() const
+    {
+      return degree_;
+    }
+    unsigned int
+    dofs_per_cell() const
+    {
+      return (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
+    }
+    /// Number of values (copies) without layout padding.
+    std::size_t
+    size() const
+    {
+      return static_cast<std::size_t>(n_cells_) * dofs_per_cell();
+    }
+    /// Number of stored entries including layout padding (which stays zero).
+    std::size_t
+    storage_size() const
+    {
+      return values_.size();
+    }
+
+    Number &
+    operator()(const unsigned int cell, const unsigned int i)
+    {
+      return values_[Layout::index(cell, i, dofs_per_cell())];
+    }
+    Number
+    operator()(const unsigned int cell, const unsigned int i) const
+    {
+      return values_[Layout::index(cell, i, dofs_per_cell())];
+    }
+
+    Number *
+    data()
+    {
+      return values_.data();
+    }
+    const Number *
+    data() const
+    {
+      return values_.data();
+    }
+
+    /// Copy the values of @p cell into @p local (dofs_per_cell entries).
+    template <typename LocalNumber>
+    void
+    read_cell(const unsigned int cell, LocalNumber *local) const
+    {
+      const unsigned int n = dofs_per_cell();
+      for (unsigned int i = 0; i < n; ++i)
+        local[i] = values_[Layout::index(cell, i, n)];
+    }
+    /// Overwrite the values of @p cell.
+    template <typename LocalNumber>
+    void
+    write_cell(const unsigned int cell, const LocalNumber *local)
+    {
+      const unsigned int n = dofs_per_cell();
+      for (unsigned int i = 0; i < n; ++i)
+        values_[Layout::index(cell, i, n)] = static_cast<Number>(local[i]);
+    }
+    /// Add @p local to the values of @p cell.
+    template <typename LocalNumber>
+    void
+    add_cell(const unsigned int cell, const LocalNumber *local)
+    {
+      const unsigned int n = dofs_per_cell();
+      for (unsigned int i = 0; i < n; ++i)
+        values_[Layout::index(cell, i, n)] += static_cast<Number>(local[i]);
+    }
+
+    /// Set all values to zero.
+    void
+    set_zero()
+    {
+      std::fill(values_.begin(), values_.end(), Number(0));
+    }
+
+    /// Set all values (not the padding) to @p s.
+    void
+    fill(const Number s)
+    {
+      const unsigned int n = dofs_per_cell();
+#pragma omp parallel for
+      for (long cell = 0; cell < static_cast<long>(n_cells_); ++cell)
+        for (unsigned int i = 0; i < n; ++i)
+          values_[Layout::index(cell, i, n)] = s;
+    }
+
+    /// Throws unless @p other has the same number of cells and degree.
+    template <typename OtherNumber>
+    void
+    check_compatible(const CellVector<OtherNumber, MemorySpace::Host, Layout> &other) const
+    {
+      CELLWISE_CHECK(n_cells_ == other.n_cells() && degree_ == other.degree(),
+                     "cell vectors do not match: " << n_cells_ << " cells of degree " << degree_ << " against "
+                                                   << other.n_cells() << " cells of degree " << other.degree());
+    }
+
+    /// this = a x
+    void
+    equ(const Number a, const CellVector &x)
+    {
+      check_compatible(x);
+      const long n = static_cast<long>(values_.size());
+#pragma omp parallel for
+      for (long k = 0; k < n; ++k)
+        values_[k] = a * x.values_[k];
+    }
+    /// this += a x
+    void
+    add(const Number a, const CellVector &x)
+    {
+      check_compatible(x);
+      const long n = static_cast<long>(values_.size());
+#pragma omp parallel for
+      for (long k = 0; k < n; ++k)
+        values_[k] += a * x.values_[k];
+    }
+    /// this = s this + a x
+    void
+    sadd(const Number s, const Number a, const CellVector &x)
+    {
+      check_compatible(x);
+      const long n = static_cast<long>(values_.size());
+#pragma omp parallel for
+      for (long k = 0; k < n; ++k)
+        values_[k] = s * values_[k] + a * x.values_[k];
+    }
+    /// this *= s
+    void
+    scale(const Number s)
+    {
+      const long n = static_cast<long>(values_.size());
+#pragma omp parallel for
+      for (long k = 0; k < n; ++k)
+        values_[k] *= s;
+    }
+    /// this *= d entrywise
+    void
+    scale(const CellVector &d)
+    {
+      check_compatible(d);
+      const long n = static_cast<long>(values_.size());
+#pragma omp parallel for
+      for (long k = 0; k < n; ++k)
+        values_[k] *= d.values_[k];
+    }
+    /// Copy with conversion of the number type (FP64 <-> FP32).
+    template <typename OtherNumber>
+    void
+    copy_from(const CellVector<OtherNumber, MemorySpace::Host, Layout> &other)
+    {
+      if (n_cells_ != other.n_cells() || degree_ != other.degree())
+        reinit(other.n_cells(), other.degree());
+      const long     n   = static_cast<long>(values_.size());
+      const auto *src = other.data();
+#pragma omp parallel for
+      for (long k = 0; k < n; ++k)
+        values_[k] = static_cast<Number>(src[k]);
+    }
+
+    /// Pairing sum_K x_K . y_K, accumulated in double, deterministic.
+    double
+    dot(const CellVector &x) const
+    {
+      check_compatible(x);
+      return chunked_sum([&](const std::size_t k) { return double(values_[k]) * double(x.values_[k]); });
+    }
+    /// Euclidean norm of all copies (not of the represented vector).
+    double
+    l2_norm() const
+    {
+      return std::sqrt(chunked_sum([&](const std::size_t k) { return double(values_[k]) * double(values_[k]); }));
+    }
+    /// Largest absolute value.
+    double
+    linfty_norm() const
+    {
+      double m = 0;
+      for (const Number v : values_)
+        m = std::max(m, double(std::abs(v)));
+      return m;
+    }
+    /// False if any value is NaN or infinite.
+    bool
+    all_finite() const
+    {
+      for (const Number v : values_)
+        if (!std::isfinite(v))
+          return false;
+      return true;
+    }
+
+  private:
+    template <typename Term>
+    double
+    chunked_sum(const Term &term) const
+    {
+      const std::size_t   n        = values_.size();
+      const std::size_t   n_chunks = (n + internal::reduction_chunk - 1) / internal::reduction_chunk;
+      std::vector<double> partial(n_chunks, 0.);
+#pragma omp parallel for
+      for (long c = 0; c < static_cast<long>(n_chunks); ++c)
+        {
+          double            s   = 0;
+          const std::size_t end = std::min(n, (c + 1) * internal::reduction_chunk);
+          for (std::size_t k = c * internal::reduction_chunk; k < end; ++k)
+            s += term(k);
+          partial[c] = s;
+        }
+      double sum = 0;
+      for (const double s : partial)
+        sum += s;
+      return sum;
+    }
+
+    unsigned int        n_cells_ = 0;
+    unsigned int        degree_  = 0;
+    std::vector<Number> values_;
+  };
+} // namespace cellwise

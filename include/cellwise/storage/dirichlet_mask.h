@@ -1,0 +1,31 @@
+#pragma once
+/**
+ * @file
+ * The copies of Dirichlet DoFs: a cell vector holding 0 on every copy of a DoF
+ * that lies on a Dirichlet boundary face and 1 elsewhere. Found by marking the
+ * DoFs of boundary faces and spreading the mark with one DSS, so that a cell
+ * touching the boundary only at an edge or vertex is marked too.
+ */
+
+#include <cellwise/mesh/level.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <vector>
+
+namespace cellwise
+{
+  /// Mask of the Dirichlet copies on @p level for FE_Q(@p degree): 0 on DoFs of
+  /// faces whose boundary id is in @p dirichlet_ids (all boundary faces if
+  /// empty), 1 elsewhere.
+  template <typename Number, typename Layout = CellContiguous>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_dirichlet_mask(const Level &level, unsigned int degree, const std::vector<unsigned int> &dirichlet_ids = {});
+
+  /// Set the entries of @p v to zero where @p mask is zero.
+  template <typename Number, typename Layout>
+  void
+  zero_masked_entries(CellVector<Number, MemorySpace::Host, Layout> &v, const CellVector<Number, MemorySpace::Host, Layout> &mask)
+  {
+    v.scale(mask);
+  }
+} // namespace cellwise

@@ -1,0 +1,54 @@
+#pragma once
+/**
+ * @file
+ * Layouts of a cell-wise vector: where the value of local DoF i of cell K is
+ * stored. A layout is a type parameter of CellVector so that no index
+ * arithmetic is spread through the kernels.
+ *
+ * Local DoFs are the (p+1)^3 nodal values at the tensor-product Gauss–Lobatto
+ * points in lexicographic order, i = i_x + (p+1) i_y + (p+1)^2 i_z (FE_Q(p)
+ * after lexicographic renumbering).
+ */
+
+#include <cellwise/base/host_device.h>
+
+#include <cstddef>
+
+namespace cellwise
+{
+  /// All values of a cell contiguous: index = K n + i.
+  struct CellContiguous
+  {
+    static constexpr unsigned int cell_block = 1;
+
+    CELLWISE_HOST_DEVICE static constexpr std::size_t
+    index(const std::size_t cell, const unsigned int i, const unsigned int dofs_per_cell)
+    {
+      return cell * dofs_per_cell + i;
+    }
+  };
+
+  /// Cells in blocks of B with the cell index fastest inside a block:
+  /// index = (K / B) B n + i B + K % B, so that the threads of a warp, one per
+  /// cell, read one local DoF of B consecutive cells in one transaction.
+  template <unsigned int B = 32>
+  struct CellBlocked
+  {
+    static constexpr unsigned int cell_block = B;
+
+    CELLWISE_HOST_DEVICE static constexpr std::size_t
+    index(const std::size_t cell, const unsigned int i, const unsigned int dofs_per_cell)
+    {
+      return (cell / B) * B * dofs_per_cell + static_cast<std::size_t>(i) * B + cell % B;
+    }
+  };
+
+  /// Storage size of n_cells cells: padded to whole blocks.
+  template <typename Layout>
+  constexpr std::size_t
+  storage_size(const std::size_t n_cells, const unsigned int dofs_per_cell)
+  {
+    const std::size_t B = Layout::cell_block;
+    return ((n_cells + B - 1) / B) * B * dofs_per_cell;
+  }
+} // namespace cellwise

@@ -1,0 +1,169 @@
+#include <cellwise/base/exceptions.h>
+#include <cellwise/mesh/box_builder.h>
+
+#include <cmath>
+#include <cstdint>
+#include <unordered_map>
+
+namespace cellwise
+{
+  namespace
+  {
+    std::uint64_t
+    coordinate_key(const std::array<int, 3> &c)
+    {
+      // 21 bits per axis: up to 2^21 cells per axis and level.
+      return (static_cast<std::uint64_t>(c[2]) << 42) | (static_cast<std::uint64_t>(c[1]) << 21) |
+             static_cast<std::uint64_t>(c[0]);
+    }
+
+    /// Same-level neighbours from integer coordinates: a face whose mirror
+    /// position lies outside the domain is boundary, one whose mirror cell is
+    /// missing from the level is part of the refinement edge.
+    void
+    compute_neighbors(Level &level, const std::array<unsigned int, 3> &cells_per_axis)
+    {
+      std::unordered_map<std::uint64_t, int> index_of;
+      index_of.reserve(level.n_cells());
+      for (unsigned int c = 0; c < level.n_cells(); ++c)
+        index_of[coordinate_key(level.coordinates[c])] = static_cast<int>(c);
+
+      level.neighbors.resize(level.n_cells());
+      for (unsigned int c = 0; c < level.n_cells(); ++c)
+        for (unsigned int face = 0; face < 6; ++face)
+          {
+            const unsigned int  d    = face / 2;
+            std::array<int, 3> other = level.coordinates[c];
+            other[d] += (face % 2 == 0) ? -1 : 1;
+            if (other[d] < 0 || other[d] >= static_cast<int>(cells_per_axis[d]))
+              level.neighbors[c][face] = face_neighbor::boundary(face);
+            else
+              {
+                const auto it            = index_of.find(coordinate_key(other));
+                level.neighbors[c][face] = (it == index_of.end()) ? face_neighbor::none : it->second;
+              }
+          }
+    }
+
+    std::array<unsigned int, 3>
+    cells_per_axis(const LevelHierarchy &hierarchy, const unsigned int level)
+    {
+      std::array<unsigned int, 3> n;
+      for (unsigned int d = 0; d < 3; ++d)
+        n[d] = hierarchy.coarse_subdivisions[d] << level;
+      return n;
+    }
+  } // namespace
+
+  LevelHierarchy
+  make_coarse_box(const BoxDescription &box)
+  {
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        CELLWISE_CHECK(std::isfinite(box.lower[d]) && std::isfinite(box.upper[d]) && box.upper[d] > box.lower[d],
+                       "degenerate box along axis " << d << ": lower " << box.lower[d] << ", upper " << box.upper[d]
+                                                    << " (need lower < upper, both finite)");
+        CELLWISE_CHECK(box.subdivisions[d] >= 1 && box.subdivisions[d] <= (1u << 20),
+                       "box subdivisions along axis " << d << " is " << box.subdivisions[d]
+                                                      << ", allowed are 1.." << (1u << 20));
+      }
+
+    LevelHierarchy hierarchy;
+    hierarchy.coarse_subdivisions = box.subdivisions;
+    Level &level                  = hierarchy.levels.emplace_back();
+
+    const auto &n = box.subdivisions;
+    for (unsigned int k = 0; k < n[2]; ++k)
+      for (unsigned int j = 0; j < n[1]; ++j)
+        for (unsigned int i = 0; i < n[0]; ++i)
+          {
+            const std::array<unsigned int, 3> ijk = {{i, j, k}};
+            CellBox                           cell;
+            for (unsigned int d = 0; d < 3; ++d)
+              {
+                // Compute both ends from the same formula so that neighbours
+                // share their face coordinate exactly.
+                const double t0 = static_cast<double>(ijk[d]) / n[d];
+                const double t1 = static_cast<double>(ijk[d] + 1) / n[d];
+                const double x0 = box.lower[d] + t0 * (box.upper[d] - box.lower[d]);
+                const double x1 = (ijk[d] + 1 == n[d]) ? box.upper[d] : box.lower[d] + t1 * (box.upper[d] - box.lower[d]);
+                cell.lower[d]   = x0;
+                cell.size[d]    = x1 - x0;
+              }
+            level.boxes.push_back(cell);
+            level.coordinates.push_back({{static_cast<int>(i), static_cast<int>(j), static_cast<int>(k)}});
+            level.parent.push_back(-1);
+            level.child_slot.push_back(0);
+            level.children.push_back({{-1, -1, -1, -1, -1, -1, -1, -1}});
+            level.flags.push_back(cell_flags::active);
+          }
+    level.n_owned_cells = level.n_cells();
+    compute_neighbors(level, cells_per_axis(hierarchy, 0));
+    return hierarchy;
+  }
+
+  void
+  refine_finest_level(LevelHierarchy &hierarchy, const CellOrdering ordering, const std::function<bool(unsigned int)> &refine)
+  {
+    CELLWISE_CHECK(hierarchy.n_levels() > 0, "cannot refine an empty hierarchy");
+    CELLWISE_CHECK(hierarchy.n_levels() < 22,
+                   "a hierarchy of " << hierarchy.n_levels() + 1 << " levels exceeds the 21 levels that integer cell coordinates allow");
+    Level &coarse = hierarchy.levels.back();
+
+    std::vector<unsigned int> parents;
+    for (unsigned int c = 0; c < coarse.n_owned_cells; ++c)
+      if (coarse.is_active(c) && (!refine || refine(c)))
+        parents.push_back(c);
+
+    Level fine;
+    const unsigned int n_parents = static_cast<unsigned int>(parents.size());
+    const unsigned int n_fine    = 8 * n_parents;
+    fine.boxes.resize(n_fine);
+    fine.coordinates.resize(n_fine);
+    fine.parent.resize(n_fine);
+    fine.child_slot.resize(n_fine);
+    fine.children.assign(n_fine, {{-1, -1, -1, -1, -1, -1, -1, -1}});
+    fine.flags.assign(n_fine, cell_flags::active);
+    fine.n_owned_cells = n_fine;
+
+    for (unsigned int e = 0; e < n_parents; ++e)
+      {
+        const unsigned int parent = parents[e];
+        const CellBox     &box    = coarse.boxes[parent];
+        for (unsigned int slot = 0; slot < 8; ++slot)
+          {
+            const unsigned int index = (ordering == CellOrdering::child_major) ? slot * n_parents + e : 8 * e + slot;
+            CellBox            child;
+            for (unsigned int d = 0; d < 3; ++d)
+              {
+                const unsigned int bit = (slot >> d) & 1;
+                const double       mid = box.lower[d] + 0.5 * box.size[d];
+                const double       end = box.lower[d] + box.size[d];
+                child.lower[d]         = bit ? mid : box.lower[d];
+                child.size[d]          = bit ? end - mid : mid - box.lower[d];
+                fine.coordinates[index][d] = 2 * coarse.coordinates[parent][d] + static_cast<int>(bit);
+              }
+            fine.boxes[index]              = child;
+            fine.parent[index]             = static_cast<int>(parent);
+            fine.child_slot[index]         = static_cast<std::uint8_t>(slot);
+            coarse.children[parent][slot]  = static_cast<int>(index);
+          }
+        coarse.flags[parent] = cell_flags::refined;
+      }
+
+    const unsigned int new_level = hierarchy.n_levels();
+    compute_neighbors(fine, cells_per_axis(hierarchy, new_level));
+    hierarchy.levels.push_back(std::move(fine));
+  }
+
+  LevelHierarchy
+  make_box_hierarchy(const BoxDescription &box, const int n_refinements, const CellOrdering ordering)
+  {
+    CELLWISE_CHECK(n_refinements >= 0 && n_refinements <= 20,
+                   "number of refinements " << n_refinements << " is not allowed: use 0..20");
+    LevelHierarchy hierarchy = make_coarse_box(box);
+    for (int l = 0; l < n_refinements; ++l)
+      refine_finest_level(hierarchy, ordering);
+    return hierarchy;
+  }
+} // namespace cellwise

@@ -1,0 +1,45 @@
+#include <cellwise/kernels/face_dofs.h>
+#include <cellwise/storage/dirichlet_mask.h>
+#include <cellwise/storage/dss.h>
+
+#include <algorithm>
+
+namespace cellwise
+{
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_dirichlet_mask(const Level &level, const unsigned int degree, const std::vector<unsigned int> &dirichlet_ids)
+  {
+    const unsigned int n = degree + 1;
+    CellVector<Number, MemorySpace::Host, Layout> marker(level.n_cells(), degree);
+    for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+      for (unsigned int face = 0; face < 6; ++face)
+        {
+          const int neighbor = level.neighbors[cell][face];
+          if (!face_neighbor::is_boundary(neighbor))
+            continue;
+          const unsigned int id = face_neighbor::boundary_id(neighbor);
+          if (!dirichlet_ids.empty() && std::find(dirichlet_ids.begin(), dirichlet_ids.end(), id) == dirichlet_ids.end())
+            continue;
+          for (unsigned int b = 0; b < n; ++b)
+            for (unsigned int a = 0; a < n; ++a)
+              marker(cell, kernels::face_dof(n, face / 2, face % 2, a, b)) = Number(1);
+        }
+    apply_dss(level, marker, DssMode::sum);
+
+    CellVector<Number, MemorySpace::Host, Layout> mask(level.n_cells(), degree);
+    for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+      for (unsigned int i = 0; i < mask.dofs_per_cell(); ++i)
+        mask(cell, i) = marker(cell, i) != Number(0) ? Number(0) : Number(1);
+    return mask;
+  }
+
+  template CellVector<double, MemorySpace::Host, CellContiguous>
+  make_dirichlet_mask(const Level &, unsigned int, const std::vector<unsigned int> &);
+  template CellVector<float, MemorySpace::Host, CellContiguous>
+  make_dirichlet_mask(const Level &, unsigned int, const std::vector<unsigned int> &);
+  template CellVector<double, MemorySpace::Host, CellBlocked<32>>
+  make_dirichlet_mask(const Level &, unsigned int, const std::vector<unsigned int> &);
+  template CellVector<float, MemorySpace::Host, CellBlocked<32>>
+  make_dirichlet_mask(const Level &, unsigned int, const std::vector<unsigned int> &);
+} // namespace cellwise

@@ -1,0 +1,170 @@
+#include <cellwise/base/config.h>
+#include <cellwise/fe/lagrange_basis_1d.h>
+#include <cellwise/fe/quadrature.h>
+#include <cellwise/operators/function_tools.h>
+
+#include <cmath>
+#include <vector>
+
+namespace cellwise
+{
+  namespace
+  {
+    /// out[post][i][pre] = sum_j A(i, j) in[post][j][pre] with runtime sizes;
+    /// A is n_out x n_in (or n_in x n_out when transposed).
+    void
+    contract(const DenseMatrix         &A,
+             const bool                 transpose,
+             const unsigned int         n_in,
+             const unsigned int         n_out,
+             const unsigned int         n_pre,
+             const unsigned int         n_post,
+             const std::vector<double> &in,
+             std::vector<double>       &out)
+    {
+      out.assign(static_cast<std::size_t>(n_pre) * n_out * n_post, 0.);
+      for (unsigned int post = 0; post < n_post; ++post)
+        for (unsigned int i = 0; i < n_out; ++i)
+          for (unsigned int pre = 0; pre < n_pre; ++pre)
+            {
+              double s = 0;
+              for (unsigned int j = 0; j < n_in; ++j)
+                s += (transpose ? A(j, i) : A(i, j)) * in[(post * n_in + j) * n_pre + pre];
+              out[(post * n_out + i) * n_pre + pre] = s;
+            }
+    }
+
+    /// Values at the q^3 quadrature points from n^3 nodal values (phi is q x n).
+    void
+    evaluate_at_points(const DenseMatrix &phi, const std::vector<double> &nodal, std::vector<double> &values)
+    {
+      const unsigned int q = phi.m(), n = phi.n();
+      std::vector<double> t1, t2;
+      contract(phi, false, n, q, 1, n * n, nodal, t1);
+      contract(phi, false, n, q, q, n, t1, t2);
+      contract(phi, false, n, q, q * q, 1, t2, values);
+    }
+
+    /// Integrals against the basis from q^3 weighted point values.
+    void
+    integrate_against_basis(const DenseMatrix &phi, const std::vector<double> &point_values, std::vector<double> &integrals)
+    {
+      const unsigned int q = phi.m(), n = phi.n();
+      std::vector<double> t1, t2;
+      contract(phi, true, q, n, 1, q * q, point_values, t1);
+      contract(phi, true, q, n, n, q, t1, t2);
+      contract(phi, true, q, n, n * n, 1, t2, integrals);
+    }
+
+    Point
+    point_in_cell(const CellBox &box, const double x, const double y, const double z)
+    {
+      return {{box.lower[0] + x * box.size[0], box.lower[1] + y * box.size[1], box.lower[2] + z * box.size[2]}};
+    }
+  } // namespace
+
+  template <typename Number, typename Layout>
+  void
+  interpolate(const Level &level, const unsigned int degree, const ScalarFunction &f, CellVector<Number, MemorySpace::Host, Layout> &v)
+  {
+    const LagrangeBasis1D basis(degree);
+    const auto           &x = basis.nodes();
+    const unsigned int    n = degree + 1;
+    v.reinit(level.n_cells(), degree);
+#pragma omp parallel for
+    for (long cell = 0; cell < static_cast<long>(level.n_cells()); ++cell)
+      for (unsigned int k = 0; k < n; ++k)
+        for (unsigned int j = 0; j < n; ++j)
+          for (unsigned int i = 0; i < n; ++i)
+            v(cell, i + n * (j + n * k)) = static_cast<Number>(f(point_in_cell(level.boxes[cell], x[i], x[j], x[k])));
+  }
+
+  template <typename Number, typename Layout>
+  void
+  assemble_right_hand_side(const Level                                   &level,
+                           const unsigned int                             degree,
+                           const ScalarFunction                          &f,
+                           CellVector<Number, MemorySpace::Host, Layout> &rhs,
+                           unsigned int                                   n_q_points)
+  {
+    if (n_q_points == 0)
+      n_q_points = degree + 2;
+    const LagrangeBasis1D basis(degree);
+    const Quadrature1D    quad = gauss_quadrature(n_q_points);
+    const DenseMatrix     phi  = basis.values_at(quad.points);
+    const unsigned int    q    = n_q_points;
+    rhs.reinit(level.n_cells(), degree);
+#pragma omp parallel
+    {
+      std::vector<double> weighted(q * q * q), integrals;
+#pragma omp for
+      for (long cell = 0; cell < static_cast<long>(level.n_cells()); ++cell)
+        {
+          const CellBox &box    = level.boxes[cell];
+          const double   volume = box.size[0] * box.size[1] * box.size[2];
+          for (unsigned int k = 0; k < q; ++k)
+            for (unsigned int j = 0; j < q; ++j)
+              for (unsigned int i = 0; i < q; ++i)
+                weighted[i + q * (j + q * k)] = f(point_in_cell(box, quad.points[i], quad.points[j], quad.points[k])) *
+                                                quad.weights[i] * quad.weights[j] * quad.weights[k] * volume;
+          integrate_against_basis(phi, weighted, integrals);
+          rhs.write_cell(cell, integrals.data());
+        }
+    }
+  }
+
+  template <typename Number, typename Layout>
+  double
+  compute_l2_error(const Level                                         &level,
+                   const CellVector<Number, MemorySpace::Host, Layout> &u,
+                   const ScalarFunction                                &exact,
+                   const bool                                           active_only)
+  {
+    CELLWISE_CHECK(u.n_cells() == level.n_cells(),
+                   "compute_l2_error: vector has " << u.n_cells() << " cells, the level " << level.n_cells());
+    const unsigned int    degree = u.degree();
+    const unsigned int    q      = degree + 2;
+    const LagrangeBasis1D basis(degree);
+    const Quadrature1D    quad = gauss_quadrature(q);
+    const DenseMatrix     phi  = basis.values_at(quad.points);
+    double                sum  = 0;
+#pragma omp parallel reduction(+ : sum)
+    {
+      std::vector<double> nodal(u.dofs_per_cell()), values;
+#pragma omp for
+      for (long cell = 0; cell < static_cast<long>(level.n_cells()); ++cell)
+        {
+          if (active_only && !level.is_active(cell))
+            continue;
+          const CellBox &box    = level.boxes[cell];
+          const double   volume = box.size[0] * box.size[1] * box.size[2];
+          u.read_cell(cell, nodal.data());
+          evaluate_at_points(phi, nodal, values);
+          for (unsigned int k = 0; k < q; ++k)
+            for (unsigned int j = 0; j < q; ++j)
+              for (unsigned int i = 0; i < q; ++i)
+                {
+                  const double e = values[i + q * (j + q * k)] -
+                                   exact(point_in_cell(box, quad.points[i], quad.points[j], quad.points[k]));
+                  sum += e * e * quad.weights[i] * quad.weights[j] * quad.weights[k] * volume;
+                }
+        }
+    }
+    return std::sqrt(sum);
+  }
+
+#define CELLWISE_INSTANTIATE(Number, Layout)                                                                        \
+  template void   interpolate(const Level &, unsigned int, const ScalarFunction &, CellVector<Number, MemorySpace::Host, Layout> &); \
+  template void   assemble_right_hand_side(const Level &,                                                         \
+                                         unsigned int,                                                            \
+                                         const ScalarFunction &,                                                  \
+                                         CellVector<Number, MemorySpace::Host, Layout> &,                         \
+                                         unsigned int);                                                           \
+  template double compute_l2_error(const Level &, const CellVector<Number, MemorySpace::Host, Layout> &, const ScalarFunction &, bool);
+
+  CELLWISE_INSTANTIATE(double, CellContiguous)
+  CELLWISE_INSTANTIATE(float, CellContiguous)
+  CELLWISE_INSTANTIATE(double, CellBlocked<32>)
+  CELLWISE_INSTANTIATE(float, CellBlocked<32>)
+#undef CELLWISE_INSTANTIATE
+} // namespace cellwise

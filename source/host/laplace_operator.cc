@@ -1,0 +1,156 @@
+#include <cellwise/base/config.h>
+#include <cellwise/base/degree_dispatch.h>
+#include <cellwise/kernels/laplace_cell.h>
+#include <cellwise/operators/laplace_operator.h>
+
+namespace cellwise
+{
+  namespace
+  {
+    enum ApplyMode
+    {
+      overwrite = 0,
+      accumulate,
+      residual_mode
+    };
+  }
+
+  template <typename Number, typename Layout>
+  LaplaceOperator<Number, Layout>::LaplaceOperator(const Level &level, const unsigned int degree)
+  {
+    reinit(level, degree);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  LaplaceOperator<Number, Layout>::reinit(const Level &level, const unsigned int degree)
+  {
+    check_degree(degree);
+    degree_   = degree;
+    matrices_ = make_matrices_1d(degree);
+    const unsigned int n = degree + 1;
+    mass_.resize(n * n);
+    stiffness_.resize(n * n);
+    for (unsigned int i = 0; i < n; ++i)
+      for (unsigned int j = 0; j < n; ++j)
+        {
+          mass_[i * n + j]      = static_cast<Number>(matrices_.mass(i, j));
+          stiffness_[i * n + j] = static_cast<Number>(matrices_.stiffness(i, j));
+        }
+    factors_.resize(level.n_cells());
+    for (unsigned int c = 0; c < level.n_cells(); ++c)
+      {
+        const CellBox &box = level.boxes[c];
+        for (unsigned int d = 0; d < 3; ++d)
+          CELLWISE_CHECK(box.size[d] > 0, "cell " << c << " has non-positive size " << box.size[d] << " along axis " << d);
+        kernels::laplace_factors(box.size.data(), factors_[c].data());
+      }
+  }
+
+  template <typename Number, typename Layout>
+  template <int p>
+  void
+  LaplaceOperator<Number, Layout>::apply(VectorType &dst, const VectorType *b, const VectorType &u, const int mode) const
+  {
+    constexpr int n3 = (p + 1) * (p + 1) * (p + 1);
+    const long    n_cells = static_cast<long>(factors_.size());
+#pragma omp parallel
+    {
+      Number local_u[n3], local_out[n3], scratch[4 * n3];
+#pragma omp for schedule(static)
+      for (long cell = 0; cell < n_cells; ++cell)
+        {
+          u.read_cell(cell, local_u);
+          kernels::apply_laplace_cell<p>(mass_.data(), stiffness_.data(), factors_[cell].data(), local_u, local_out, scratch);
+          if (mode == overwrite)
+            dst.write_cell(cell, local_out);
+          else if (mode == accumulate)
+            dst.add_cell(cell, local_out);
+          else
+            {
+              Number local_b[n3];
+              b->read_cell(cell, local_b);
+              for (int i = 0; i < n3; ++i)
+                local_out[i] = local_b[i] - local_out[i];
+              dst.write_cell(cell, local_out);
+            }
+        }
+    }
+  }
+
+  template <typename Number, typename Layout>
+  void
+  LaplaceOperator<Number, Layout>::vmult(VectorType &dst, const VectorType &src) const
+  {
+    CELLWISE_CHECK(src.n_cells() == n_cells() && src.degree() == degree_,
+                   "LaplaceOperator::vmult: source has " << src.n_cells() << " cells of degree " << src.degree()
+                                                          << ", the operator " << n_cells() << " cells of degree " << degree_);
+    if (dst.n_cells() != src.n_cells() || dst.degree() != src.degree())
+      dst.reinit(src.n_cells(), src.degree());
+    CELLWISE_CHECK(&dst != &src, "LaplaceOperator::vmult cannot work in place");
+    dispatch_degree(degree_, [&](auto p) { apply<decltype(p)::value>(dst, nullptr, src, overwrite); });
+  }
+
+  template <typename Number, typename Layout>
+  void
+  LaplaceOperator<Number, Layout>::vmult_add(VectorType &dst, const VectorType &src) const
+  {
+    CELLWISE_CHECK(src.n_cells() == n_cells() && src.degree() == degree_,
+                   "LaplaceOperator::vmult_add: source has " << src.n_cells() << " cells of degree " << src.degree()
+                                                              << ", the operator " << n_cells() << " cells of degree " << degree_);
+    dst.check_compatible(src);
+    CELLWISE_CHECK(&dst != &src, "LaplaceOperator::vmult_add cannot work in place");
+    dispatch_degree(degree_, [&](auto p) { apply<decltype(p)::value>(dst, nullptr, src, accumulate); });
+  }
+
+  template <typename Number, typename Layout>
+  void
+  LaplaceOperator<Number, Layout>::residual(VectorType &dst, const VectorType &b, const VectorType &u) const
+  {
+    CELLWISE_CHECK(u.n_cells() == n_cells() && u.degree() == degree_,
+                   "LaplaceOperator::residual: iterate has " << u.n_cells() << " cells of degree " << u.degree()
+                                                              << ", the operator " << n_cells() << " cells of degree " << degree_);
+    b.check_compatible(u);
+    CELLWISE_CHECK(&dst != &u, "LaplaceOperator::residual cannot overwrite the iterate");
+    if (dst.n_cells() != u.n_cells() || dst.degree() != u.degree())
+      dst.reinit(u.n_cells(), u.degree());
+    dispatch_degree(degree_, [&](auto p) { apply<decltype(p)::value>(dst, &b, u, residual_mode); });
+  }
+
+  template <typename Number, typename Layout>
+  void
+  LaplaceOperator<Number, Layout>::compute_cell_diagonals(VectorType &diagonal) const
+  {
+    diagonal.reinit(n_cells(), degree_);
+    const int n = degree_ + 1;
+    std::vector<Number> local(n * n * n);
+    for (unsigned int cell = 0; cell < n_cells(); ++cell)
+      {
+        kernels::laplace_cell_diagonal(n, mass_.data(), stiffness_.data(), factors_[cell].data(), local.data());
+        diagonal.write_cell(cell, local.data());
+      }
+  }
+
+  template <typename Number, typename Layout>
+  DenseMatrix
+  LaplaceOperator<Number, Layout>::cell_matrix(const unsigned int cell) const
+  {
+    const DenseMatrix &M = matrices_.mass;
+    const DenseMatrix &K = matrices_.stiffness;
+    // Kronecker factors slowest axis (z) first: index i_x + n i_y + n^2 i_z.
+    const DenseMatrix  ax = kronecker_product(M, kronecker_product(M, K));
+    const DenseMatrix  ay = kronecker_product(M, kronecker_product(K, M));
+    const DenseMatrix  az = kronecker_product(K, kronecker_product(M, M));
+    DenseMatrix        a(ax.m(), ax.n());
+    for (unsigned int i = 0; i < a.m(); ++i)
+      for (unsigned int j = 0; j < a.n(); ++j)
+        a(i, j) = double(factors_[cell][0]) * ax(i, j) + double(factors_[cell][1]) * ay(i, j) +
+                  double(factors_[cell][2]) * az(i, j);
+    return a;
+  }
+
+  template class LaplaceOperator<double, CellContiguous>;
+  template class LaplaceOperator<float, CellContiguous>;
+  template class LaplaceOperator<double, CellBlocked<32>>;
+  template class LaplaceOperator<float, CellBlocked<32>>;
+} // namespace cellwise

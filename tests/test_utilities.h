@@ -1,0 +1,142 @@
+#pragma once
+/**
+ * @file
+ * Helpers for the unit tests: seeded random cell-wise data, continuous fields
+ * from a global vector, and a global numbering built from node coordinates —
+ * independent of the mesh's neighbour tables, so that DSS and the operator are
+ * checked against something they do not share code with.
+ */
+
+#include <cellwise/fe/lagrange_basis_1d.h>
+#include <cellwise/mesh/level.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <tuple>
+#include <vector>
+
+namespace cellwise::testing
+{
+  /// Global numbering by the physical coordinates of the Gauss–Lobatto nodes.
+  struct CoordinateNumbering
+  {
+    unsigned int              n_unique = 0;
+    unsigned int              dofs_per_cell = 0;
+    std::vector<unsigned int> index; // [cell * dofs_per_cell + i]
+
+    unsigned int
+    operator()(const unsigned int cell, const unsigned int i) const
+    {
+      return index[static_cast<std::size_t>(cell) * dofs_per_cell + i];
+    }
+  };
+
+  inline CoordinateNumbering
+  number_by_coordinates(const Level &level, const unsigned int degree, const double resolution = 1e-9)
+  {
+    const LagrangeBasis1D basis(degree);
+    const unsigned int    n = degree + 1;
+    CoordinateNumbering   numbering;
+    numbering.dofs_per_cell = n * n * n;
+    numbering.index.resize(static_cast<std::size_t>(level.n_cells()) * n * n * n);
+    std::map<std::tuple<long, long, long>, unsigned int> known;
+    for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+      for (unsigned int k = 0; k < n; ++k)
+        for (unsigned int j = 0; j < n; ++j)
+          for (unsigned int i = 0; i < n; ++i)
+            {
+              const CellBox &box = level.boxes[cell];
+              const auto     key = std::make_tuple(std::lround((box.lower[0] + basis.nodes()[i] * box.size[0]) / resolution),
+                                               std::lround((box.lower[1] + basis.nodes()[j] * box.size[1]) / resolution),
+                                               std::lround((box.lower[2] + basis.nodes()[k] * box.size[2]) / resolution));
+              const auto     it  = known.emplace(key, numbering.n_unique);
+              if (it.second)
+                ++numbering.n_unique;
+              numbering.index[static_cast<std::size_t>(cell) * n * n * n + i + n * (j + n * k)] = it.first->second;
+            }
+    return numbering;
+  }
+
+  inline std::vector<double>
+  random_vector(const std::size_t size, const unsigned int seed)
+  {
+    std::mt19937                           generator(seed);
+    std::uniform_real_distribution<double> distribution(-1., 1.);
+    std::vector<double>                    v(size);
+    for (double &x : v)
+      x = distribution(generator);
+    return v;
+  }
+
+  /// Independent random values in every copy (a generic dual vector).
+  template <typename Number, typename Layout>
+  void
+  fill_random(CellVector<Number, MemorySpace::Host, Layout> &v, const unsigned int seed)
+  {
+    const std::vector<double> r = random_vector(v.size(), seed);
+    for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
+      for (unsigned int i = 0; i < v.dofs_per_cell(); ++i)
+        v(cell, i) = static_cast<Number>(r[static_cast<std::size_t>(cell) * v.dofs_per_cell() + i]);
+  }
+
+  /// v = G u_global (a continuous primal vector).
+  template <typename Number, typename Layout>
+  void
+  gather_by(const CoordinateNumbering &numbering, const std::vector<double> &global, CellVector<Number, MemorySpace::Host, Layout> &v)
+  {
+    for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
+      for (unsigned int i = 0; i < v.dofs_per_cell(); ++i)
+        v(cell, i) = static_cast<Number>(global[numbering(cell, i)]);
+  }
+
+  /// G^T v: sums of the copies.
+  template <typename Number, typename Layout>
+  std::vector<double>
+  sum_copies_by(const CoordinateNumbering &numbering, const CellVector<Number, MemorySpace::Host, Layout> &v)
+  {
+    std::vector<double> global(numbering.n_unique, 0.);
+    for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
+      for (unsigned int i = 0; i < v.dofs_per_cell(); ++i)
+        global[numbering(cell, i)] += double(v(cell, i));
+    return global;
+  }
+
+  /// Largest difference between two copies of one DoF.
+  template <typename Number, typename Layout>
+  double
+  max_copy_difference(const CoordinateNumbering &numbering, const CellVector<Number, MemorySpace::Host, Layout> &v)
+  {
+    std::vector<double> lo(numbering.n_unique, 1e300), hi(numbering.n_unique, -1e300);
+    for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
+      for (unsigned int i = 0; i < v.dofs_per_cell(); ++i)
+        {
+          const unsigned int g = numbering(cell, i);
+          lo[g]                = std::min(lo[g], double(v(cell, i)));
+          hi[g]                = std::max(hi[g], double(v(cell, i)));
+        }
+    double m = 0;
+    for (unsigned int g = 0; g < numbering.n_unique; ++g)
+      m = std::max(m, hi[g] - lo[g]);
+    return m;
+  }
+
+  inline double
+  max_abs_difference(const std::vector<double> &a, const std::vector<double> &b)
+  {
+    double m = 0;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      m = std::max(m, std::abs(a[k] - b[k]));
+    return m;
+  }
+
+  inline double
+  max_abs(const std::vector<double> &a)
+  {
+    double m = 0;
+    for (const double x : a)
+      m = std::max(m, std::abs(x));
+    return m;
+  }
+} // namespace cellwise::testing

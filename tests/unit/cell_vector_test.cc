@@ -1,0 +1,87 @@
+// CellVector: layouts, padding, algebra, deterministic reductions, bad input.
+
+#include <cellwise/storage/cell_vector.h>
+
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+TEST(CellVector, BlockedLayoutIndexIsCellFastestWithinBlocks)
+{
+  using L = CellBlocked<32>;
+  EXPECT_EQ(L::index(0, 0, 8), 0u);
+  EXPECT_EQ(L::index(1, 0, 8), 1u);
+  EXPECT_EQ(L::index(0, 1, 8), 32u);
+  EXPECT_EQ(L::index(33, 2, 8), 32u * 8 + 2 * 32 + 1);
+  EXPECT_EQ(storage_size<L>(33, 8), 64u * 8);
+  EXPECT_EQ(CellContiguous::index(3, 2, 8), 26u);
+}
+
+TEST(CellVector, PaddingStaysOutOfReductions)
+{
+  CellVector<double, MemorySpace::Host, CellBlocked<32>> v(33, 2), w(33, 2);
+  v.fill(1.);
+  w.fill(2.);
+  EXPECT_EQ(v.size(), 33u * 27);
+  EXPECT_EQ(v.storage_size(), 64u * 27);
+  EXPECT_DOUBLE_EQ(v.dot(w), 2. * 33 * 27);
+  v.sadd(2., 1., w);
+  EXPECT_DOUBLE_EQ(v.l2_norm(), std::sqrt(16. * 33 * 27));
+}
+
+TEST(CellVector, AlgebraMatchesLoops)
+{
+  CellVector<double> a(50, 3), b(50, 3);
+  fill_random(a, 1);
+  fill_random(b, 2);
+  CellVector<double> c = a;
+  c.sadd(0.5, -2., b);
+  for (unsigned int k = 0; k < 50; ++k)
+    for (unsigned int i = 0; i < 64; ++i)
+      ASSERT_DOUBLE_EQ(c(k, i), 0.5 * a(k, i) - 2 * b(k, i));
+  c.equ(3., a);
+  c.add(1., b);
+  c.scale(b);
+  for (unsigned int k = 0; k < 50; ++k)
+    for (unsigned int i = 0; i < 64; ++i)
+      ASSERT_DOUBLE_EQ(c(k, i), (3 * a(k, i) + b(k, i)) * b(k, i));
+  CellVector<float> f;
+  f.copy_from(a);
+  EXPECT_EQ(f.n_cells(), 50u);
+  EXPECT_FLOAT_EQ(f(7, 9), float(a(7, 9)));
+}
+
+TEST(CellVector, DotIsIndependentOfThreadCount)
+{
+  CellVector<double> a(2000, 3), b(2000, 3);
+  fill_random(a, 1);
+  fill_random(b, 2);
+  const int old = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const double one = a.dot(b);
+  omp_set_num_threads(2);
+  const double two = a.dot(b);
+  omp_set_num_threads(old);
+  EXPECT_EQ(one, two);
+}
+
+TEST(CellVector, NonFiniteValuesAreDetected)
+{
+  CellVector<double> a(3, 1);
+  EXPECT_TRUE(a.all_finite());
+  a(1, 2) = std::nan("");
+  EXPECT_FALSE(a.all_finite());
+}
+
+TEST(CellVector, MismatchedShapesAreRejected)
+{
+  CellVector<double> a(3, 2), b(3, 3), c(4, 2);
+  EXPECT_THROW(a.add(1., b), Error);
+  EXPECT_THROW(a.dot(c), Error);
+  EXPECT_THROW(CellVector<double>(3, 0), Error);
+}

@@ -1,0 +1,147 @@
+// The level hierarchy of a box: counts, family links, neighbours, geometry,
+// orderings and bad input.
+
+#include <cellwise/base/exceptions.h>
+#include <cellwise/mesh/box_builder.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace cellwise;
+
+namespace
+{
+  BoxDescription
+  unequal_box()
+  {
+    BoxDescription box;
+    box.lower        = {{-1., 0., 0.5}};
+    box.upper        = {{2., 1., 4.5}};
+    box.subdivisions = {{3, 2, 4}};
+    return box;
+  }
+} // namespace
+
+class MeshOrdering : public ::testing::TestWithParam<CellOrdering>
+{};
+
+TEST_P(MeshOrdering, CountsFlagsAndFamily)
+{
+  const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2, GetParam());
+  ASSERT_EQ(h.n_levels(), 3u);
+  EXPECT_EQ(h.level(0).n_cells(), 24u);
+  EXPECT_EQ(h.level(1).n_cells(), 192u);
+  EXPECT_EQ(h.level(2).n_cells(), 1536u);
+  EXPECT_EQ(h.level(0).n_refined_cells(), 24u);
+  EXPECT_EQ(h.level(2).n_active_cells(), 1536u);
+  EXPECT_EQ(h.n_active_cells(), 1536u);
+
+  for (unsigned int l = 1; l < h.n_levels(); ++l)
+    {
+      const Level &fine = h.level(l), &coarse = h.level(l - 1);
+      for (unsigned int c = 0; c < fine.n_cells(); ++c)
+        {
+          const int parent = fine.parent[c];
+          ASSERT_GE(parent, 0);
+          EXPECT_EQ(coarse.children[parent][fine.child_slot[c]], int(c));
+          // the child tiles its octant of the parent
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              const unsigned int bit = (fine.child_slot[c] >> d) & 1;
+              EXPECT_NEAR(fine.boxes[c].size[d], 0.5 * coarse.boxes[parent].size[d], 1e-14);
+              EXPECT_NEAR(fine.boxes[c].lower[d], coarse.boxes[parent].lower[d] + bit * 0.5 * coarse.boxes[parent].size[d], 1e-14);
+              EXPECT_EQ(fine.coordinates[c][d], 2 * coarse.coordinates[parent][d] + int(bit));
+            }
+        }
+    }
+}
+
+TEST_P(MeshOrdering, NeighboursAreSymmetricAndGeometric)
+{
+  const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2, GetParam());
+  for (const Level &level : h.levels)
+    {
+      unsigned int n_boundary = 0;
+      for (unsigned int c = 0; c < level.n_cells(); ++c)
+        for (unsigned int face = 0; face < 6; ++face)
+          {
+            const int          other = level.neighbors[c][face];
+            const unsigned int d     = face / 2;
+            if (face_neighbor::is_cell(other))
+              {
+                EXPECT_EQ(level.neighbors[other][face ^ 1], int(c));
+                const double mine   = level.boxes[c].lower[d] + (face % 2) * level.boxes[c].size[d];
+                const double theirs = level.boxes[other].lower[d] + (1 - face % 2) * level.boxes[other].size[d];
+                EXPECT_NEAR(mine, theirs, 1e-13);
+              }
+            else
+              {
+                ASSERT_TRUE(face_neighbor::is_boundary(other)) << "uniform levels have no refinement edge";
+                EXPECT_EQ(face_neighbor::boundary_id(other), face);
+                ++n_boundary;
+              }
+          }
+      // boundary faces of an n_x x n_y x n_z grid
+      const double s = std::cbrt(level.n_cells() / 24.);
+      const double nx = 3 * s, ny = 2 * s, nz = 4 * s;
+      EXPECT_NEAR(n_boundary, 2 * (nx * ny + ny * nz + nx * nz), 1e-9);
+    }
+}
+
+TEST_P(MeshOrdering, IndexOfChildFollowsOrdering)
+{
+  const LevelHierarchy h         = make_box_hierarchy(unequal_box(), 1, GetParam());
+  const unsigned int   n_parents = h.level(0).n_cells();
+  for (unsigned int e = 0; e < n_parents; ++e)
+    for (unsigned int slot = 0; slot < 8; ++slot)
+      {
+        const int expected = GetParam() == CellOrdering::child_major ? int(slot * n_parents + e) : int(8 * e + slot);
+        EXPECT_EQ(h.level(0).children[e][slot], expected);
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(Orderings, MeshOrdering, ::testing::Values(CellOrdering::cell_major, CellOrdering::child_major));
+
+TEST(Mesh, LocalRefinementLeavesRefinementEdge)
+{
+  LevelHierarchy h = make_box_hierarchy(BoxDescription{}, 1);
+  // refine only the child in the lower corner octant
+  refine_finest_level(h, CellOrdering::child_major, [&](unsigned int c) { return h.level(1).child_slot[c] == 0; });
+  const Level &fine = h.level(2);
+  EXPECT_EQ(fine.n_cells(), 8u);
+  EXPECT_EQ(h.level(1).n_refined_cells(), 1u);
+  EXPECT_EQ(h.n_active_cells(), 7u + 8u);
+  unsigned int n_none = 0;
+  for (unsigned int c = 0; c < fine.n_cells(); ++c)
+    for (unsigned int face = 0; face < 6; ++face)
+      n_none += fine.neighbors[c][face] == face_neighbor::none;
+  EXPECT_EQ(n_none, 12u); // three inner faces of the octant, four child faces each
+}
+
+TEST(Mesh, BadInputIsRejectedWithMessage)
+{
+  BoxDescription degenerate;
+  degenerate.upper = {{1., 0., 1.}};
+  try
+    {
+      make_box_hierarchy(degenerate, 1);
+      FAIL() << "degenerate box accepted";
+    }
+  catch (const Error &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("degenerate box along axis 1"), std::string::npos) << e.what();
+    }
+  try
+    {
+      make_box_hierarchy(BoxDescription{}, -1);
+      FAIL() << "negative refinement count accepted";
+    }
+  catch (const Error &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("-1"), std::string::npos) << e.what();
+    }
+  BoxDescription no_cells;
+  no_cells.subdivisions = {{1, 0, 1}};
+  EXPECT_THROW(make_box_hierarchy(no_cells, 0), Error);
+}
