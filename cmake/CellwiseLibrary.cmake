@@ -1,6 +1,8 @@
 # The library target cellwise::cellwise: the host backend always, the CUDA
 # backend where nvcc was found. Sources are globbed per backend folder so that
 # adding a kernel file needs no edit here.
+include(GNUInstallDirs)
+
 file(GLOB CELLWISE_HOST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/host/*.cc)
 add_library(cellwise ${CELLWISE_HOST_SOURCES})
 add_library(cellwise::cellwise ALIAS cellwise)

@@ -118,12 +118,13 @@ namespace cellwise
   compute_l2_error(const Level                                         &level,
                    const CellVector<Number, MemorySpace::Host, Layout> &u,
                    const ScalarFunction                                &exact,
-                   const bool                                           active_only)
+                   const bool                                           active_only,
+                   const unsigned int                                   n_q_points)
   {
     CELLWISE_CHECK(u.n_cells() == level.n_cells(),
                    "compute_l2_error: vector has " << u.n_cells() << " cells, the level " << level.n_cells());
     const unsigned int    degree = u.degree();
-    const unsigned int    q      = degree + 2;
+    const unsigned int    q      = n_q_points == 0 ? degree + 2 : n_q_points;
     const LagrangeBasis1D basis(degree);
     const Quadrature1D    quad = gauss_quadrature(q);
     const DenseMatrix     phi  = basis.values_at(quad.points);
@@ -160,7 +161,7 @@ namespace cellwise
                                          const ScalarFunction &,                                                  \
                                          CellVector<Number, MemorySpace::Host, Layout> &,                         \
                                          unsigned int);                                                           \
-  template double compute_l2_error(const Level &, const CellVector<Number, MemorySpace::Host, Layout> &, const ScalarFunction &, bool);
+  template double compute_l2_error(const Level &, const CellVector<Number, MemorySpace::Host, Layout> &, const ScalarFunction &, bool, unsigned int);
 
   CELLWISE_INSTANTIATE(double, CellContiguous)
   CELLWISE_INSTANTIATE(float, CellContiguous)

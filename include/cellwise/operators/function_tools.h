@@ -29,11 +29,13 @@ namespace cellwise
                            unsigned int                                   n_q_points = 0);
 
   /// ‖u_h − u‖_L2 over the cells of @p level flagged active (all cells if
-  /// @p active_only is false) by Gauss quadrature with p + 2 points per axis.
+  /// @p active_only is false) by Gauss quadrature with @p n_q_points per axis
+  /// (default p + 2).
   template <typename Number, typename Layout>
   double
   compute_l2_error(const Level                                         &level,
                    const CellVector<Number, MemorySpace::Host, Layout> &u,
                    const ScalarFunction                                &exact,
-                   bool                                                 active_only = true);
+                   bool                                                 active_only = true,
+                   unsigned int                                         n_q_points  = 0);
 } // namespace cellwise

@@ -12,6 +12,7 @@
 #include <cellwise/base/dense_matrix.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/interfaces.h>
 #include <cellwise/storage/cell_vector.h>
 
 #include <array>
@@ -20,7 +21,7 @@
 namespace cellwise
 {
   template <typename Number, typename Layout = CellContiguous>
-  class LaplaceOperator
+  class LaplaceOperator : public LevelOperator<CellVector<Number, MemorySpace::Host, Layout>>
   {
   public:
     using value_type  = Number;
@@ -46,13 +47,13 @@ namespace cellwise
 
     /// dst = A src
     void
-    vmult(VectorType &dst, const VectorType &src) const;
+    vmult(VectorType &dst, const VectorType &src) const override;
     /// dst += A src
     void
     vmult_add(VectorType &dst, const VectorType &src) const;
     /// dst = b - A u, in one pass over the cells.
     void
-    residual(VectorType &dst, const VectorType &b, const VectorType &u) const;
+    residual(VectorType &dst, const VectorType &b, const VectorType &u) const override;
     /// Cell-wise (unassembled) diagonals of the A_K; summing the copies (DSS)
     /// gives the assembled diagonal.
     void

@@ -145,6 +145,37 @@ namespace cellwise
         values_[Layout::index(cell, i, n)] += static_cast<Number>(local[i]);
     }
 
+    /// deal.II's vector interface (what Multigrid<V> and the MG adapters call):
+    /// same shape as @p other, zeroed unless @p omit_zeroing.
+    void
+    reinit(const CellVector &other, const bool omit_zeroing)
+    {
+      if (n_cells_ != other.n_cells_ || degree_ != other.degree_)
+        reinit(other.n_cells_, other.degree_);
+      else if (!omit_zeroing)
+        set_zero();
+    }
+    /// Only zero may be assigned (as for deal.II's vectors): padding stays zero.
+    CellVector &
+    operator=(const Number s)
+    {
+      CELLWISE_CHECK(s == Number(0), "a cell vector can only be assigned zero, got " << s << "; use fill()");
+      set_zero();
+      return *this;
+    }
+    CellVector &
+    operator+=(const CellVector &x)
+    {
+      add(Number(1), x);
+      return *this;
+    }
+    CellVector &
+    operator-=(const CellVector &x)
+    {
+      add(Number(-1), x);
+      return *this;
+    }
+
     /// Set all values to zero.
     void
     set_zero()

@@ -1,0 +1,210 @@
+#include "command_line.h"
+
+#include <cellwise/base/config.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+namespace
+{
+  [[noreturn]] void
+  fail(const std::string &option, const std::string &value, const std::string &allowed)
+  {
+    throw UsageError("invalid value '" + value + "' for " + option + ": " + allowed);
+  }
+
+  double
+  parse_double(const std::string &option, const std::string &value)
+  {
+    char *end = nullptr;
+    errno     = 0;
+    const double x = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || errno != 0 || !std::isfinite(x))
+      fail(option, value, "expected a finite number");
+    return x;
+  }
+
+  long
+  parse_integer(const std::string &option, const std::string &value, const long min, const long max)
+  {
+    char *end = nullptr;
+    errno     = 0;
+    const long x = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || errno != 0)
+      fail(option, value, "expected an integer");
+    if (x < min || x > max)
+      fail(option, value, "allowed are " + std::to_string(min) + ".." + std::to_string(max));
+    return x;
+  }
+
+  std::vector<std::string>
+  split(const std::string &value, const char separator)
+  {
+    std::vector<std::string> parts;
+    std::stringstream        stream(value);
+    std::string              part;
+    while (std::getline(stream, part, separator))
+      parts.push_back(part);
+    if (!value.empty() && value.back() == separator)
+      parts.emplace_back();
+    return parts;
+  }
+
+  template <typename Parse>
+  auto
+  parse_enum(const std::string &option, const std::string &value, Parse parse)
+  {
+    try
+      {
+        return parse(value);
+      }
+    catch (const cellwise::Error &e)
+      {
+        std::string message = e.what();
+        message             = message.substr(0, message.find(" ["));
+        throw UsageError(option + ": " + message);
+      }
+  }
+} // namespace
+
+std::string
+usage_text()
+{
+  return R"(Usage: cellwise-poisson [options]
+Solves -Δu = f with homogeneous Dirichlet conditions on a box by cell-wise
+geometric multigrid, for one or several refinement levels, and prints per level
+L, cells, unique DoFs (boundary included), iterations, monitor reduction,
+L2 error, rate, set-up and solve time and throughput.
+
+Default: the papers' test: unit cube, u = Π sin(π x_d), f = 3π² u, Q3, L = 2..5,
+CG with the Chebyshev-Jacobi V-cycle, tolerance 1e-9 on η/η0.
+
+Options:
+  --degree P               polynomial degree 1..8 (default 3)
+  --box X0,Y0,Z0,X1,Y1,Z1  the box (default 0,0,0,1,1,1)
+  --subdivisions NX,NY,NZ  coarse cells per axis (default 1,1,1)
+  --refinements L | L0-L1  refinement level(s) (default 2-5)
+  --solution NAME          sine | oscillatory | polynomial (default sine)
+  --smoother NAME          jacobi | chebyshev | patch (default chebyshev)
+  --smoothing-steps N      smoother applications before and after the coarse
+                           correction (default 1)
+  --jacobi-omega W         Jacobi damping in (0,2) (default 0.7)
+  --jacobi-steps N         Jacobi steps per smoother application (default 2)
+  --chebyshev-degree K     Chebyshev degree (default 4)
+  --patch-sweeps N         vertex-patch sweeps per application (default 1)
+  --coarse NAME            cholesky | smoother (default cholesky)
+  --solver NAME            cg | stationary (default cg)
+  --tolerance T            relative reduction of η, in (0,1) (default 1e-9)
+  --max-iterations N       iteration limit (default 100)
+  --backend NAME           host | cuda (default host)
+  --threads N              OpenMP threads (default: OpenMP's choice)
+  --help                   this text
+)";
+}
+
+ProgramOptions
+parse_command_line(const int argc, const char *const *argv)
+{
+  ProgramOptions options;
+  for (int i = 1; i < argc; ++i)
+    {
+      const std::string option = argv[i];
+      if (option == "--help" || option == "-h")
+        {
+          options.help = true;
+          return options;
+        }
+      if (option.rfind("--", 0) != 0)
+        throw UsageError("unexpected argument '" + option + "' (options start with --; see --help)");
+      if (i + 1 >= argc)
+        throw UsageError("option " + option + " needs a value (see --help)");
+      const std::string value = argv[++i];
+
+      if (option == "--degree")
+        options.degree = static_cast<unsigned int>(parse_integer(option, value, cellwise::min_degree, cellwise::max_degree));
+      else if (option == "--box")
+        {
+          const auto parts = split(value, ',');
+          if (parts.size() != 6)
+            fail(option, value, "expected six numbers X0,Y0,Z0,X1,Y1,Z1");
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              options.box.lower[d] = parse_double(option, parts[d]);
+              options.box.upper[d] = parse_double(option, parts[d + 3]);
+              if (!(options.box.upper[d] > options.box.lower[d]))
+                fail(option, value, "each upper coordinate must exceed the lower one");
+            }
+        }
+      else if (option == "--subdivisions")
+        {
+          const auto parts = split(value, ',');
+          if (parts.size() != 3)
+            fail(option, value, "expected three integers NX,NY,NZ");
+          for (unsigned int d = 0; d < 3; ++d)
+            options.box.subdivisions[d] = static_cast<unsigned int>(parse_integer(option, parts[d], 1, 1024));
+        }
+      else if (option == "--refinements")
+        {
+          const auto parts = split(value, '-');
+          if (parts.size() == 1)
+            options.min_refinements = options.max_refinements = static_cast<int>(parse_integer(option, parts[0], 0, 12));
+          else if (parts.size() == 2)
+            {
+              options.min_refinements = static_cast<int>(parse_integer(option, parts[0], 0, 12));
+              options.max_refinements = static_cast<int>(parse_integer(option, parts[1], 0, 12));
+              if (options.min_refinements > options.max_refinements)
+                fail(option, value, "the range L0-L1 needs L0 <= L1");
+            }
+          else
+            fail(option, value, "expected L or L0-L1 with 0 <= L <= 12");
+        }
+      else if (option == "--solution")
+        {
+          if (value != "sine" && value != "oscillatory" && value != "polynomial")
+            fail(option, value, "use sine, oscillatory or polynomial");
+          options.solution = value;
+        }
+      else if (option == "--smoother")
+        options.multigrid.smoother = parse_enum(option, value, cellwise::parse_smoother_type);
+      else if (option == "--smoothing-steps")
+        options.multigrid.smoothing_steps = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
+      else if (option == "--jacobi-omega")
+        {
+          options.multigrid.jacobi_omega = parse_double(option, value);
+          if (!(options.multigrid.jacobi_omega > 0 && options.multigrid.jacobi_omega < 2))
+            fail(option, value, "the damping must lie in (0, 2)");
+        }
+      else if (option == "--jacobi-steps")
+        options.multigrid.jacobi_steps = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
+      else if (option == "--chebyshev-degree")
+        options.multigrid.chebyshev_degree = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
+      else if (option == "--patch-sweeps")
+        options.multigrid.patch_sweeps = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
+      else if (option == "--coarse")
+        options.multigrid.coarse_solver = parse_enum(option, value, cellwise::parse_coarse_solver_type);
+      else if (option == "--solver")
+        options.multigrid.outer = parse_enum(option, value, cellwise::parse_outer_iteration);
+      else if (option == "--tolerance")
+        {
+          options.tolerance = parse_double(option, value);
+          if (!(options.tolerance > 0 && options.tolerance < 1))
+            fail(option, value, "the tolerance must lie in (0, 1)");
+        }
+      else if (option == "--max-iterations")
+        options.max_iterations = static_cast<unsigned int>(parse_integer(option, value, 1, 100000));
+      else if (option == "--backend")
+        {
+          if (value != "host" && value != "cuda")
+            fail(option, value, "use host or cuda");
+          options.backend = value;
+        }
+      else if (option == "--threads")
+        options.threads = static_cast<unsigned int>(parse_integer(option, value, 1, 4096));
+      else
+        throw UsageError("unknown option " + option + " (see --help)");
+    }
+  return options;
+}

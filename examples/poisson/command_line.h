@@ -1,0 +1,44 @@
+#pragma once
+// Options of cellwise-poisson and their parsing. Every malformed or
+// out-of-range value raises UsageError with one line naming the option, the
+// value and what is allowed.
+
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+
+#include <stdexcept>
+#include <string>
+
+struct UsageError : std::runtime_error
+{
+  using std::runtime_error::runtime_error;
+};
+
+enum class Precision
+{
+  fp64,
+  mixed
+};
+
+struct ProgramOptions
+{
+  unsigned int                  degree           = 3;
+  cellwise::BoxDescription      box;
+  int                           min_refinements  = 2;
+  int                           max_refinements  = 5;
+  std::string                   solution         = "sine";
+  std::string                   backend          = "host";
+  unsigned int                  threads          = 0; // 0: OpenMP default
+  double                        tolerance        = 1e-9;
+  unsigned int                  max_iterations   = 100;
+  cellwise::MultigridParameters multigrid;
+  bool                          help = false;
+};
+
+/// Parse argv; throws UsageError.
+ProgramOptions
+parse_command_line(int argc, const char *const *argv);
+
+/// The --help text.
+std::string
+usage_text();

@@ -1,0 +1,20 @@
+#pragma once
+// Manufactured solutions of −Δu = f with u = 0 on the boundary of a box.
+
+#include <cellwise/base/function.h>
+
+#include <array>
+#include <string>
+
+struct ManufacturedSolution
+{
+  std::string              name;
+  cellwise::ScalarFunction solution;
+  cellwise::ScalarFunction right_hand_side;
+};
+
+/// "sine": u = Π sin(π ξ_d) (the papers' test on the unit cube, f = 3π² u there),
+/// "oscillatory": u = Π sin(3π ξ_d), "polynomial": u = Π ξ_d (1 − ξ_d) L_d²,
+/// with ξ_d = (x_d − lower_d) / L_d. Throws cellwise::Error for other names.
+ManufacturedSolution
+make_manufactured_solution(const std::string &name, const std::array<double, 3> &lower, const std::array<double, 3> &upper);

@@ -1,0 +1,89 @@
+#pragma once
+/**
+ * @file
+ * The narrow interfaces through which the V-cycle and the outer iterations
+ * see the components of one backend. They are templates over the vector type,
+ * so the algorithms are written once for host vectors
+ * (CellVector<Number, MemorySpace::Host>) and device vectors
+ * (CellVector<Number, MemorySpace::CUDA>); the vector type provides set_zero,
+ * equ, add, sadd, scale, dot, reinit(other) and copy_from.
+ *
+ * Levels are numbered 0 (coarsest) to L (finest), as in deal.II.
+ */
+
+namespace cellwise
+{
+  /// Order of the sub-steps of a multiplicative smoother (vertex-patch colours
+  /// 0..7 forward, 7..0 reverse); additive smoothers ignore it.
+  enum class SweepDirection
+  {
+    forward,
+    reverse
+  };
+
+  /// The cell-wise operator of one level: input primal, output dual.
+  template <typename VectorType>
+  class LevelOperator
+  {
+  public:
+    virtual ~LevelOperator() = default;
+    /// dst = A src
+    virtual void
+    vmult(VectorType &dst, const VectorType &src) const = 0;
+    /// dst = b − A u in one pass
+    virtual void
+    residual(VectorType &dst, const VectorType &b, const VectorType &u) const = 0;
+  };
+
+  /// A smoother of one level: consumes the residual through its assembly and
+  /// returns a continuous correction (003 Assumption 1).
+  template <typename VectorType>
+  class LevelSmoother
+  {
+  public:
+    virtual ~LevelSmoother() = default;
+    /// u ← S(u, b). With @p zero_initial_guess the smoother may assume u = 0
+    /// on entry and skip the operator application of its first step.
+    virtual void
+    smooth(VectorType &u, const VectorType &b, bool zero_initial_guess, SweepDirection direction) const = 0;
+  };
+
+  /// Cell-wise transfers between level l − 1 and level l.
+  template <typename VectorType>
+  class LevelTransfer
+  {
+  public:
+    virtual ~LevelTransfer() = default;
+    /// fine += P coarse: primal to primal, child by child.
+    virtual void
+    prolongate_add(unsigned int to_level, VectorType &fine, const VectorType &coarse) const = 0;
+    /// coarse += R (fine_b − fine_Au): the transpose of the prolongation on the
+    /// unassembled fine residual, summed over the children (003 Lemma 2); the
+    /// residual is formed inside, never stored.
+    virtual void
+    restrict_residual_add(unsigned int      from_level,
+                          VectorType       &coarse,
+                          const VectorType &fine_b,
+                          const VectorType &fine_Au) const = 0;
+  };
+
+  /// Solver of the coarsest level: u = A_0^{-1} b (u overwritten, primal).
+  template <typename VectorType>
+  class CoarseSolver
+  {
+  public:
+    virtual ~CoarseSolver() = default;
+    virtual void
+    solve(VectorType &u, const VectorType &b) const = 0;
+  };
+
+  /// A preconditioner: z = M^{-1} r, r dual, z primal.
+  template <typename VectorType>
+  class Preconditioner
+  {
+  public:
+    virtual ~Preconditioner() = default;
+    virtual void
+    vmult(VectorType &z, const VectorType &r) const = 0;
+  };
+} // namespace cellwise

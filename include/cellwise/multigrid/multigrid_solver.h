@@ -1,0 +1,133 @@
+#pragma once
+/**
+ * @file
+ * The cell-wise geometric multigrid solver of the host backend, assembled from
+ * the pieces: Laplace operators per level, cell-wise transfers, a smoother per
+ * level, an exact or smoother coarse solve, the V-cycle, and the FP64 outer
+ * iteration (CG or stationary). Set-up prints its progress to an optional
+ * stream.
+ */
+
+#include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/outer_solvers.h>
+#include <cellwise/multigrid/v_cycle.h>
+#include <cellwise/operators/laplace_operator.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cellwise
+{
+  enum class SmootherType
+  {
+    jacobi,    ///< masked damped DSS-Jacobi
+    chebyshev, ///< Chebyshev acceleration of DSS-Jacobi
+    patch      ///< multiplicative vertex-patch Schwarz with exact local solves
+  };
+
+  enum class CoarseSolverType
+  {
+    cholesky, ///< exact: dense Cholesky of the assembled coarse matrix
+    smoother  ///< the level smoother, applied a fixed number of times
+  };
+
+  enum class OuterIteration
+  {
+    cg,        ///< CG with the symmetric cycle
+    stationary ///< u ← u + V(b − A u) with the forward cycle
+  };
+
+  /// Parse/print helpers for the enums ("jacobi", "chebyshev", "patch", ...);
+  /// parsing throws cellwise::Error naming the allowed values.
+  SmootherType
+  parse_smoother_type(const std::string &name);
+  std::string
+  to_string(SmootherType type);
+  OuterIteration
+  parse_outer_iteration(const std::string &name);
+  std::string
+  to_string(OuterIteration type);
+  CoarseSolverType
+  parse_coarse_solver_type(const std::string &name);
+  std::string
+  to_string(CoarseSolverType type);
+
+  struct MultigridParameters
+  {
+    SmootherType smoother = SmootherType::chebyshev;
+    /// Smoother applications before and after the coarse correction.
+    unsigned int smoothing_steps = 1;
+    /// Jacobi: damping and steps per application.
+    double       jacobi_omega       = 0.7;
+    unsigned int jacobi_steps       = 2;
+    /// Chebyshev: degree (operator applications), range, eigenvalue steps.
+    unsigned int chebyshev_degree      = 4;
+    double       smoothing_range       = 15.;
+    unsigned int eigenvalue_iterations = 12;
+    /// Vertex patch: sweeps per application.
+    unsigned int patch_sweeps = 1;
+
+    CoarseSolverType coarse_solver                = CoarseSolverType::cholesky;
+    unsigned int     coarse_smoother_applications = 20;
+
+    OuterIteration outer = OuterIteration::cg;
+    /// Boundary ids with homogeneous Dirichlet conditions (empty: all).
+    std::vector<unsigned int> dirichlet_ids;
+
+    /// Throws cellwise::Error naming a bad value.
+    void
+    check() const;
+  };
+
+  class MultigridSolver
+  {
+  public:
+    using VectorType = CellVector<double>;
+
+    /// Set up on all levels of @p hierarchy (kept by reference).
+    MultigridSolver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr);
+
+    /// Solve A u = b on the finest level from the given u; b is the dual load
+    /// vector. Dirichlet entries of u must hold the boundary values (zero for
+    /// homogeneous conditions) and are not changed.
+    SolveStatistics
+    solve(VectorType &u, const VectorType &b, IterationControl &control) const;
+
+    const LaplaceOperator<double> &
+    fine_operator() const
+    {
+      return *operators_.back();
+    }
+    const VCycle<VectorType> &
+    preconditioner() const
+    {
+      return *cycle_;
+    }
+    const VectorType &
+    dirichlet_mask(const unsigned int level) const
+    {
+      return masks_.at(level);
+    }
+    const MultigridParameters &
+    parameters() const
+    {
+      return parameters_;
+    }
+    unsigned int
+    degree() const
+    {
+      return degree_;
+    }
+
+  private:
+    const LevelHierarchy                                 &hierarchy_;
+    unsigned int                                          degree_;
+    MultigridParameters                                   parameters_;
+    std::vector<VectorType>                               masks_;
+    std::vector<std::shared_ptr<LaplaceOperator<double>>> operators_;
+    std::unique_ptr<VCycle<VectorType>>                   cycle_;
+  };
+} // namespace cellwise

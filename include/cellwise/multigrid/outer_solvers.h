@@ -1,0 +1,132 @@
+#pragma once
+/**
+ * @file
+ * The FP64 outer iterations on cell-wise vectors, written once over the
+ * vector type (host and device):
+ *
+ * - preconditioned CG in primal–dual form: residual r dual, search direction p
+ *   and preconditioned residual z primal, inner products by pairing ⟨r, z⟩ —
+ *   no assembly (003 §4.4);
+ * - the stationary iteration u ← u + V(b − A u).
+ *
+ * Both monitor η = ⟨r, V r⟩^{1/2} from the cycle's own correction and report
+ * it to an IterationControl. The Dirichlet entries of every residual are zeroed
+ * (@p mask is 0 there), so that the opposite-sign boundary fluxes of b and A u
+ * never enter the cycle.
+ */
+
+#include <cellwise/base/exceptions.h>
+#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/solver_control.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace cellwise
+{
+  namespace internal
+  {
+    [[noreturn]] inline void
+    throw_no_convergence(const char *solver, const IterationControl &control, const unsigned int step, const double value)
+    {
+      std::ostringstream message;
+      message << solver << " stopped without convergence at step " << step << ": ";
+      const std::string reason = control.failure_reason();
+      if (!reason.empty())
+        message << reason;
+      else if (!std::isfinite(value))
+        message << "the monitored value is " << value;
+      else
+        message << "the iteration control reported failure (monitored value " << value << ")";
+      throw NoConvergence(message.str(), step, value);
+    }
+
+    /// η from ⟨r, z⟩; a negative pairing means the preconditioner is not SPD.
+    inline double
+    monitor_from_pairing(const char *solver, const double rz, const unsigned int step)
+    {
+      CELLWISE_CHECK(!(rz < 0), solver << ": the preconditioned residual pairing ⟨r, V r⟩ = " << rz << " at step " << step
+                                       << " is negative: the preconditioner is not positive definite");
+      return std::sqrt(rz);
+    }
+  } // namespace internal
+
+  /// Preconditioned CG for A u = b from the given u; throws NoConvergence when
+  /// @p control reports failure.
+  template <typename VectorType>
+  SolveStatistics
+  solve_cg(const LevelOperator<VectorType>  &A,
+           const Preconditioner<VectorType> &V,
+           VectorType                       &u,
+           const VectorType                 &b,
+           const VectorType                 &mask,
+           IterationControl                 &control)
+  {
+    using Number = typename VectorType::value_type;
+    VectorType r, z, p, q;
+    A.residual(r, b, u);
+    r.scale(mask);
+    z.reinit(r);
+    V.vmult(z, r);
+    double          rz = r.dot(z);
+    SolveStatistics statistics;
+    statistics.monitor.push_back(internal::monitor_from_pairing("CG", rz, 0));
+    IterationControl::State state = control.check(0, statistics.monitor.back());
+    p                             = z;
+    q.reinit(r);
+    for (unsigned int step = 1; state == IterationControl::iterate; ++step)
+      {
+        A.vmult(q, p);
+        q.scale(mask);
+        const double pq = p.dot(q);
+        CELLWISE_CHECK(pq > 0 || !std::isfinite(pq), "CG: ⟨p, A p⟩ = " << pq << " at step " << step << " is not positive: the operator is not positive definite");
+        const double alpha = rz / pq;
+        u.add(Number(alpha), p);
+        r.add(Number(-alpha), q);
+        V.vmult(z, r);
+        const double rz_new = r.dot(z);
+        statistics.monitor.push_back(std::isfinite(rz_new) ? internal::monitor_from_pairing("CG", rz_new, step) : rz_new);
+        state = control.check(step, statistics.monitor.back());
+        if (state != IterationControl::iterate)
+          break;
+        p.sadd(Number(rz_new / rz), Number(1), z);
+        rz = rz_new;
+      }
+    if (state == IterationControl::failure)
+      internal::throw_no_convergence("CG", control, statistics.iterations(), statistics.monitor.back());
+    return statistics;
+  }
+
+  /// The stationary iteration u ← u + V(b − A u). The monitor of u_n is
+  /// available only after the cycle applied to its residual; u_n is returned
+  /// when η_n meets the tolerance (the correction computed with it is not
+  /// added, as in 000 §7.3).
+  template <typename VectorType>
+  SolveStatistics
+  solve_stationary(const LevelOperator<VectorType>  &A,
+                   const Preconditioner<VectorType> &V,
+                   VectorType                       &u,
+                   const VectorType                 &b,
+                   const VectorType                 &mask,
+                   IterationControl                 &control)
+  {
+    using Number = typename VectorType::value_type;
+    VectorType      r, z;
+    SolveStatistics statistics;
+    z.reinit(b);
+    for (unsigned int step = 0;; ++step)
+      {
+        A.residual(r, b, u);
+        r.scale(mask);
+        V.vmult(z, r);
+        const double rz = r.dot(z);
+        statistics.monitor.push_back(std::isfinite(rz) ? internal::monitor_from_pairing("stationary iteration", rz, step) : rz);
+        const IterationControl::State state = control.check(step, statistics.monitor.back());
+        if (state == IterationControl::success)
+          return statistics;
+        if (state == IterationControl::failure)
+          internal::throw_no_convergence("stationary iteration", control, step, statistics.monitor.back());
+        u.add(Number(1), z);
+      }
+  }
+} // namespace cellwise

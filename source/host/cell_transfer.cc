@@ -1,0 +1,122 @@
+#include <cellwise/base/degree_dispatch.h>
+#include <cellwise/fe/matrices_1d.h>
+#include <cellwise/kernels/transfer_cell.h>
+#include <cellwise/multigrid/cell_transfer.h>
+
+namespace cellwise
+{
+  template <typename Number, typename Layout>
+  CellTransfer<Number, Layout>::CellTransfer(const LevelHierarchy &hierarchy, const unsigned int degree)
+  {
+    reinit(hierarchy, degree);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellTransfer<Number, Layout>::reinit(const LevelHierarchy &hierarchy, const unsigned int degree)
+  {
+    check_degree(degree);
+    hierarchy_ = &hierarchy;
+    degree_    = degree;
+    const Matrices1D   matrices = make_matrices_1d(degree);
+    const unsigned int n        = degree + 1;
+    prolongation_.resize(2 * n * n);
+    for (unsigned int c = 0; c < 2; ++c)
+      for (unsigned int i = 0; i < n; ++i)
+        for (unsigned int j = 0; j < n; ++j)
+          prolongation_[c * n * n + i * n + j] = static_cast<Number>(matrices.prolongation[c](i, j));
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellTransfer<Number, Layout>::check_level(const unsigned int fine_level, const VectorType &fine, const VectorType &coarse) const
+  {
+    CELLWISE_CHECK(hierarchy_ != nullptr, "CellTransfer used before reinit()");
+    CELLWISE_CHECK(fine_level >= 1 && fine_level < hierarchy_->n_levels(),
+                   "transfer to/from level " << fine_level << " of a hierarchy with levels 0.." << hierarchy_->max_level());
+    CELLWISE_CHECK(fine.n_cells() == hierarchy_->level(fine_level).n_cells() && fine.degree() == degree_,
+                   "transfer: fine vector of " << fine.n_cells() << " cells of degree " << fine.degree() << " for level "
+                                               << fine_level << " with " << hierarchy_->level(fine_level).n_cells()
+                                               << " cells of degree " << degree_);
+    CELLWISE_CHECK(coarse.n_cells() == hierarchy_->level(fine_level - 1).n_cells() && coarse.degree() == degree_,
+                   "transfer: coarse vector of " << coarse.n_cells() << " cells of degree " << coarse.degree()
+                                                 << " for level " << fine_level - 1 << " with "
+                                                 << hierarchy_->level(fine_level - 1).n_cells() << " cells of degree "
+                                                 << degree_);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellTransfer<Number, Layout>::prolongate_add(const unsigned int to_level, VectorType &fine, const VectorType &coarse) const
+  {
+    check_level(to_level, fine, coarse);
+    const Level &level = hierarchy_->level(to_level);
+    dispatch_degree(degree_, [&](auto degree) {
+      constexpr int p  = decltype(degree)::value;
+      constexpr int n3 = (p + 1) * (p + 1) * (p + 1);
+#pragma omp parallel
+      {
+        Number parent[n3], child[n3], scratch[n3];
+#pragma omp for schedule(static)
+        for (long cell = 0; cell < static_cast<long>(level.n_cells()); ++cell)
+          {
+            coarse.read_cell(level.parent[cell], parent);
+            kernels::prolongate_to_child<p>(prolongation_.data(), level.child_slot[cell], parent, child, scratch);
+            fine.add_cell(cell, child);
+          }
+      }
+    });
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellTransfer<Number, Layout>::restrict_residual_add(const unsigned int from_level,
+                                                      VectorType        &coarse,
+                                                      const VectorType  &fine_b,
+                                                      const VectorType  &fine_Au) const
+  {
+    check_level(from_level, fine_b, coarse);
+    fine_b.check_compatible(fine_Au);
+    const Level &parents = hierarchy_->level(from_level - 1);
+    dispatch_degree(degree_, [&](auto degree) {
+      constexpr int p  = decltype(degree)::value;
+      constexpr int n3 = (p + 1) * (p + 1) * (p + 1);
+#pragma omp parallel
+      {
+        Number b[n3], au[n3], parent[n3], scratch[n3];
+#pragma omp for schedule(static)
+        for (long cell = 0; cell < static_cast<long>(parents.n_cells()); ++cell)
+          {
+            if (!parents.is_refined(cell))
+              continue;
+            for (int i = 0; i < n3; ++i)
+              parent[i] = 0;
+            for (unsigned int slot = 0; slot < 8; ++slot)
+              {
+                const int child = parents.children[cell][slot];
+                fine_b.read_cell(child, b);
+                fine_Au.read_cell(child, au);
+                for (int i = 0; i < n3; ++i)
+                  b[i] -= au[i];
+                kernels::restrict_from_child_add<p>(prolongation_.data(), slot, b, parent, scratch);
+              }
+            coarse.add_cell(cell, parent);
+          }
+      }
+    });
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellTransfer<Number, Layout>::restrict_add(const unsigned int from_level, VectorType &coarse, const VectorType &fine) const
+  {
+    VectorType zero;
+    zero.reinit(fine);
+    restrict_residual_add(from_level, coarse, fine, zero);
+  }
+
+  template class CellTransfer<double, CellContiguous>;
+  template class CellTransfer<float, CellContiguous>;
+  template class CellTransfer<double, CellBlocked<32>>;
+  template class CellTransfer<float, CellBlocked<32>>;
+} // namespace cellwise

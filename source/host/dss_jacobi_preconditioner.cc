@@ -1,0 +1,46 @@
+#include <cellwise/multigrid/dss_jacobi_preconditioner.h>
+#include <cellwise/storage/dss.h>
+
+namespace cellwise
+{
+  template <typename Number, typename Layout>
+  DssJacobiPreconditioner<Number, Layout>::DssJacobiPreconditioner(const Level                           &level,
+                                                                   const LaplaceOperator<Number, Layout> &op,
+                                                                   const VectorType                      &mask)
+    : level_(&level)
+  {
+    CELLWISE_CHECK(op.n_cells() == level.n_cells(),
+                   "Jacobi: operator of " << op.n_cells() << " cells on a level of " << level.n_cells());
+    op.compute_cell_diagonals(inverse_diagonal_);
+    inverse_diagonal_.check_compatible(mask);
+    apply_dss(level, inverse_diagonal_, DssMode::sum);
+    for (unsigned int cell = 0; cell < inverse_diagonal_.n_cells(); ++cell)
+      for (unsigned int i = 0; i < inverse_diagonal_.dofs_per_cell(); ++i)
+        {
+          Number &d = inverse_diagonal_(cell, i);
+          CELLWISE_CHECK(d > 0, "assembled diagonal entry " << d << " at cell " << cell << ", DoF " << i << " is not positive");
+          d = mask(cell, i) != Number(0) ? Number(1) / d : Number(0);
+        }
+  }
+
+  template <typename Number, typename Layout>
+  void
+  DssJacobiPreconditioner<Number, Layout>::apply_in_place(VectorType &r) const
+  {
+    apply_dss(*level_, r, DssMode::sum);
+    r.scale(inverse_diagonal_);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  DssJacobiPreconditioner<Number, Layout>::vmult(VectorType &dst, const VectorType &src) const
+  {
+    dst = src;
+    apply_in_place(dst);
+  }
+
+  template class DssJacobiPreconditioner<double, CellContiguous>;
+  template class DssJacobiPreconditioner<float, CellContiguous>;
+  template class DssJacobiPreconditioner<double, CellBlocked<32>>;
+  template class DssJacobiPreconditioner<float, CellBlocked<32>>;
+} // namespace cellwise

@@ -1,0 +1,179 @@
+// Smoothers, coarse solver and V-cycle: continuity of smoothed iterates,
+// exactness of the coarse solve, the Chebyshev eigenvalue estimate against a
+// dense eigenvalue computation, symmetry of the symmetric cycle.
+
+#include <cellwise/fe/generalized_eigenproblem.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/chebyshev_smoother.h>
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/jacobi_smoother.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/storage/dirichlet_mask.h>
+#include <cellwise/storage/dof_numbering.h>
+
+#include <gtest/gtest.h>
+
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  BoxDescription
+  unequal_box()
+  {
+    BoxDescription box;
+    box.upper        = {{1.5, 1.4, 2.2}};
+    box.subdivisions = {{3, 2, 2}};
+    return box;
+  }
+
+  /// Random dual vector with zero Dirichlet entries.
+  CellVector<double>
+  random_dual(const CellVector<double> &mask, const unsigned int seed)
+  {
+    CellVector<double> r;
+    r.reinit(mask);
+    fill_random(r, seed);
+    r.scale(mask);
+    return r;
+  }
+} // namespace
+
+TEST(JacobiSmoother, KeepsIterateContinuousAndDirichletZero)
+{
+  const LevelHierarchy h     = make_box_hierarchy(unequal_box(), 1);
+  const Level         &level = h.levels.back();
+  for (const unsigned int degree : {1u, 2u, 3u, 4u})
+    {
+      const auto              mask = make_dirichlet_mask<double>(level, degree);
+      LaplaceOperator<double> op(level, degree);
+      JacobiSmoother<double>  smoother(level, op, mask, {0.7, 3});
+      const auto              numbering = number_by_coordinates(level, degree);
+      CellVector<double>      u(level.n_cells(), degree);
+      gather_by(numbering, random_vector(numbering.n_unique, 9), u);
+      u.scale(mask);
+      const CellVector<double> b = random_dual(mask, 10);
+      smoother.smooth(u, b, false, SweepDirection::forward);
+      EXPECT_LE(max_copy_difference(numbering, u), 1e-14 * u.linfty_norm()) << "degree " << degree;
+      CellVector<double> boundary = u;
+      for (unsigned int c = 0; c < level.n_cells(); ++c)
+        for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
+          boundary(c, i) *= 1. - mask(c, i);
+      EXPECT_EQ(boundary.linfty_norm(), 0.);
+    }
+}
+
+TEST(ChebyshevSmoother, EigenvalueEstimateMatchesDenseComputation)
+{
+  const LevelHierarchy    h     = make_box_hierarchy(unequal_box(), 0);
+  const Level            &level = h.level(0);
+  const unsigned int      degree = 3;
+  const auto              mask   = make_dirichlet_mask<double>(level, degree);
+  LaplaceOperator<double> op(level, degree);
+  DssJacobiPreconditioner<double> jacobi(level, op, mask);
+
+  // dense D^{-1} A on the free DoFs
+  const DofNumbering numbering = make_dof_numbering(level, degree);
+  std::vector<int>   row(numbering.n_unique, -1);
+  unsigned int       n_free = 0;
+  for (unsigned int c = 0; c < level.n_cells(); ++c)
+    for (unsigned int i = 0; i < mask.dofs_per_cell(); ++i)
+      if (mask(c, i) == 1. && row[numbering(c, i)] < 0)
+        row[numbering(c, i)] = int(n_free++);
+  DenseMatrix A(n_free, n_free), D(n_free, n_free);
+  for (unsigned int c = 0; c < level.n_cells(); ++c)
+    {
+      const DenseMatrix Ac = op.cell_matrix(c);
+      for (unsigned int i = 0; i < mask.dofs_per_cell(); ++i)
+        for (unsigned int j = 0; j < mask.dofs_per_cell(); ++j)
+          if (row[numbering(c, i)] >= 0 && row[numbering(c, j)] >= 0)
+            A(row[numbering(c, i)], row[numbering(c, j)]) += Ac(i, j);
+    }
+  for (unsigned int k = 0; k < n_free; ++k)
+    D(k, k) = A(k, k);
+  const double lambda_max = solve_generalized_eigenproblem(A, D).eigenvalues.back();
+  const double estimate   = estimate_max_eigenvalue(op, jacobi, mask, 30);
+  EXPECT_LE(estimate, lambda_max * (1 + 1e-10));
+  EXPECT_GE(estimate, 0.98 * lambda_max);
+}
+
+TEST(CholeskyCoarseSolver, SolvesTheAssembledCoarseProblem)
+{
+  const LevelHierarchy h     = make_box_hierarchy(unequal_box(), 0);
+  const Level         &level = h.level(0);
+  for (const unsigned int degree : {1u, 2u, 4u})
+    {
+      const auto                   mask = make_dirichlet_mask<double>(level, degree);
+      LaplaceOperator<double>      op(level, degree);
+      CholeskyCoarseSolver<double> coarse(level, op, mask);
+      const CellVector<double>     b = random_dual(mask, 3);
+      CellVector<double>           u(level.n_cells(), degree), r;
+      coarse.solve(u, b);
+      op.residual(r, b, u);
+      r.scale(mask);
+      const auto numbering = number_by_coordinates(level, degree);
+      EXPECT_LE(max_abs(sum_copies_by(numbering, r)), 1e-12 * max_abs(sum_copies_by(numbering, b))) << "degree " << degree;
+      EXPECT_LE(max_copy_difference(numbering, u), 1e-15 * u.linfty_norm());
+    }
+}
+
+class VCycleSymmetry : public ::testing::TestWithParam<std::tuple<SmootherType, unsigned int>>
+{};
+
+TEST_P(VCycleSymmetry, SymmetricCycleIsSelfAdjoint)
+{
+  const auto [smoother, degree] = GetParam();
+  const LevelHierarchy h        = make_box_hierarchy(unequal_box(), 2);
+  MultigridParameters  parameters;
+  parameters.smoother = smoother;
+  parameters.outer    = OuterIteration::cg;
+  const MultigridSolver solver(h, degree, parameters);
+  const auto           &mask = solver.dirichlet_mask(h.max_level());
+  const auto            r1 = random_dual(mask, 1), r2 = random_dual(mask, 2);
+  CellVector<double>    z1, z2;
+  z1.reinit(r1);
+  z2.reinit(r2);
+  solver.preconditioner().vmult(z1, r1);
+  solver.preconditioner().vmult(z2, r2);
+  const double a = z1.dot(r2), b = r1.dot(z2);
+  EXPECT_NEAR(a, b, 1e-11 * std::abs(a)) << to_string(smoother) << " degree " << degree;
+  // and positive definite
+  EXPECT_GT(z1.dot(r1), 0.);
+  // the cycle returns a continuous correction
+  EXPECT_LE(max_copy_difference(number_by_coordinates(h.levels.back(), degree), z1), 1e-13 * z1.linfty_norm());
+}
+
+INSTANTIATE_TEST_SUITE_P(Smoothers,
+                         VCycleSymmetry,
+                         ::testing::Combine(::testing::Values(SmootherType::jacobi, SmootherType::chebyshev),
+                                            ::testing::Values(1u, 2u, 3u)));
+
+TEST(VCycle, ConsumesTheResidualOnlyThroughItsAssembly)
+{
+  // Two duals with the same assembly give the same correction (003 (5)).
+  const LevelHierarchy  h = make_box_hierarchy(unequal_box(), 2);
+  const MultigridSolver solver(h, 2, MultigridParameters{});
+  const auto           &mask      = solver.dirichlet_mask(h.max_level());
+  const auto            numbering = number_by_coordinates(h.levels.back(), 2);
+  CellVector<double>    r1 = random_dual(mask, 5), r2, z1, z2;
+  r2.reinit(r1);
+  {
+    const std::vector<double> assembled = sum_copies_by(numbering, r1);
+    std::vector<bool>         placed(numbering.n_unique, false);
+    for (unsigned int c = 0; c < r2.n_cells(); ++c)
+      for (unsigned int i = 0; i < r2.dofs_per_cell(); ++i)
+        if (!placed[numbering(c, i)])
+          {
+            placed[numbering(c, i)] = true;
+            r2(c, i)                = assembled[numbering(c, i)];
+          }
+  }
+  z1.reinit(r1);
+  z2.reinit(r2);
+  solver.preconditioner().vmult(z1, r1);
+  solver.preconditioner().vmult(z2, r2);
+  z1.add(-1., z2);
+  EXPECT_LE(z1.linfty_norm(), 1e-12 * z2.linfty_norm());
+}

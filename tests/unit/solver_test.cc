@@ -1,0 +1,159 @@
+// The outer iterations with the V-cycle: flat CG counts and optimal L2 rates on
+// the default problem, continuity of the solution, the stationary iteration,
+// the stopping control and bad input.
+
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/operators/function_tools.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  double
+  sine_solution(const Point &x)
+  {
+    return std::sin(M_PI * x[0]) * std::sin(M_PI * x[1]) * std::sin(M_PI * x[2]);
+  }
+  double
+  sine_rhs(const Point &x)
+  {
+    return 3 * M_PI * M_PI * sine_solution(x);
+  }
+
+  struct Result
+  {
+    unsigned int iterations;
+    double       l2_error;
+    double       copy_difference;
+    double       max_value;
+  };
+
+  Result
+  solve_default_problem(const unsigned int degree, const int L, const MultigridParameters &parameters, const double tolerance = 1e-9)
+  {
+    const LevelHierarchy h     = make_box_hierarchy(BoxDescription{}, L);
+    const Level         &fine  = h.levels.back();
+    MultigridSolver      solver(h, degree, parameters);
+    CellVector<double>   b, u(fine.n_cells(), degree);
+    assemble_right_hand_side(fine, degree, sine_rhs, b);
+    SolverControl         control(100, tolerance);
+    const SolveStatistics statistics = solver.solve(u, b, control);
+    return {statistics.iterations(), compute_l2_error(fine, u, sine_solution), max_copy_difference(number_by_coordinates(fine, degree), u),
+            u.linfty_norm()};
+  }
+} // namespace
+
+class CgFlatCounts : public ::testing::TestWithParam<std::tuple<unsigned int, SmootherType>>
+{};
+
+TEST_P(CgFlatCounts, IterationsFlatAndErrorsAtOptimalRate)
+{
+  const auto [degree, smoother] = GetParam();
+  MultigridParameters parameters;
+  parameters.smoother = smoother;
+  std::vector<Result> results;
+  for (int L = 2; L <= 5; ++L)
+    results.push_back(solve_default_problem(degree, L, parameters));
+  unsigned int min_it = 1000, max_it = 0;
+  for (const Result &r : results)
+    {
+      min_it = std::min(min_it, r.iterations);
+      max_it = std::max(max_it, r.iterations);
+      EXPECT_LE(r.copy_difference, 1e-14 * r.max_value);
+    }
+  EXPECT_LE(max_it - min_it, 1u) << "CG counts not flat in L for degree " << degree;
+  const double rate = std::log2(results[results.size() - 2].l2_error / results.back().l2_error);
+  EXPECT_GE(rate, degree + 0.9) << "degree " << degree;
+}
+
+INSTANTIATE_TEST_SUITE_P(DegreesAndSmoothers,
+                         CgFlatCounts,
+                         ::testing::Combine(::testing::Values(2u, 3u, 4u), ::testing::Values(SmootherType::jacobi, SmootherType::chebyshev)));
+
+TEST(StationaryIteration, ConvergesToTheCgSolution)
+{
+  MultigridParameters parameters;
+  parameters.outer = OuterIteration::stationary;
+  const Result stationary = solve_default_problem(3, 3, parameters, 1e-11);
+  parameters.outer        = OuterIteration::cg;
+  const Result cg         = solve_default_problem(3, 3, parameters, 1e-11);
+  EXPECT_NEAR(stationary.l2_error, cg.l2_error, 1e-6 * cg.l2_error);
+  EXPECT_LE(stationary.copy_difference, 1e-14 * stationary.max_value);
+}
+
+TEST(SolverControl, DecidesAsDocumented)
+{
+  SolverControl control(5, 1e-3);
+  EXPECT_EQ(control.check(0, 2.), IterationControl::iterate);
+  EXPECT_EQ(control.check(1, 1.), IterationControl::iterate);
+  EXPECT_EQ(control.check(2, 1e-3), IterationControl::success);
+  EXPECT_EQ(control.check(2, std::nan("")), IterationControl::failure);
+  EXPECT_NE(control.failure_reason().find("nan"), std::string::npos) << control.failure_reason();
+  EXPECT_EQ(control.check(3, 2.1e3), IterationControl::failure);
+  EXPECT_NE(control.failure_reason().find("diverged"), std::string::npos);
+  EXPECT_EQ(control.check(5, 1.), IterationControl::failure);
+  EXPECT_NE(control.failure_reason().find("limit of 5"), std::string::npos);
+  EXPECT_THROW(SolverControl(5, 0.), Error);
+  EXPECT_THROW(SolverControl(5, -1.), Error);
+}
+
+TEST(SolveStatistics, FractionalCountInterpolatesLogarithmically)
+{
+  SolveStatistics s;
+  s.monitor = {1., 1e-3, 1e-6, 1e-9, 1e-12};
+  EXPECT_NEAR(s.fractional_iterations(1e-9), 3., 1e-12);
+  EXPECT_NEAR(s.fractional_iterations(1e-10), 3. + 1. / 3., 1e-12);
+  EXPECT_NEAR(s.average_contraction(), 1e-3, 1e-15);
+}
+
+TEST(MultigridSolver, IterationLimitAndNaNAreReportedClearly)
+{
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
+  const Level         &fine = h.levels.back();
+  MultigridSolver      solver(h, 2, MultigridParameters{});
+  CellVector<double>   b, u(fine.n_cells(), 2);
+  assemble_right_hand_side(fine, 2, sine_rhs, b);
+  SolverControl control(1, 1e-12);
+  try
+    {
+      solver.solve(u, b, control);
+      FAIL() << "one iteration reached 1e-12";
+    }
+  catch (const NoConvergence &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("iteration limit of 1"), std::string::npos) << e.what();
+    }
+  b(3, 5) = std::nan("");
+  SolverControl control2(10, 1e-6);
+  u.set_zero();
+  try
+    {
+      solver.solve(u, b, control2);
+      FAIL() << "NaN accepted";
+    }
+  catch (const Error &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+    }
+}
+
+TEST(MultigridSolver, BadParametersAreRejected)
+{
+  const LevelHierarchy h = make_box_hierarchy(BoxDescription{}, 1);
+  MultigridParameters  p;
+  p.jacobi_omega = 2.5;
+  EXPECT_THROW(MultigridSolver(h, 2, p), Error);
+  p              = MultigridParameters{};
+  p.smoothing_steps = 0;
+  EXPECT_THROW(MultigridSolver(h, 2, p), Error);
+  EXPECT_THROW(MultigridSolver(h, 9, MultigridParameters{}), Error);
+  EXPECT_THROW(parse_smoother_type("gauss-seidel"), Error);
+}
