@@ -1,0 +1,196 @@
+#pragma once
+/**
+ * @file
+ * CellVector in device memory (CUDA backend). Same API and same storage as the
+ * host specialization in cellwise/storage/cell_vector.h (layout, padding to
+ * whole cell blocks, padding kept zero), so that copy_from_host and
+ * copy_to_host are plain memcpys.
+ *
+ * The member functions are declared here and implemented in
+ * source/cuda/cuda_cell_vector.cu, so that host code compiled by a plain C++
+ * compiler can hold and pass device vectors. Instantiated for double and float
+ * and the layouts CellContiguous and CellBlocked<32>.
+ *
+ * All operations are asynchronous on the default stream except those that
+ * return a value to the host (dot, norms, all_finite) and the host copies.
+ */
+
+#include <cellwise/base/exceptions.h>
+#include <cellwise/base/memory_space.h>
+#include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/layout.h>
+
+#include <cstddef>
+
+namespace cellwise
+{
+  /// Device cell-wise vector: plain cudaMalloc, RAII, deep copy.
+  template <typename Number, typename Layout>
+  class CellVector<Number, MemorySpace::CUDA, Layout>
+  {
+  public:
+    using value_type   = Number;
+    using memory_space = MemorySpace::CUDA;
+    using layout_type  = Layout;
+    using HostVector   = CellVector<Number, MemorySpace::Host, Layout>;
+
+    CellVector() = default;
+    /// Zero vector of @p n_cells cells of degree @p degree.
+    CellVector(unsigned int n_cells, unsigned int degree);
+    /// Deep copy (device to device).
+    CellVector(const CellVector &other);
+    CellVector(CellVector &&other) noexcept;
+    CellVector &
+    operator=(const CellVector &other);
+    CellVector &
+    operator=(CellVector &&other) noexcept;
+    ~CellVector();
+
+    /// Resize to @p n_cells cells of degree @p degree and set to zero.
+    void
+    reinit(unsigned int n_cells, unsigned int degree);
+    /// Same shape as @p other (of any number type), set to zero.
+    template <typename OtherNumber>
+    void
+    reinit(const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &other)
+    {
+      reinit(other.n_cells(), other.degree());
+    }
+    /// deal.II's vector interface: same shape as @p other, zeroed unless @p omit_zeroing.
+    void
+    reinit(const CellVector &other, bool omit_zeroing);
+
+    unsigned int
+    n_cells() const
+    {
+      return n_cells_;
+    }
+    unsigned int
+    degree() const
+    {
+      return degree_;
+    }
+    unsigned int
+    dofs_per_cell() const
+    {
+      return (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
+    }
+    /// Number of values (copies) without layout padding.
+    std::size_t
+    size() const
+    {
+      return static_cast<std::size_t>(n_cells_) * dofs_per_cell();
+    }
+    /// Number of stored entries including layout padding (which stays zero).
+    std::size_t
+    storage_size() const
+    {
+      return storage_size_;
+    }
+    /// Device pointer to the storage_size() entries.
+    Number *
+    data()
+    {
+      return values_;
+    }
+    const Number *
+    data() const
+    {
+      return values_;
+    }
+
+    /// Throws unless @p other has the same number of cells and degree.
+    template <typename OtherNumber>
+    void
+    check_compatible(const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &other) const
+    {
+      CELLWISE_CHECK(n_cells_ == other.n_cells() && degree_ == other.degree(),
+                     "device cell vectors do not match: " << n_cells_ << " cells of degree " << degree_ << " against "
+                                                          << other.n_cells() << " cells of degree " << other.degree());
+    }
+
+    /// Set all values (and the padding) to zero.
+    void
+    set_zero();
+    /// Set all values (not the padding) to @p s.
+    void
+    fill(Number s);
+    /// this = a x
+    void
+    equ(Number a, const CellVector &x);
+    /// this += a x
+    void
+    add(Number a, const CellVector &x);
+    /// this = s this + a x
+    void
+    sadd(Number s, Number a, const CellVector &x);
+    /// this *= s
+    void
+    scale(Number s);
+    /// this *= d entrywise
+    void
+    scale(const CellVector &d);
+    /// Copy with conversion of the number type in one fused kernel (FP64 <-> FP32).
+    template <typename OtherNumber>
+    void
+    copy_from(const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &other);
+
+    /// Only zero may be assigned (as for deal.II's vectors).
+    CellVector &
+    operator=(const Number s)
+    {
+      CELLWISE_CHECK(s == Number(0), "a cell vector can only be assigned zero, got " << s << "; use fill()");
+      set_zero();
+      return *this;
+    }
+    CellVector &
+    operator+=(const CellVector &x)
+    {
+      add(Number(1), x);
+      return *this;
+    }
+    CellVector &
+    operator-=(const CellVector &x)
+    {
+      add(Number(-1), x);
+      return *this;
+    }
+
+    /**
+     * Pairing sum_K x_K . y_K, accumulated in double. Deterministic: fixed-size
+     * chunks of the storage are summed by one block each in a fixed tree, the
+     * chunk sums then in a fixed order by one block; the result does not depend
+     * on timing and is identical run to run.
+     */
+    double
+    dot(const CellVector &x) const;
+    /// Euclidean norm of all copies (not of the represented vector).
+    double
+    l2_norm() const;
+    /// Largest absolute value.
+    double
+    linfty_norm() const;
+    /// False if any value is NaN or infinite.
+    bool
+    all_finite() const;
+
+    /// Resize to @p host's shape and copy its values (same number type and layout).
+    void
+    copy_from_host(const HostVector &host);
+    /// Resize @p host to this shape and copy the values into it.
+    void
+    copy_to_host(HostVector &host) const;
+
+  private:
+    /// Chunk sums of the reductions, kept between calls (sized by storage_size).
+    double *
+    reduction_buffer() const;
+
+    unsigned int        n_cells_      = 0;
+    unsigned int        degree_       = 0;
+    std::size_t         storage_size_ = 0;
+    Number             *values_       = nullptr;
+    mutable double     *partials_     = nullptr;
+    mutable std::size_t n_partials_   = 0;
+  };
+} // namespace cellwise

@@ -1,0 +1,456 @@
+// Device cell-wise vector: elementwise kernels and deterministic reductions.
+//
+// Thread mapping of the elementwise kernels: one thread per stored entry k
+// (padding included, where it stays zero), 256 threads per block:
+//
+//   thread (blockIdx.x, threadIdx.x) -> entry k = 256 blockIdx.x + threadIdx.x
+//
+// Reductions (dot, norms, all_finite), deterministic by construction:
+//
+//   pass 1: block b of 256 threads owns chunk [4096 b, 4096 (b+1));
+//           thread t sums entries 4096 b + t + 256 j, j = 0..15, in order of j,
+//           then a fixed shared-memory tree over t -> partial[b]
+//   pass 2: one block of 1024 threads: thread t sums partial[t + 1024 j] in
+//           order of j, fixed tree over t -> result
+//
+// The grid depends only on the vector size, so the order of every addition is
+// fixed: identical results run to run.
+
+#include <cellwise/base/cuda_check.h>
+#include <cellwise/storage/cuda_cell_vector.h>
+
+#include <cmath>
+#include <utility>
+
+namespace cellwise
+{
+  namespace
+  {
+    constexpr unsigned int block_size       = 256;
+    constexpr unsigned int values_per_thread = 16;
+    constexpr unsigned int chunk            = block_size * values_per_thread;
+    constexpr unsigned int final_block_size = 1024;
+
+    unsigned int
+    n_blocks(const std::size_t n)
+    {
+      return static_cast<unsigned int>((n + block_size - 1) / block_size);
+    }
+
+    template <typename Number, typename Layout>
+    __global__ void
+    fill_kernel(Number *v, const Number s, const unsigned int n_cells, const unsigned int dofs_per_cell, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k >= n)
+        return;
+      // Which cell entry k belongs to: the padding cells of the last block stay zero.
+      constexpr unsigned int B     = Layout::cell_block;
+      const std::size_t      block = k / (static_cast<std::size_t>(B) * dofs_per_cell);
+      const std::size_t      cell  = block * B + (B == 1 ? 0 : k % B);
+      if (cell < n_cells)
+        v[k] = s;
+    }
+
+    template <typename Number>
+    __global__ void
+    equ_kernel(Number *v, const Number a, const Number *x, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] = a * x[k];
+    }
+
+    template <typename Number>
+    __global__ void
+    sadd_kernel(Number *v, const Number s, const Number a, const Number *x, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] = s * v[k] + a * x[k];
+    }
+
+    template <typename Number>
+    __global__ void
+    add_kernel(Number *v, const Number a, const Number *x, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] += a * x[k];
+    }
+
+    template <typename Number>
+    __global__ void
+    scale_kernel(Number *v, const Number s, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] *= s;
+    }
+
+    template <typename Number>
+    __global__ void
+    scale_vector_kernel(Number *v, const Number *d, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] *= d[k];
+    }
+
+    template <typename Number, typename OtherNumber>
+    __global__ void
+    convert_kernel(Number *v, const OtherNumber *x, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] = static_cast<Number>(x[k]);
+    }
+
+    enum class ReductionKind
+    {
+      dot,
+      sum_of_squares,
+      max_abs,
+      count_nonfinite
+    };
+
+    template <ReductionKind kind>
+    __device__ inline double
+    combine(const double a, const double b)
+    {
+      if constexpr (kind == ReductionKind::max_abs)
+        return fmax(a, b);
+      else
+        return a + b;
+    }
+
+    template <ReductionKind kind, typename Number>
+    __device__ inline double
+    term(const Number *x, const Number *y, const std::size_t k)
+    {
+      if constexpr (kind == ReductionKind::dot)
+        return double(x[k]) * double(y[k]);
+      else if constexpr (kind == ReductionKind::sum_of_squares)
+        return double(x[k]) * double(x[k]);
+      else if constexpr (kind == ReductionKind::max_abs)
+        return fabs(double(x[k]));
+      else
+        return isfinite(x[k]) ? 0. : 1.;
+    }
+
+    /// Fixed tree over the threads of a block; the result lands in s[0].
+    template <ReductionKind kind, unsigned int threads>
+    __device__ inline void
+    block_tree(double *s)
+    {
+      for (unsigned int half = threads / 2; half > 0; half /= 2)
+        {
+          __syncthreads();
+          if (threadIdx.x < half)
+            s[threadIdx.x] = combine<kind>(s[threadIdx.x], s[threadIdx.x + half]);
+        }
+      __syncthreads();
+    }
+
+    template <ReductionKind kind, typename Number>
+    __global__ void __launch_bounds__(block_size)
+    reduce_chunks_kernel(const Number *x, const Number *y, const std::size_t n, double *partials)
+    {
+      __shared__ double s[block_size];
+      const std::size_t start = static_cast<std::size_t>(blockIdx.x) * chunk + threadIdx.x;
+      double            sum   = 0;
+#pragma unroll
+      for (unsigned int j = 0; j < values_per_thread; ++j)
+        {
+          const std::size_t k = start + j * block_size;
+          if (k < n)
+            sum = combine<kind>(sum, term<kind>(x, y, k));
+        }
+      s[threadIdx.x] = sum;
+      block_tree<kind, block_size>(s);
+      if (threadIdx.x == 0)
+        partials[blockIdx.x] = s[0];
+    }
+
+    template <ReductionKind kind>
+    __global__ void __launch_bounds__(final_block_size)
+    reduce_partials_kernel(const double *partials, const unsigned int n, double *result)
+    {
+      __shared__ double s[final_block_size];
+      double            sum = 0;
+      for (unsigned int k = threadIdx.x; k < n; k += final_block_size)
+        sum = combine<kind>(sum, partials[k]);
+      s[threadIdx.x] = sum;
+      block_tree<kind, final_block_size>(s);
+      if (threadIdx.x == 0)
+        *result = s[0];
+    }
+
+    template <ReductionKind kind, typename Number>
+    double
+    reduce(const Number *x, const Number *y, const std::size_t n, double *buffer)
+    {
+      if (n == 0)
+        return 0.;
+      const unsigned int n_chunks = static_cast<unsigned int>((n + chunk - 1) / chunk);
+      reduce_chunks_kernel<kind><<<n_chunks, block_size>>>(x, y, n, buffer);
+      CELLWISE_CUDA_CHECK_LAUNCH();
+      reduce_partials_kernel<kind><<<1, final_block_size>>>(buffer, n_chunks, buffer + n_chunks);
+      CELLWISE_CUDA_CHECK_LAUNCH();
+      double result = 0;
+      CELLWISE_CUDA_CHECK(cudaMemcpy(&result, buffer + n_chunks, sizeof(double), cudaMemcpyDeviceToHost));
+      return result;
+    }
+  } // namespace
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::CUDA, Layout>::CellVector(const unsigned int n_cells, const unsigned int degree)
+  {
+    reinit(n_cells, degree);
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::CUDA, Layout>::CellVector(const CellVector &other)
+  {
+    reinit(other.n_cells_, other.degree_);
+    if (storage_size_ > 0)
+      CELLWISE_CUDA_CHECK(cudaMemcpy(values_, other.values_, storage_size_ * sizeof(Number), cudaMemcpyDeviceToDevice));
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::CUDA, Layout>::CellVector(CellVector &&other) noexcept
+    : n_cells_(std::exchange(other.n_cells_, 0))
+    , degree_(std::exchange(other.degree_, 0))
+    , storage_size_(std::exchange(other.storage_size_, 0))
+    , values_(std::exchange(other.values_, nullptr))
+    , partials_(std::exchange(other.partials_, nullptr))
+    , n_partials_(std::exchange(other.n_partials_, 0))
+  {}
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::CUDA, Layout> &
+  CellVector<Number, MemorySpace::CUDA, Layout>::operator=(const CellVector &other)
+  {
+    if (this == &other)
+      return *this;
+    if (n_cells_ != other.n_cells_ || degree_ != other.degree_)
+      reinit(other.n_cells_, other.degree_);
+    if (storage_size_ > 0)
+      CELLWISE_CUDA_CHECK(cudaMemcpy(values_, other.values_, storage_size_ * sizeof(Number), cudaMemcpyDeviceToDevice));
+    return *this;
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::CUDA, Layout> &
+  CellVector<Number, MemorySpace::CUDA, Layout>::operator=(CellVector &&other) noexcept
+  {
+    std::swap(n_cells_, other.n_cells_);
+    std::swap(degree_, other.degree_);
+    std::swap(storage_size_, other.storage_size_);
+    std::swap(values_, other.values_);
+    std::swap(partials_, other.partials_);
+    std::swap(n_partials_, other.n_partials_);
+    return *this;
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::CUDA, Layout>::~CellVector()
+  {
+    cuda::free_bytes(values_);
+    cuda::free_bytes(partials_);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::reinit(const unsigned int n_cells, const unsigned int degree)
+  {
+    CELLWISE_CHECK(degree >= 1, "a cell vector needs degree >= 1, got " << degree);
+    const std::size_t new_size = ::cellwise::storage_size<Layout>(n_cells, (degree + 1) * (degree + 1) * (degree + 1));
+    if (new_size != storage_size_)
+      {
+        cuda::free_bytes(values_);
+        values_       = nullptr;
+        storage_size_ = 0;
+        values_       = cuda::allocate<Number>(new_size, "a device cell vector");
+        storage_size_ = new_size;
+      }
+    n_cells_ = n_cells;
+    degree_  = degree;
+    set_zero();
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::reinit(const CellVector &other, const bool omit_zeroing)
+  {
+    if (n_cells_ != other.n_cells_ || degree_ != other.degree_)
+      reinit(other.n_cells_, other.degree_);
+    else if (!omit_zeroing)
+      set_zero();
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::set_zero()
+  {
+    if (storage_size_ > 0)
+      CELLWISE_CUDA_CHECK(cudaMemsetAsync(values_, 0, storage_size_ * sizeof(Number)));
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::fill(const Number s)
+  {
+    if (storage_size_ == 0)
+      return;
+    fill_kernel<Number, Layout><<<n_blocks(storage_size_), block_size>>>(values_, s, n_cells_, dofs_per_cell(), storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::equ(const Number a, const CellVector &x)
+  {
+    check_compatible(x);
+    if (storage_size_ == 0)
+      return;
+    equ_kernel<<<n_blocks(storage_size_), block_size>>>(values_, a, x.values_, storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::add(const Number a, const CellVector &x)
+  {
+    check_compatible(x);
+    if (storage_size_ == 0)
+      return;
+    add_kernel<<<n_blocks(storage_size_), block_size>>>(values_, a, x.values_, storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::sadd(const Number s, const Number a, const CellVector &x)
+  {
+    check_compatible(x);
+    if (storage_size_ == 0)
+      return;
+    sadd_kernel<<<n_blocks(storage_size_), block_size>>>(values_, s, a, x.values_, storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::scale(const Number s)
+  {
+    if (storage_size_ == 0)
+      return;
+    scale_kernel<<<n_blocks(storage_size_), block_size>>>(values_, s, storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::scale(const CellVector &d)
+  {
+    check_compatible(d);
+    if (storage_size_ == 0)
+      return;
+    scale_vector_kernel<<<n_blocks(storage_size_), block_size>>>(values_, d.values_, storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
+  template <typename OtherNumber>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::copy_from(const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &other)
+  {
+    if (n_cells_ != other.n_cells() || degree_ != other.degree())
+      reinit(other.n_cells(), other.degree());
+    if (storage_size_ == 0)
+      return;
+    convert_kernel<<<n_blocks(storage_size_), block_size>>>(values_, other.data(), storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
+  double *
+  CellVector<Number, MemorySpace::CUDA, Layout>::reduction_buffer() const
+  {
+    // chunk sums plus one slot for the result
+    const std::size_t needed = (storage_size_ + chunk - 1) / chunk + 1;
+    if (needed > n_partials_)
+      {
+        cuda::free_bytes(partials_);
+        partials_   = nullptr;
+        n_partials_ = 0;
+        partials_   = cuda::allocate<double>(needed, "the partial sums of a device reduction");
+        n_partials_ = needed;
+      }
+    return partials_;
+  }
+
+  template <typename Number, typename Layout>
+  double
+  CellVector<Number, MemorySpace::CUDA, Layout>::dot(const CellVector &x) const
+  {
+    check_compatible(x);
+    return reduce<ReductionKind::dot>(values_, x.values_, storage_size_, reduction_buffer());
+  }
+
+  template <typename Number, typename Layout>
+  double
+  CellVector<Number, MemorySpace::CUDA, Layout>::l2_norm() const
+  {
+    return std::sqrt(reduce<ReductionKind::sum_of_squares>(values_, values_, storage_size_, reduction_buffer()));
+  }
+
+  template <typename Number, typename Layout>
+  double
+  CellVector<Number, MemorySpace::CUDA, Layout>::linfty_norm() const
+  {
+    return reduce<ReductionKind::max_abs>(values_, values_, storage_size_, reduction_buffer());
+  }
+
+  template <typename Number, typename Layout>
+  bool
+  CellVector<Number, MemorySpace::CUDA, Layout>::all_finite() const
+  {
+    return reduce<ReductionKind::count_nonfinite>(values_, values_, storage_size_, reduction_buffer()) == 0.;
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::copy_from_host(const HostVector &host)
+  {
+    if (n_cells_ != host.n_cells() || degree_ != host.degree())
+      reinit(host.n_cells(), host.degree());
+    CELLWISE_CHECK(host.storage_size() == storage_size_,
+                   "copy_from_host: host storage " << host.storage_size() << " differs from device storage " << storage_size_);
+    if (storage_size_ > 0)
+      CELLWISE_CUDA_CHECK(cudaMemcpy(values_, host.data(), storage_size_ * sizeof(Number), cudaMemcpyHostToDevice));
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::copy_to_host(HostVector &host) const
+  {
+    if (host.n_cells() != n_cells_ || host.degree() != degree_)
+      host.reinit(n_cells_, degree_);
+    if (storage_size_ > 0)
+      CELLWISE_CUDA_CHECK(cudaMemcpy(host.data(), values_, storage_size_ * sizeof(Number), cudaMemcpyDeviceToHost));
+  }
+
+#define CELLWISE_INSTANTIATE_CUDA_VECTOR(Layout)                                                                           \
+  template class CellVector<double, MemorySpace::CUDA, Layout>;                                                          \
+  template class CellVector<float, MemorySpace::CUDA, Layout>;                                                           \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::copy_from(const CellVector<double, MemorySpace::CUDA, Layout> &); \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::copy_from(const CellVector<float, MemorySpace::CUDA, Layout> &);  \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::copy_from(const CellVector<double, MemorySpace::CUDA, Layout> &);  \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::copy_from(const CellVector<float, MemorySpace::CUDA, Layout> &);
+
+  CELLWISE_INSTANTIATE_CUDA_VECTOR(CellContiguous)
+  CELLWISE_INSTANTIATE_CUDA_VECTOR(CellBlocked<32>)
+#undef CELLWISE_INSTANTIATE_CUDA_VECTOR
+} // namespace cellwise

@@ -1,0 +1,196 @@
+// Device CellVector against the host CellVector on the same seeded data.
+
+#include <cellwise/storage/cuda_cell_vector.h>
+
+#include <gtest/gtest.h>
+
+#include "cuda/cuda_test_utilities.h"
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+template <typename Pair>
+class CudaCellVector : public ::testing::Test
+{
+public:
+  using Number     = typename Pair::first_type;
+  using Layout     = typename Pair::second_type;
+  using HostVector = CellVector<Number, MemorySpace::Host, Layout>;
+  using Vector     = CellVector<Number, MemorySpace::CUDA, Layout>;
+};
+TYPED_TEST_SUITE(CudaCellVector, NumberLayoutPairs);
+
+namespace
+{
+  // (cells, degree): none a multiple of the cell block 32
+  const std::pair<unsigned int, unsigned int> shapes[] = {{105, 1}, {192, 3}, {105, 5}, {1, 2}};
+} // namespace
+
+TYPED_TEST(CudaCellVector, elementwise_operations_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  const double tol = device_tolerance<Number>();
+  const Number nan = std::numeric_limits<Number>::quiet_NaN();
+
+  for (const auto &[n_cells, degree] : shapes)
+    {
+      SCOPED_TRACE(::testing::Message() << n_cells << " cells of degree " << degree);
+      HostVector hx(n_cells, degree), hy(n_cells, degree), hd(n_cells, degree);
+      fill_random(hx, 1);
+      fill_random(hy, 2);
+      fill_random(hd, 3);
+      const Vector dx = to_device(hx), dd = to_device(hd);
+
+      // round trip is exact and keeps the padding zero
+      EXPECT_EQ(relative_difference(to_host(dx), hx), 0.);
+      EXPECT_EQ(dx.storage_size(), hx.storage_size());
+      EXPECT_EQ(dx.size(), hx.size());
+
+      Vector dy;
+      {
+        HostVector expected = hy;
+        dy                  = to_device(hy);
+        expected.equ(Number(0.7), hx);
+        dy.fill(nan);
+        dy.equ(Number(0.7), dx);
+        EXPECT_LE(relative_difference(to_host(dy), expected), tol) << "equ";
+      }
+      {
+        HostVector expected = hy;
+        dy.copy_from_host(hy);
+        expected.add(Number(-1.3), hx);
+        dy.add(Number(-1.3), dx);
+        EXPECT_LE(relative_difference(to_host(dy), expected), tol) << "add";
+      }
+      {
+        HostVector expected = hy;
+        dy.copy_from_host(hy);
+        expected.sadd(Number(0.4), Number(2.5), hx);
+        dy.sadd(Number(0.4), Number(2.5), dx);
+        EXPECT_LE(relative_difference(to_host(dy), expected), tol) << "sadd";
+      }
+      {
+        HostVector expected = hy;
+        dy.copy_from_host(hy);
+        expected.scale(Number(-3.1));
+        dy.scale(Number(-3.1));
+        EXPECT_LE(relative_difference(to_host(dy), expected), tol) << "scale";
+      }
+      {
+        HostVector expected = hy;
+        dy.copy_from_host(hy);
+        expected.scale(hd);
+        dy.scale(dd);
+        EXPECT_LE(relative_difference(to_host(dy), expected), tol) << "scale by vector";
+      }
+      {
+        HostVector expected = hy;
+        expected.fill(Number(1.25));
+        dy.fill(Number(1.25));
+        const HostVector result = to_host(dy);
+        EXPECT_EQ(relative_difference(result, expected), 0.) << "fill";
+        // the padding stays zero
+        for (std::size_t k = 0; k < result.storage_size(); ++k)
+          ASSERT_EQ(result.data()[k], expected.data()[k]) << "fill, storage entry " << k;
+        dy.set_zero();
+        expected.set_zero();
+        EXPECT_EQ(relative_difference(to_host(dy), expected), 0.) << "set_zero";
+      }
+      {
+        // deep copy and move
+        Vector copy(dx);
+        EXPECT_EQ(relative_difference(to_host(copy), hx), 0.) << "copy constructor";
+        Vector moved(std::move(copy));
+        EXPECT_EQ(relative_difference(to_host(moved), hx), 0.) << "move constructor";
+        EXPECT_EQ(copy.data(), nullptr);
+      }
+    }
+}
+
+TYPED_TEST(CudaCellVector, conversion_matches_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number      = typename TestFixture::Number;
+  using Layout      = typename TestFixture::Layout;
+  using OtherNumber = std::conditional_t<std::is_same_v<Number, double>, float, double>;
+  for (const auto &[n_cells, degree] : shapes)
+    {
+      CellVector<OtherNumber, MemorySpace::Host, Layout> h_other(n_cells, degree);
+      fill_random(h_other, 4);
+      CellVector<Number, MemorySpace::Host, Layout> expected;
+      expected.copy_from(h_other);
+
+      const auto                                    d_other = to_device(h_other);
+      CellVector<Number, MemorySpace::CUDA, Layout> d(n_cells, degree);
+      d.fill(std::numeric_limits<Number>::quiet_NaN());
+      d.copy_from(d_other);
+      // conversion is correctly rounded on both sides: exact agreement
+      EXPECT_EQ(relative_difference(to_host(d), expected), 0.) << n_cells << " cells of degree " << degree;
+    }
+}
+
+TYPED_TEST(CudaCellVector, reductions_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  // reductions accumulate in double on both sides; only the order differs
+  const double tol = 1e-12;
+
+  // the last shape spans many reduction chunks
+  const std::pair<unsigned int, unsigned int> reduction_shapes[] = {{105, 1}, {192, 3}, {105, 5}, {4001, 3}};
+  for (const auto &[n_cells, degree] : reduction_shapes)
+    {
+      SCOPED_TRACE(::testing::Message() << n_cells << " cells of degree " << degree);
+      HostVector hx(n_cells, degree), hy(n_cells, degree);
+      fill_random(hx, 5);
+      fill_random(hy, 6);
+      const Vector dx = to_device(hx), dy = to_device(hy);
+
+      const double dot = dx.dot(dy);
+      EXPECT_NEAR(dot, hx.dot(hy), tol * hx.l2_norm() * hy.l2_norm());
+      EXPECT_NEAR(dx.l2_norm(), hx.l2_norm(), tol * hx.l2_norm());
+      EXPECT_EQ(dx.linfty_norm(), hx.linfty_norm());
+      EXPECT_TRUE(dx.all_finite());
+      for (int repeat = 0; repeat < 5; ++repeat)
+        ASSERT_EQ(dx.dot(dy), dot) << "the device dot product is not deterministic";
+
+      HostVector with_nan = hx;
+      with_nan(n_cells - 1, with_nan.dofs_per_cell() - 1) = std::numeric_limits<Number>::quiet_NaN();
+      EXPECT_FALSE(to_device(with_nan).all_finite());
+      HostVector with_inf = hx;
+      with_inf(0, 0) = std::numeric_limits<Number>::infinity();
+      EXPECT_FALSE(to_device(with_inf).all_finite());
+    }
+}
+
+TEST(CudaDevice, description_names_device_or_its_absence)
+{
+  // never throws, with or without a device
+  const std::string description = cuda::device_description();
+  EXPECT_FALSE(description.empty());
+  if (!cuda::device_available())
+    EXPECT_NE(description.find("no CUDA device"), std::string::npos);
+}
+
+TEST(CudaDevice, allocation_failure_names_bytes_and_free_memory)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  try
+    {
+      void *p = cuda::allocate_bytes(std::size_t(1) << 52, "a test of the error message");
+      cuda::free_bytes(p);
+      FAIL() << "a 4 PiB allocation succeeded";
+    }
+  catch (const Error &e)
+    {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::to_string(std::size_t(1) << 52)), std::string::npos) << what;
+      EXPECT_NE(what.find("free"), std::string::npos) << what;
+    }
+}

@@ -1,0 +1,15 @@
+# Runs PROGRAM with ARGS (a ;-list) and checks the contract for bad input:
+# exit code 2, exactly one line on stderr matching EXPECT, no stack trace.
+separate_arguments(arguments UNIX_COMMAND "${ARGS}")
+execute_process(COMMAND ${PROGRAM} ${arguments} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "expected exit code 2, got '${rc}'\nstdout: ${out}\nstderr: ${err}")
+endif()
+string(REGEX REPLACE "\n$" "" err_trimmed "${err}")
+if(err_trimmed MATCHES "\n")
+  message(FATAL_ERROR "expected one line on stderr, got:\n${err}")
+endif()
+if(NOT err MATCHES "${EXPECT}")
+  message(FATAL_ERROR "stderr does not match '${EXPECT}':\n${err}")
+endif()
+message(STATUS "ok: ${err_trimmed}")
