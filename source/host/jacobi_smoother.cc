@@ -1,4 +1,5 @@
 #include <cellwise/multigrid/jacobi_smoother.h>
+#include <cellwise/multigrid/point_smoother_steps.h>
 
 namespace cellwise
 {
@@ -19,18 +20,7 @@ namespace cellwise
   void
   JacobiSmoother<Number, Layout>::smooth(VectorType &u, const VectorType &b, const bool zero_initial_guess, SweepDirection) const
   {
-    for (unsigned int step = 0; step < parameters_.n_steps; ++step)
-      {
-        if (step == 0 && zero_initial_guess)
-          residual_ = b;
-        else
-          op_->residual(residual_, b, u);
-        preconditioner_.apply_in_place(residual_);
-        if (step == 0 && zero_initial_guess)
-          u.equ(Number(parameters_.omega), residual_);
-        else
-          u.add(Number(parameters_.omega), residual_);
-      }
+    jacobi_steps(*op_, preconditioner_, u, b, zero_initial_guess, parameters_.omega, parameters_.n_steps, residual_);
   }
 
   template class JacobiSmoother<double, CellContiguous>;

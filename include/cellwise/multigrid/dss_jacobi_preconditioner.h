@@ -9,13 +9,14 @@
  */
 
 #include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/interfaces.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
 
 namespace cellwise
 {
   template <typename Number, typename Layout = CellContiguous>
-  class DssJacobiPreconditioner
+  class DssJacobiPreconditioner : public InPlacePreconditioner<CellVector<Number, MemorySpace::Host, Layout>>
   {
   public:
     using VectorType = CellVector<Number, MemorySpace::Host, Layout>;
@@ -29,7 +30,7 @@ namespace cellwise
     vmult(VectorType &dst, const VectorType &src) const;
     /// r ← D^{-1} S r in place
     void
-    apply_in_place(VectorType &r) const;
+    apply_in_place(VectorType &r) const override;
 
     const VectorType &
     inverse_diagonal() const

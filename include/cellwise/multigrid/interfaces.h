@@ -77,6 +77,17 @@ namespace cellwise
     solve(VectorType &u, const VectorType &b) const = 0;
   };
 
+  /// A dual-to-primal map applied in place, r ← P r (the DSS-Jacobi
+  /// preconditioner D^{-1} S of the point smoothers).
+  template <typename VectorType>
+  class InPlacePreconditioner
+  {
+  public:
+    virtual ~InPlacePreconditioner() = default;
+    virtual void
+    apply_in_place(VectorType &r) const = 0;
+  };
+
   /// A preconditioner: z = M^{-1} r, r dual, z primal.
   template <typename VectorType>
   class Preconditioner

@@ -1,0 +1,145 @@
+#pragma once
+/**
+ * @file
+ * The algorithms of the point smoothers over any vector type, so that the
+ * host and CUDA smoother classes share them: damped Jacobi steps, the
+ * Chebyshev recurrence, and the Lanczos estimate of λ_max(P A), each built on
+ * a LevelOperator and an InPlacePreconditioner P (= D^{-1} S).
+ */
+
+#include <cellwise/base/dense_matrix.h>
+#include <cellwise/base/exceptions.h>
+#include <cellwise/fe/generalized_eigenproblem.h>
+#include <cellwise/multigrid/interfaces.h>
+
+#include <cmath>
+#include <vector>
+
+namespace cellwise
+{
+  /// n_steps of u ← u + ω P (b − A u); @p residual is scratch of u's shape.
+  template <typename VectorType>
+  void
+  jacobi_steps(const LevelOperator<VectorType>         &A,
+               const InPlacePreconditioner<VectorType> &P,
+               VectorType                              &u,
+               const VectorType                        &b,
+               const bool                               zero_initial_guess,
+               const double                             omega,
+               const unsigned int                       n_steps,
+               VectorType                              &residual)
+  {
+    using Number = typename VectorType::value_type;
+    for (unsigned int step = 0; step < n_steps; ++step)
+      {
+        const bool from_zero = step == 0 && zero_initial_guess;
+        if (from_zero)
+          residual = b;
+        else
+          A.residual(residual, b, u);
+        P.apply_in_place(residual);
+        if (from_zero)
+          u.equ(Number(omega), residual);
+        else
+          u.add(Number(omega), residual);
+      }
+  }
+
+  /// Chebyshev iteration of degree @p degree for P A on [λ_min, λ_max]
+  /// (Saad, Alg. 12.1; deal.II's PreconditionChebyshev):
+  ///   d_0 = P r_0 / θ,  d_k = ρ_k ρ_{k−1} d_{k−1} + (2 ρ_k / δ) P r_k,  u ← u + d_k.
+  template <typename VectorType>
+  void
+  chebyshev_steps(const LevelOperator<VectorType>         &A,
+                  const InPlacePreconditioner<VectorType> &P,
+                  VectorType                              &u,
+                  const VectorType                        &b,
+                  const bool                               zero_initial_guess,
+                  const unsigned int                       degree,
+                  const double                             min_eigenvalue,
+                  const double                             max_eigenvalue,
+                  VectorType                              &residual,
+                  VectorType                              &update)
+  {
+    using Number       = typename VectorType::value_type;
+    const double theta = 0.5 * (max_eigenvalue + min_eigenvalue);
+    const double delta = 0.5 * (max_eigenvalue - min_eigenvalue);
+    const double sigma = theta / delta;
+    double       rho   = 1. / sigma;
+
+    if (zero_initial_guess)
+      residual = b;
+    else
+      A.residual(residual, b, u);
+    P.apply_in_place(residual);
+    update.reinit(residual, true);
+    update.equ(Number(1. / theta), residual);
+    if (zero_initial_guess)
+      u = update;
+    else
+      u.add(Number(1), update);
+
+    for (unsigned int k = 1; k < degree; ++k)
+      {
+        const double rho_new = 1. / (2. * sigma - rho);
+        A.residual(residual, b, u);
+        P.apply_in_place(residual);
+        update.sadd(Number(rho_new * rho), Number(2. * rho_new / delta), residual);
+        u.add(Number(1), update);
+        rho = rho_new;
+      }
+  }
+
+  /// Largest eigenvalue of P A estimated by @p n_iterations steps of
+  /// preconditioned CG on A x = r from x = 0 (the CG coefficients give the
+  /// Lanczos tridiagonal matrix), starting from the dual @p r (taken by value;
+  /// zero on masked DoFs). Returns 0 if no step is possible (no free DoFs).
+  template <typename VectorType>
+  double
+  estimate_max_eigenvalue(const LevelOperator<VectorType>         &A,
+                          const InPlacePreconditioner<VectorType> &P,
+                          VectorType                               r,
+                          const VectorType                        &mask,
+                          const unsigned int                       n_iterations)
+  {
+    using Number = typename VectorType::value_type;
+    VectorType z = r, p, q;
+    P.apply_in_place(z);
+    p         = z;
+    double rz = r.dot(z);
+    if (!(rz > 0))
+      return 0.;
+    q.reinit(r);
+    std::vector<double> alpha, beta;
+    for (unsigned int k = 0; k < n_iterations; ++k)
+      {
+        A.vmult(q, p);
+        q.scale(mask);
+        const double pq = p.dot(q);
+        if (!(pq > 0))
+          break;
+        alpha.push_back(rz / pq);
+        r.add(Number(-alpha.back()), q);
+        z = r;
+        P.apply_in_place(z);
+        const double rz_new = r.dot(z);
+        if (!(rz_new > 0))
+          break;
+        beta.push_back(rz_new / rz);
+        rz = rz_new;
+        p.sadd(Number(beta.back()), Number(1), z);
+      }
+    const unsigned int m = static_cast<unsigned int>(alpha.size());
+    if (m == 0)
+      return 0.;
+    DenseMatrix T(m, m), identity(m, m);
+    for (unsigned int k = 0; k < m; ++k)
+      {
+        identity(k, k) = 1.;
+        T(k, k)        = 1. / alpha[k] + (k > 0 ? beta[k - 1] / alpha[k - 1] : 0.);
+        if (k + 1 < m)
+          T(k, k + 1) = T(k + 1, k) = std::sqrt(beta[k]) / alpha[k];
+      }
+    return solve_generalized_eigenproblem(T, identity).eigenvalues.back();
+  }
+} // namespace cellwise
