@@ -3,8 +3,11 @@
 #include <cellwise/multigrid/chebyshev_smoother.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/jacobi_smoother.h>
+#include <cellwise/multigrid/mixed_precision.h>
+#include <cellwise/multigrid/vertex_patch_smoother.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/storage/dirichlet_mask.h>
+#include <cellwise/storage/dss.h>
 
 #include <chrono>
 #include <iomanip>
@@ -79,27 +82,89 @@ namespace cellwise
                    "coarse smoother applications " << coarse_smoother_applications << " must be at least 1");
   }
 
+  Precision
+  parse_precision(const std::string &name)
+  {
+    if (name == "double")
+      return Precision::fp64;
+    if (name == "mixed")
+      return Precision::mixed;
+    CELLWISE_CHECK(false, "unknown precision '" << name << "': use double or mixed");
+  }
+  std::string
+  to_string(const Precision precision)
+  {
+    return precision == Precision::fp64 ? "double" : "mixed";
+  }
+
   namespace
   {
-    std::shared_ptr<const LevelSmoother<CellVector<double>>>
-    make_smoother(const Level &level, const LaplaceOperator<double> &op, const CellVector<double> &mask, const MultigridParameters &parameters)
+    template <typename Number>
+    std::shared_ptr<const LevelSmoother<CellVector<Number>>>
+    make_smoother(const Level                   &level,
+                  const LaplaceOperator<Number> &op,
+                  const CellVector<Number>      &mask,
+                  const MultigridParameters     &parameters)
     {
       switch (parameters.smoother)
         {
           case SmootherType::jacobi:
-            return std::make_shared<JacobiSmoother<double>>(level, op, mask,
-                                                            JacobiSmoother<double>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
+            return std::make_shared<JacobiSmoother<Number>>(
+              level, op, mask, typename JacobiSmoother<Number>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
           case SmootherType::chebyshev:
             {
-              ChebyshevSmoother<double>::Parameters p;
+              typename ChebyshevSmoother<Number>::Parameters p;
               p.degree                = parameters.chebyshev_degree;
               p.smoothing_range       = parameters.smoothing_range;
               p.eigenvalue_iterations = parameters.eigenvalue_iterations;
-              return std::make_shared<ChebyshevSmoother<double>>(level, op, mask, p);
+              return std::make_shared<ChebyshevSmoother<Number>>(level, op, mask, p);
             }
           default:
-            CELLWISE_CHECK(false, "the vertex-patch smoother is not available in this build");
+            return std::make_shared<VertexPatchSmoother<Number>>(level, op.degree(), parameters.patch_sweeps);
         }
+    }
+
+    /// The V-cycle with all level components in precision Number.
+    template <typename Number>
+    std::shared_ptr<VCycle<CellVector<Number>>>
+    make_cycle(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters, std::ostream *log)
+    {
+      using V = CellVector<Number>;
+      typename VCycle<V>::Components components;
+      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+        {
+          const Level &level = hierarchy.level(l);
+          const V      mask  = make_dirichlet_mask<Number>(level, degree, parameters.dirichlet_ids);
+          const auto   op    = std::make_shared<LaplaceOperator<Number>>(level, degree);
+          components.operators.push_back(op);
+          components.level_shapes.push_back(V(level.n_cells(), degree));
+          if (l == 0)
+            {
+              components.smoothers.push_back(nullptr);
+              if (parameters.coarse_solver == CoarseSolverType::cholesky)
+                components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number>>(level, *op, mask);
+              else
+                components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_smoother(level, *op, mask, parameters),
+                                                                                      parameters.coarse_smoother_applications);
+            }
+          else
+            components.smoothers.push_back(make_smoother(level, *op, mask, parameters));
+          if (log)
+            *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
+                 << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
+                 << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << std::endl;
+        }
+      if (hierarchy.n_levels() > 1)
+        components.transfer = std::make_shared<CellTransfer<Number>>(hierarchy, degree);
+
+      typename VCycle<V>::Parameters cycle;
+      cycle.pre_smoothing  = parameters.smoothing_steps;
+      cycle.post_smoothing = parameters.smoothing_steps;
+      cycle.pre_direction  = SweepDirection::forward;
+      // CG needs the symmetric cycle (reverse post-sweeps); the stationary
+      // iteration converges faster with the forward cycle (000 §7.2).
+      cycle.post_direction = parameters.outer == OuterIteration::cg ? SweepDirection::reverse : SweepDirection::forward;
+      return std::make_shared<VCycle<V>>(std::move(components), cycle);
     }
   } // namespace
 
@@ -116,52 +181,23 @@ namespace cellwise
     CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the multigrid solver needs at least one level");
     const auto start = std::chrono::steady_clock::now();
 
-    using V = VectorType;
-    typename VCycle<V>::Components components;
-    const unsigned int             n_levels = hierarchy.n_levels();
-    masks_.resize(n_levels);
-    for (unsigned int l = 0; l < n_levels; ++l)
-      {
-        const Level &level = hierarchy.level(l);
-        masks_[l]          = make_dirichlet_mask<double>(level, degree, parameters.dirichlet_ids);
-        operators_.push_back(std::make_shared<LaplaceOperator<double>>(level, degree));
-        components.operators.push_back(operators_.back());
-        components.level_shapes.push_back(V(level.n_cells(), degree));
-        if (l == 0)
-          {
-            components.smoothers.push_back(nullptr);
-            if (parameters.coarse_solver == CoarseSolverType::cholesky)
-              components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double>>(level, *operators_.back(), masks_[l]);
-            else
-              components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(
-                make_smoother(level, *operators_.back(), masks_[l], parameters), parameters.coarse_smoother_applications);
-          }
-        else
-          components.smoothers.push_back(make_smoother(level, *operators_.back(), masks_[l], parameters));
-        if (log)
-          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, smoother "
-               << (l == 0 ? "(coarse: " + to_string(parameters.coarse_solver) + ")" : to_string(parameters.smoother)) << std::endl;
-      }
-    if (n_levels > 1)
-      components.transfer = std::make_shared<CellTransfer<double>>(hierarchy, degree);
-
-    typename VCycle<V>::Parameters cycle;
-    cycle.pre_smoothing  = parameters.smoothing_steps;
-    cycle.post_smoothing = parameters.smoothing_steps;
-    cycle.pre_direction  = SweepDirection::forward;
-    // CG needs the symmetric cycle (reverse post-sweeps), the stationary
-    // iteration converges faster with the forward cycle (000 §7.2).
-    cycle.post_direction = parameters.outer == OuterIteration::cg ? SweepDirection::reverse : SweepDirection::forward;
-    cycle_               = std::make_unique<VCycle<V>>(std::move(components), cycle);
+    const Level &fine = hierarchy.levels.back();
+    masks_.push_back(make_dirichlet_mask<double>(fine, degree, parameters.dirichlet_ids));
+    fine_operator_ = std::make_shared<LaplaceOperator<double>>(fine, degree);
+    if (parameters.precision == Precision::fp64)
+      preconditioner_ = make_cycle<double>(hierarchy, degree, parameters, log);
+    else
+      preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float>>>(
+        make_cycle<float>(hierarchy, degree, parameters, log), CellVector<float>(fine.n_cells(), degree));
     if (log)
-      *log << "  set-up of " << n_levels << " levels: "
+      *log << "  set-up of " << hierarchy.n_levels() << " levels: "
            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;
   }
 
   SolveStatistics
   MultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
-    const LaplaceOperator<double> &A = *operators_.back();
+    const LaplaceOperator<double> &A = *fine_operator_;
     CELLWISE_CHECK(b.n_cells() == A.n_cells() && b.degree() == degree_,
                    "solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree() << ", the finest level has "
                                                 << A.n_cells() << " cells of degree " << degree_);
@@ -169,8 +205,18 @@ namespace cellwise
     if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
       u.reinit(b);
     CELLWISE_CHECK(u.all_finite(), "solve: the initial guess contains NaN or infinite values");
+
+    // Rebalancing removes the O(1) opposite-sign fluxes from the copies before
+    // the residual is rounded to FP32 (000 §4.3–4.4); in FP64 it is optional.
+    ResidualHook<VectorType> rebalance;
+    const unsigned int       period = parameters_.effective_rebalance_period();
+    if (parameters_.precision == Precision::mixed && period > 0)
+      rebalance = [this, period](VectorType &r, const unsigned int step) {
+        if (step % period == 0)
+          apply_dss(hierarchy_.levels.back(), r, DssMode::mean);
+      };
     if (parameters_.outer == OuterIteration::cg)
-      return solve_cg(A, *cycle_, u, b, masks_.back(), control);
-    return solve_stationary(A, *cycle_, u, b, masks_.back(), control);
+      return solve_cg(A, *preconditioner_, u, b, masks_.back(), control, rebalance);
+    return solve_stationary(A, *preconditioner_, u, b, masks_.back(), control, rebalance, parameters_.stop_on_extrapolated_monitor);
   }
 } // namespace cellwise

@@ -130,7 +130,7 @@ TEST_P(VCycleSymmetry, SymmetricCycleIsSelfAdjoint)
   parameters.smoother = smoother;
   parameters.outer    = OuterIteration::cg;
   const MultigridSolver solver(h, degree, parameters);
-  const auto           &mask = solver.dirichlet_mask(h.max_level());
+  const auto           &mask = solver.dirichlet_mask();
   const auto            r1 = random_dual(mask, 1), r2 = random_dual(mask, 2);
   CellVector<double>    z1, z2;
   z1.reinit(r1);
@@ -155,7 +155,7 @@ TEST(VCycle, ConsumesTheResidualOnlyThroughItsAssembly)
   // Two duals with the same assembly give the same correction (003 (5)).
   const LevelHierarchy  h = make_box_hierarchy(unequal_box(), 2);
   const MultigridSolver solver(h, 2, MultigridParameters{});
-  const auto           &mask      = solver.dirichlet_mask(h.max_level());
+  const auto           &mask      = solver.dirichlet_mask();
   const auto            numbering = number_by_coordinates(h.levels.back(), 2);
   CellVector<double>    r1 = random_dual(mask, 5), r2, z1, z2;
   r2.reinit(r1);

@@ -40,6 +40,12 @@ namespace cellwise
     stationary ///< u ← u + V(b − A u) with the forward cycle
   };
 
+  enum class Precision
+  {
+    fp64, ///< all levels in FP64
+    mixed ///< FP32 hierarchy inside the FP64 outer iteration (000 §4)
+  };
+
   /// Parse/print helpers for the enums ("jacobi", "chebyshev", "patch", ...);
   /// parsing throws cellwise::Error naming the allowed values.
   SmootherType
@@ -54,6 +60,11 @@ namespace cellwise
   parse_coarse_solver_type(const std::string &name);
   std::string
   to_string(CoarseSolverType type);
+  /// "double" or "mixed"
+  Precision
+  parse_precision(const std::string &name);
+  std::string
+  to_string(Precision precision);
 
   struct MultigridParameters
   {
@@ -74,6 +85,25 @@ namespace cellwise
     unsigned int     coarse_smoother_applications = 20;
 
     OuterIteration outer = OuterIteration::cg;
+
+    Precision precision = Precision::fp64;
+    /// Rebalance the FP64 residual (mean of the copies, 000 §4.4) before it is
+    /// preconditioned in every k-th outer iteration; 0: never; -1 (default):
+    /// every iteration for the stationary solver, every third for CG.
+    int rebalance_every = -1;
+    /// Stationary iteration: stop on the extrapolated monitor
+    /// η̂_{n+1} = η_n² / η_{n−1} (000 eq. 14), saving the extra cycle.
+    bool stop_on_extrapolated_monitor = false;
+
+    /// The rebalancing period in effect (resolves the default).
+    unsigned int
+    effective_rebalance_period() const
+    {
+      if (rebalance_every >= 0)
+        return static_cast<unsigned int>(rebalance_every);
+      return outer == OuterIteration::stationary ? 1u : 3u;
+    }
+
     /// Boundary ids with homogeneous Dirichlet conditions (empty: all).
     std::vector<unsigned int> dirichlet_ids;
 
@@ -99,17 +129,20 @@ namespace cellwise
     const LaplaceOperator<double> &
     fine_operator() const
     {
-      return *operators_.back();
+      return *fine_operator_;
     }
-    const VCycle<VectorType> &
+    /// The V-cycle as seen by the FP64 outer iteration (in mixed precision the
+    /// FP32 cycle with its conversions).
+    const Preconditioner<VectorType> &
     preconditioner() const
     {
-      return *cycle_;
+      return *preconditioner_;
     }
+    /// Dirichlet mask of the finest level (1 free, 0 constrained).
     const VectorType &
-    dirichlet_mask(const unsigned int level) const
+    dirichlet_mask() const
     {
-      return masks_.at(level);
+      return masks_.back();
     }
     const MultigridParameters &
     parameters() const
@@ -127,7 +160,7 @@ namespace cellwise
     unsigned int                                          degree_;
     MultigridParameters                                   parameters_;
     std::vector<VectorType>                               masks_;
-    std::vector<std::shared_ptr<LaplaceOperator<double>>> operators_;
-    std::unique_ptr<VCycle<VectorType>>                   cycle_;
+    std::shared_ptr<LaplaceOperator<double>>              fine_operator_;
+    std::shared_ptr<const Preconditioner<VectorType>>     preconditioner_;
   };
 } // namespace cellwise

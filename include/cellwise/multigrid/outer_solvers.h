@@ -13,6 +13,11 @@
  * it to an IterationControl. The Dirichlet entries of every residual are zeroed
  * (@p mask is 0 there), so that the opposite-sign boundary fluxes of b and A u
  * never enter the cycle.
+ *
+ * An optional @p prepare_residual(r, step) acts on the residual before it is
+ * preconditioned: the mixed-precision solver rebalances it there (000 §4.4).
+ * It must keep the represented dual G^T r (then CG's iterates are unchanged,
+ * since ⟨Π r, z⟩ = ⟨r, z⟩ for the primal search directions).
  */
 
 #include <cellwise/base/exceptions.h>
@@ -20,6 +25,7 @@
 #include <cellwise/multigrid/solver_control.h>
 
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 namespace cellwise
@@ -54,18 +60,24 @@ namespace cellwise
   /// Preconditioned CG for A u = b from the given u; throws NoConvergence when
   /// @p control reports failure.
   template <typename VectorType>
+  using ResidualHook = std::function<void(VectorType &, unsigned int)>;
+
+  template <typename VectorType>
   SolveStatistics
   solve_cg(const LevelOperator<VectorType>  &A,
            const Preconditioner<VectorType> &V,
            VectorType                       &u,
            const VectorType                 &b,
            const VectorType                 &mask,
-           IterationControl                 &control)
+           IterationControl                 &control,
+           const ResidualHook<VectorType>   &prepare_residual = {})
   {
     using Number = typename VectorType::value_type;
     VectorType r, z, p, q;
     A.residual(r, b, u);
     r.scale(mask);
+    if (prepare_residual)
+      prepare_residual(r, 0);
     z.reinit(r);
     V.vmult(z, r);
     double          rz = r.dot(z);
@@ -83,6 +95,8 @@ namespace cellwise
         const double alpha = rz / pq;
         u.add(Number(alpha), p);
         r.add(Number(-alpha), q);
+        if (prepare_residual)
+          prepare_residual(r, step);
         V.vmult(z, r);
         const double rz_new = r.dot(z);
         statistics.monitor.push_back(std::isfinite(rz_new) ? internal::monitor_from_pairing("CG", rz_new, step) : rz_new);
@@ -100,7 +114,11 @@ namespace cellwise
   /// The stationary iteration u ← u + V(b − A u). The monitor of u_n is
   /// available only after the cycle applied to its residual; u_n is returned
   /// when η_n meets the tolerance (the correction computed with it is not
-  /// added, as in 000 §7.3).
+  /// added, as in 000 §7.3). With @p stop_on_extrapolated_monitor, after adding
+  /// the correction the monitor of the new iterate is estimated as
+  /// η̂_{n+1} = η_n² / η_{n−1} (000 eq. 14) and the iteration stops when the
+  /// estimate meets the tolerance, saving the extra cycle; η̂ is an estimate,
+  /// not a bound. The last monitor entry is then the estimate.
   template <typename VectorType>
   SolveStatistics
   solve_stationary(const LevelOperator<VectorType>  &A,
@@ -108,7 +126,9 @@ namespace cellwise
                    VectorType                       &u,
                    const VectorType                 &b,
                    const VectorType                 &mask,
-                   IterationControl                 &control)
+                   IterationControl                 &control,
+                   const ResidualHook<VectorType>   &prepare_residual             = {},
+                   const bool                        stop_on_extrapolated_monitor = false)
   {
     using Number = typename VectorType::value_type;
     VectorType      r, z;
@@ -118,6 +138,8 @@ namespace cellwise
       {
         A.residual(r, b, u);
         r.scale(mask);
+        if (prepare_residual)
+          prepare_residual(r, step);
         V.vmult(z, r);
         const double rz = r.dot(z);
         statistics.monitor.push_back(std::isfinite(rz) ? internal::monitor_from_pairing("stationary iteration", rz, step) : rz);
@@ -127,6 +149,17 @@ namespace cellwise
         if (state == IterationControl::failure)
           internal::throw_no_convergence("stationary iteration", control, step, statistics.monitor.back());
         u.add(Number(1), z);
+        if (stop_on_extrapolated_monitor && step >= 1)
+          {
+            const double eta      = statistics.monitor[step];
+            const double previous = statistics.monitor[step - 1];
+            const double estimate = previous > 0 ? eta * eta / previous : 0.;
+            if (control.check(step + 1, estimate) == IterationControl::success)
+              {
+                statistics.monitor.push_back(estimate);
+                return statistics;
+              }
+          }
       }
   }
 } // namespace cellwise

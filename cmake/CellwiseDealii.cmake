@@ -1,0 +1,43 @@
+# The deal.II adapters: the library target cellwise::dealii (source/dealii/*.cc,
+# headers include/cellwise/dealii/), built only where deal.II was found, and
+# cellwise_dealii_setup_target() for the programs and tests that use it.
+#
+# deal.II's compile flags are applied PRIVATE, per target, in its Release
+# flavour (libdeal.ii.so, not the debug libdeal.ii.g.so), with -g0 appended:
+# debug info costs about 25 s per deal.II translation unit on 2 cores.
+# The link goes to the absolute library paths of DEAL_II_LIBRARIES_RELEASE
+# rather than deal.II's imported target, so that the installed export needs no
+# deal.II targets file (the installed cellwiseConfig.cmake stays unchanged and
+# a consumer of cellwise::cellwise alone never sees deal.II).
+if(NOT CELLWISE_HAVE_DEALII)
+  return()
+endif()
+
+set(CELLWISE_DEALII_CXX_FLAGS "${DEAL_II_CXX_FLAGS} ${DEAL_II_CXX_FLAGS_RELEASE}")
+separate_arguments(CELLWISE_DEALII_CXX_FLAGS UNIX_COMMAND "${CELLWISE_DEALII_CXX_FLAGS}")
+list(APPEND CELLWISE_DEALII_CXX_FLAGS -g0)
+
+file(GLOB CELLWISE_DEALII_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/dealii/*.cc)
+add_library(cellwise_dealii ${CELLWISE_DEALII_SOURCES})
+add_library(cellwise::dealii ALIAS cellwise_dealii)
+target_link_libraries(cellwise_dealii PUBLIC cellwise::cellwise ${DEAL_II_LIBRARIES_RELEASE})
+target_include_directories(cellwise_dealii SYSTEM PUBLIC ${DEAL_II_INCLUDE_DIRS})
+# BOOST_NO_AUTO_PTR is part of deal.II's interface; NDEBUG (no DEBUG) matches
+# the release library but stays private so a user's own asserts are untouched.
+target_compile_definitions(cellwise_dealii PUBLIC ${DEAL_II_USER_DEFINITIONS}
+                                           PRIVATE ${DEAL_II_USER_DEFINITIONS_RELEASE})
+target_compile_options(cellwise_dealii PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${CELLWISE_DEALII_CXX_FLAGS}>)
+set_target_properties(cellwise_dealii PROPERTIES POSITION_INDEPENDENT_CODE ON
+                                                 EXPORT_NAME dealii)
+
+install(TARGETS cellwise_dealii EXPORT cellwiseTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+# A program or test that includes deal.II headers: deal.II's release flags,
+# -g0, the release definitions, and cellwise::dealii.
+function(cellwise_dealii_setup_target target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${CELLWISE_DEALII_CXX_FLAGS}>)
+  target_compile_definitions(${target} PRIVATE ${DEAL_II_USER_DEFINITIONS_RELEASE})
+  target_link_libraries(${target} PRIVATE cellwise::dealii)
+endfunction()

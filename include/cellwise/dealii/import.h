@@ -1,0 +1,105 @@
+#pragma once
+/**
+ * @file
+ * Import of a deal.II mesh with its multigrid hierarchy into the cell-wise
+ * data model: the LevelHierarchy (level cells, family links, same-level
+ * neighbours, boundary ids) and the maps between deal.II's DoF numbering
+ * (level and active) and the copies of a cell-wise vector.
+ *
+ * What the cell-wise operator can take is checked once, here, and refused
+ * with a message naming the offending object: dim = 3 only (the API takes
+ * DoFHandler<3>), FE_Q(p) on Gauss–Lobatto points with 1 <= p <= 8, a coarse
+ * mesh that is a uniformly subdivided box, axis-aligned box cells, isotropic
+ * refinement, no periodic faces, one MPI rank (distributed DSS does not exist
+ * yet; with more ranks the result would be wrong, so it is refused).
+ *
+ * Cell indices: cell K of level l of the hierarchy is deal.II's level cell
+ * with index() K on level l. Local DoF i of a cell is lexicographic
+ * (i = i_x + (p+1) i_y + (p+1)^2 i_z), FE_Q's numbering permuted by
+ * FETools::lexicographic_to_hierarchic_numbering.
+ */
+
+#include <cellwise/base/exceptions.h>
+#include <cellwise/mesh/level.h>
+
+#include <deal.II/base/types.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace dealii
+{
+  template <int dim, int spacedim>
+  class DoFHandler;
+}
+
+namespace cellwise::dealii
+{
+  /// deal.II's global DoF index type.
+  using dof_index = ::dealii::types::global_dof_index;
+
+  /**
+   * The map between the copies of a cell-wise vector on one level and one of
+   * deal.II's DoF numberings (the level numbering of that level, or the
+   * active numbering restricted to the active cells of that level).
+   */
+  struct DofMap
+  {
+    /// FE_Q degree p; (p+1)^3 copies per cell.
+    unsigned int degree = 0;
+    /// Number of cells of the level (including cells outside the map).
+    unsigned int n_cells = 0;
+    /// Size of the deal.II vector this map refers to.
+    dof_index n_dofs = 0;
+    /// deal.II index of local DoF i (lexicographic) of cell K at
+    /// [K (p+1)^3 + i]; ::dealii::numbers::invalid_dof_index for the cells that
+    /// the map does not cover (non-active cells in an active map).
+    std::vector<dof_index> indices;
+    /// Number of copies of each deal.II DoF (size n_dofs): over this level for
+    /// a level map, over the active cells of all levels for an active map.
+    std::shared_ptr<const std::vector<unsigned int>> valence;
+
+    unsigned int
+    dofs_per_cell() const
+    {
+      return (degree + 1) * (degree + 1) * (degree + 1);
+    }
+    /// Whether @p cell is covered by the map.
+    bool
+    contains(unsigned int cell) const;
+    /// deal.II index of local DoF @p i of @p cell.
+    dof_index
+    operator()(const unsigned int cell, const unsigned int i) const
+    {
+      return indices[static_cast<std::size_t>(cell) * dofs_per_cell() + i];
+    }
+  };
+
+  /// A deal.II mesh and DoFHandler seen through the cell-wise data model.
+  struct ImportedHierarchy
+  {
+    /// Levels 0..L of deal.II's triangulation, in deal.II's level cell order.
+    LevelHierarchy hierarchy;
+    /// FE_Q degree.
+    unsigned int degree = 0;
+    /// Per level: the level DoF numbering (from distribute_mg_dofs).
+    std::vector<DofMap> level_dofs;
+    /// Per level: the active DoF numbering on that level's active cells.
+    std::vector<DofMap> active_dofs;
+    /// Lower corner of the domain (the bounding box of the coarse mesh).
+    std::array<double, 3> domain_lower = {{0., 0., 0.}};
+    /// Upper corner of the domain.
+    std::array<double, 3> domain_upper = {{0., 0., 0.}};
+  };
+
+  /**
+   * Import @p dof_handler (FE_Q(p), with level DoFs from distribute_mg_dofs)
+   * and its triangulation (Triangulation<3> or, on one rank,
+   * parallel::distributed::Triangulation<3>).
+   *
+   * @throws cellwise::Error with a message saying what is not supported.
+   */
+  ImportedHierarchy
+  import_dof_handler(const ::dealii::DoFHandler<3, 3> &dof_handler);
+} // namespace cellwise::dealii

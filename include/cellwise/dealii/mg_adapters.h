@@ -1,0 +1,432 @@
+#pragma once
+/**
+ * @file
+ * deal.II's multigrid interfaces over cell-wise level vectors, so that
+ * deal.II's own Multigrid<V> and PreconditionMG run the V-cycle with the
+ * cell-wise components (V = CellVector<Number> on the host):
+ *
+ *   MGTransfer   : ::dealii::MGTransferBase<V> over a cellwise::LevelTransfer,
+ *                  plus copy_to_mg / copy_from_mg / copy_from_mg_add for
+ *                  PreconditionMG (outer deal.II vector <-> level vectors);
+ *   MGSmoother   : ::dealii::MGSmootherBase<V> over cellwise::LevelSmoother;
+ *   MGMatrix     : ::dealii::MGMatrixBase<V> over cellwise::LevelOperator;
+ *   MGCoarseGrid : ::dealii::MGCoarseGridBase<V> over cellwise::CoarseSolver;
+ *   MultigridComponents : all of them built from an ImportedHierarchy.
+ *
+ * The level vectors follow the cell-wise convention: solution and corrections
+ * are primal, defects dual (unassembled). copy_to_mg therefore writes the
+ * balanced dual of the outer residual (each copy r_j / valence_j), the
+ * restriction acts on the unassembled residual without weights, and
+ * copy_from_mg reads the (continuous) level solution back per DoF.
+ *
+ * The three link traps of deal.II 9.4 with a new vector type are handled
+ * here: MGTransferBase<V>::prolongate_and_add and MGSmootherBase<V>::apply
+ * get explicit specializations (their generic bodies exist in libdeal.ii only
+ * for deal.II's vectors), and the .templates.h of Multigrid and of
+ * GrowingVectorMemory are included.
+ *
+ * Local smoothing through deal.II's Multigrid on adaptive meshes needs edge
+ * matrices, which these adapters do not provide: MGTransfer refuses a
+ * hierarchy with active cells below the finest level.
+ */
+
+#include <cellwise/base/exceptions.h>
+#include <cellwise/dealii/import.h>
+#include <cellwise/dealii/vector_transfer.h>
+#include <cellwise/multigrid/cell_transfer.h>
+#include <cellwise/multigrid/chebyshev_smoother.h>
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/jacobi_smoother.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/vertex_patch_smoother.h>
+#include <cellwise/operators/laplace_operator.h>
+#include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/dirichlet_mask.h>
+
+#include <deal.II/base/mg_level_object.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/vector_memory.templates.h>
+#include <deal.II/multigrid/mg_base.h>
+#include <deal.II/multigrid/multigrid.h>
+#include <deal.II/multigrid/multigrid.templates.h>
+
+#include <memory>
+#include <vector>
+
+// Trap 1: the generic bodies of these two virtual functions are compiled into
+// libdeal.ii only for deal.II's vector types; the vtables of the base classes
+// of our adapters need them for the cell vectors too.
+namespace dealii
+{
+#define CELLWISE_DEALII_SPECIALIZE_MG_BASE(V)                                                                  \
+  template <>                                                                                                  \
+  inline void MGTransferBase<V>::prolongate_and_add(const unsigned int to_level, V &dst, const V &src) const  \
+  {                                                                                                            \
+    V temp;                                                                                                    \
+    temp.reinit(dst, false);                                                                                   \
+    prolongate(to_level, temp, src);                                                                           \
+    dst += temp;                                                                                               \
+  }                                                                                                            \
+  template <>                                                                                                  \
+  inline void MGSmootherBase<V>::apply(const unsigned int level, V &u, const V &rhs) const                     \
+  {                                                                                                            \
+    u = 0;                                                                                                     \
+    smooth(level, u, rhs);                                                                                     \
+  }
+  CELLWISE_DEALII_SPECIALIZE_MG_BASE(::cellwise::CellVector<double>)
+  CELLWISE_DEALII_SPECIALIZE_MG_BASE(::cellwise::CellVector<float>)
+#undef CELLWISE_DEALII_SPECIALIZE_MG_BASE
+} // namespace dealii
+
+namespace cellwise::dealii
+{
+  /**
+   * ::dealii::MGTransferBase over a cell-wise LevelTransfer, with the
+   * copy_to_mg / copy_from_mg / copy_from_mg_add that PreconditionMG calls.
+   * Level vectors are sized from the imported hierarchy.
+   */
+  template <typename VectorType>
+  class MGTransfer : public ::dealii::MGTransferBase<VectorType>
+  {
+  public:
+    /// Keeps references to @p imported and @p transfer.
+    MGTransfer(const ImportedHierarchy &imported, const LevelTransfer<VectorType> &transfer)
+      : imported_(imported)
+      , transfer_(transfer)
+      , zero_(imported.hierarchy.n_levels())
+    {
+      const LevelHierarchy &h = imported.hierarchy;
+      for (unsigned int l = 0; l + 1 < h.n_levels(); ++l)
+        CELLWISE_CHECK(h.level(l).n_active_cells() == 0,
+                       "cellwise::dealii::MGTransfer: level " << l << " has " << h.level(l).n_active_cells()
+                                                              << " active cells; deal.II's Multigrid with local smoothing "
+                                                                 "needs edge matrices, which the cell-wise adapters do not "
+                                                                 "provide yet: refine globally or use the cell-wise solver");
+    }
+
+    /// dst = P src (overwrites).
+    void
+    prolongate(const unsigned int to_level, VectorType &dst, const VectorType &src) const override
+    {
+      dst = 0;
+      transfer_.prolongate_add(to_level, dst, src);
+    }
+
+    /// dst += P src.
+    void
+    prolongate_and_add(const unsigned int to_level, VectorType &dst, const VectorType &src) const override
+    {
+      transfer_.prolongate_add(to_level, dst, src);
+    }
+
+    /// dst += R src, src the unassembled residual of level @p from_level.
+    void
+    restrict_and_add(const unsigned int from_level, VectorType &dst, const VectorType &src) const override
+    {
+      // deal.II forms the residual itself; the cell-wise restriction takes
+      // (b, A u) to fuse it, so it gets (residual, 0).
+      VectorType &zero = zero_[from_level];
+      if (zero.n_cells() != src.n_cells() || zero.degree() != src.degree())
+        zero.reinit(src.n_cells(), src.degree());
+      transfer_.restrict_residual_add(from_level, dst, src, zero);
+    }
+
+    /// Level vectors sized and zeroed; the finest level's (every level's
+    /// active cells') defect is the balanced dual of @p src.
+    template <int dim, typename Number2, int spacedim>
+    void
+    copy_to_mg(const ::dealii::DoFHandler<dim, spacedim>                   &dof_handler,
+               ::dealii::MGLevelObject<VectorType>                         &dst,
+               const ::dealii::LinearAlgebra::distributed::Vector<Number2> &src) const
+    {
+      check_dof_handler(dof_handler);
+      const unsigned int n_levels = imported_.hierarchy.n_levels();
+      dst.resize(0, n_levels - 1);
+      for (unsigned int l = 0; l < n_levels; ++l)
+        {
+          // Restriction adds into the coarse defects: all levels start at zero.
+          dst[l].reinit(imported_.hierarchy.level(l).n_cells(), imported_.degree);
+          scatter_balanced(imported_.active_dofs[l], src, dst[l]);
+        }
+    }
+
+    /// @p dst = the level solution on the active cells, per DoF.
+    template <int dim, typename Number2, int spacedim>
+    void
+    copy_from_mg(const ::dealii::DoFHandler<dim, spacedim>             &dof_handler,
+                 ::dealii::LinearAlgebra::distributed::Vector<Number2> &dst,
+                 const ::dealii::MGLevelObject<VectorType>             &src) const
+    {
+      dst = 0;
+      copy_from_mg_add(dof_handler, dst, src);
+    }
+
+    /// @p dst += the level solution on the active cells, per DoF.
+    template <int dim, typename Number2, int spacedim>
+    void
+    copy_from_mg_add(const ::dealii::DoFHandler<dim, spacedim>             &dof_handler,
+                     ::dealii::LinearAlgebra::distributed::Vector<Number2> &dst,
+                     const ::dealii::MGLevelObject<VectorType>             &src) const
+    {
+      check_dof_handler(dof_handler);
+      for (unsigned int l = src.min_level(); l <= src.max_level(); ++l)
+        gather_mean_add(imported_.active_dofs[l], src[l], dst);
+    }
+
+  private:
+    template <int dim, int spacedim>
+    void
+    check_dof_handler(const ::dealii::DoFHandler<dim, spacedim> &dof_handler) const
+    {
+      static_assert(dim == 3 && spacedim == 3, "cellwise is a 3D library");
+      CELLWISE_CHECK(dof_handler.n_dofs() == imported_.active_dofs.back().n_dofs &&
+                       dof_handler.get_triangulation().n_global_levels() == imported_.hierarchy.n_levels(),
+                     "cellwise::dealii::MGTransfer: the DoFHandler passed to PreconditionMG ("
+                       << dof_handler.n_dofs() << " DoFs) is not the one that was imported ("
+                       << imported_.active_dofs.back().n_dofs << " DoFs)");
+    }
+
+    const ImportedHierarchy         &imported_;
+    const LevelTransfer<VectorType> &transfer_;
+    mutable std::vector<VectorType>  zero_;
+  };
+
+  /**
+   * ::dealii::MGSmootherBase over one cellwise::LevelSmoother per level
+   * (index = level; the coarsest entry may be empty). Use two objects for a
+   * symmetric cycle with a multiplicative smoother: forward for pre-, reverse
+   * for post-smoothing (deal.II's Multigrid takes them separately).
+   */
+  template <typename VectorType>
+  class MGSmoother : public ::dealii::MGSmootherBase<VectorType>
+  {
+  public:
+    MGSmoother(std::vector<std::shared_ptr<const LevelSmoother<VectorType>>> smoothers,
+               const unsigned int                                            n_applications = 1,
+               const SweepDirection                                          direction      = SweepDirection::forward)
+      : smoothers_(std::move(smoothers))
+      , n_applications_(n_applications)
+      , direction_(direction)
+    {
+      CELLWISE_CHECK(n_applications >= 1, "MGSmoother needs at least one application, got " << n_applications);
+    }
+
+    void
+    clear() override
+    {}
+
+    /// u <- S(u, rhs), n_applications times.
+    void
+    smooth(const unsigned int level, VectorType &u, const VectorType &rhs) const override
+    {
+      const LevelSmoother<VectorType> &s = get(level);
+      for (unsigned int k = 0; k < n_applications_; ++k)
+        s.smooth(u, rhs, false, direction_);
+    }
+
+    /// u = S(0, rhs): deal.II does not zero u on levels above the coarsest.
+    void
+    apply(const unsigned int level, VectorType &u, const VectorType &rhs) const override
+    {
+      const LevelSmoother<VectorType> &s = get(level);
+      u                                  = 0;
+      for (unsigned int k = 0; k < n_applications_; ++k)
+        s.smooth(u, rhs, k == 0, direction_);
+    }
+
+  private:
+    const LevelSmoother<VectorType> &
+    get(const unsigned int level) const
+    {
+      CELLWISE_CHECK(level < smoothers_.size() && smoothers_[level],
+                     "cellwise::dealii::MGSmoother: no smoother on level " << level);
+      return *smoothers_[level];
+    }
+
+    std::vector<std::shared_ptr<const LevelSmoother<VectorType>>> smoothers_;
+    unsigned int                                                  n_applications_;
+    SweepDirection                                                direction_;
+  };
+
+  /// ::dealii::MGMatrixBase over one cellwise::LevelOperator per level
+  /// (symmetric: Tvmult = vmult). Output dual, input primal.
+  template <typename VectorType>
+  class MGMatrix : public ::dealii::MGMatrixBase<VectorType>
+  {
+  public:
+    explicit MGMatrix(std::vector<std::shared_ptr<const LevelOperator<VectorType>>> operators)
+      : operators_(std::move(operators))
+      , temp_(operators_.size())
+    {}
+
+    void
+    vmult(const unsigned int level, VectorType &dst, const VectorType &src) const override
+    {
+      operators_.at(level)->vmult(dst, src);
+    }
+    void
+    vmult_add(const unsigned int level, VectorType &dst, const VectorType &src) const override
+    {
+      temp_.at(level).reinit(dst, true);
+      operators_[level]->vmult(temp_[level], src);
+      dst += temp_[level];
+    }
+    void
+    Tvmult(const unsigned int level, VectorType &dst, const VectorType &src) const override
+    {
+      vmult(level, dst, src);
+    }
+    void
+    Tvmult_add(const unsigned int level, VectorType &dst, const VectorType &src) const override
+    {
+      vmult_add(level, dst, src);
+    }
+    unsigned int
+    get_minlevel() const override
+    {
+      return 0;
+    }
+    unsigned int
+    get_maxlevel() const override
+    {
+      return static_cast<unsigned int>(operators_.size()) - 1;
+    }
+
+  private:
+    std::vector<std::shared_ptr<const LevelOperator<VectorType>>> operators_;
+    mutable std::vector<VectorType>                               temp_;
+  };
+
+  /// ::dealii::MGCoarseGridBase over a cellwise::CoarseSolver.
+  template <typename VectorType>
+  class MGCoarseGrid : public ::dealii::MGCoarseGridBase<VectorType>
+  {
+  public:
+    explicit MGCoarseGrid(std::shared_ptr<const CoarseSolver<VectorType>> solver)
+      : solver_(std::move(solver))
+    {}
+
+    void
+    operator()(const unsigned int /*level*/, VectorType &dst, const VectorType &src) const override
+    {
+      solver_->solve(dst, src);
+    }
+
+  private:
+    std::shared_ptr<const CoarseSolver<VectorType>> solver_;
+  };
+
+  /**
+   * Everything deal.II's Multigrid needs, built from an imported hierarchy
+   * with the cell-wise host components chosen by @p parameters (smoother type
+   * and steps, coarse solver, Dirichlet ids): Laplace operators, Dirichlet
+   * masks, smoothers, coarse solver and transfer per level, and their deal.II
+   * adapters. Use as
+   * @code
+   *   cellwise::dealii::MultigridComponents<float> mg(imported, parameters);
+   *   ::dealii::Multigrid<cellwise::CellVector<float>> multigrid(
+   *     mg.matrix, mg.coarse, mg.transfer, mg.pre_smoother, mg.post_smoother);
+   *   ::dealii::PreconditionMG<3, cellwise::CellVector<float>,
+   *                            cellwise::dealii::MGTransfer<cellwise::CellVector<float>>>
+   *     preconditioner(dof_handler, multigrid, mg.transfer);
+   * @endcode
+   * The level operators are the cell-wise Laplacian (coefficient 1) on the
+   * imported boxes; the outer operator stays the user's.
+   */
+  template <typename Number>
+  class MultigridComponents
+  {
+  public:
+    using VectorType = CellVector<Number>;
+
+    /// Keeps a reference to @p imported.
+    MultigridComponents(const ImportedHierarchy &imported, const MultigridParameters &parameters)
+      : cell_transfer(make_checked_transfer(imported, parameters))
+      , transfer(imported, cell_transfer)
+      , matrix(make_operators(imported))
+      , coarse(make_coarse(imported, parameters))
+      , pre_smoother(smoothers_, parameters.smoothing_steps, SweepDirection::forward)
+      , post_smoother(smoothers_, parameters.smoothing_steps, SweepDirection::reverse)
+    {}
+
+    /// Level operators (index = level).
+    std::vector<std::shared_ptr<LaplaceOperator<Number>>> operators;
+    /// Dirichlet masks (0 on Dirichlet copies) per level.
+    std::vector<VectorType> masks;
+
+  private:
+    // Built first (by the helpers called from the initializer list) because
+    // the adapters below take them by reference or copy.
+    std::vector<std::shared_ptr<const LevelSmoother<VectorType>>> smoothers_;
+
+  public:
+    CellTransfer<Number>     cell_transfer;
+    MGTransfer<VectorType>   transfer;
+    MGMatrix<VectorType>     matrix;
+    MGCoarseGrid<VectorType> coarse;
+    MGSmoother<VectorType>   pre_smoother;
+    MGSmoother<VectorType>   post_smoother;
+
+  private:
+    CellTransfer<Number>
+    make_checked_transfer(const ImportedHierarchy &imported, const MultigridParameters &parameters)
+    {
+      parameters.check();
+      CELLWISE_CHECK(imported.hierarchy.n_levels() >= 2,
+                     "cellwise::dealii::MultigridComponents: the mesh has one level; refine at least once");
+      return CellTransfer<Number>(imported.hierarchy, imported.degree);
+    }
+
+    std::vector<std::shared_ptr<const LevelOperator<VectorType>>>
+    make_operators(const ImportedHierarchy &imported)
+    {
+      std::vector<std::shared_ptr<const LevelOperator<VectorType>>> result;
+      for (unsigned int l = 0; l < imported.hierarchy.n_levels(); ++l)
+        {
+          operators.push_back(std::make_shared<LaplaceOperator<Number>>(imported.hierarchy.level(l), imported.degree));
+          result.push_back(operators.back());
+        }
+      return result;
+    }
+
+    /// Masks, smoothers (levels >= 1) and the coarse solver.
+    std::shared_ptr<const CoarseSolver<VectorType>>
+    make_coarse(const ImportedHierarchy &imported, const MultigridParameters &parameters)
+    {
+      const unsigned int n_levels = imported.hierarchy.n_levels();
+      for (unsigned int l = 0; l < n_levels; ++l)
+        masks.push_back(make_dirichlet_mask<Number>(imported.hierarchy.level(l), imported.degree, parameters.dirichlet_ids));
+      smoothers_.resize(n_levels);
+      for (unsigned int l = 0; l < n_levels; ++l)
+        smoothers_[l] = make_smoother(imported.hierarchy.level(l), imported.degree, l, parameters);
+      if (parameters.coarse_solver == CoarseSolverType::cholesky)
+        return std::make_shared<CholeskyCoarseSolver<Number>>(imported.hierarchy.level(0), *operators[0], masks[0]);
+      return std::make_shared<SmootherCoarseSolver<VectorType>>(smoothers_[0], parameters.coarse_smoother_applications);
+    }
+
+    std::shared_ptr<const LevelSmoother<VectorType>>
+    make_smoother(const Level &level, const unsigned int degree, const unsigned int l, const MultigridParameters &parameters)
+    {
+      switch (parameters.smoother)
+        {
+          case SmootherType::jacobi:
+            return std::make_shared<JacobiSmoother<Number>>(
+              level, *operators[l], masks[l], typename JacobiSmoother<Number>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
+          case SmootherType::chebyshev:
+            {
+              typename ChebyshevSmoother<Number>::Parameters p;
+              p.degree                = parameters.chebyshev_degree;
+              p.smoothing_range       = parameters.smoothing_range;
+              p.eigenvalue_iterations = parameters.eigenvalue_iterations;
+              return std::make_shared<ChebyshevSmoother<Number>>(level, *operators[l], masks[l], p);
+            }
+          case SmootherType::patch:
+            return std::make_shared<VertexPatchSmoother<Number>>(level, degree, parameters.patch_sweeps);
+        }
+      CELLWISE_CHECK(false, "unknown smoother type");
+      return nullptr;
+    }
+  };
+} // namespace cellwise::dealii

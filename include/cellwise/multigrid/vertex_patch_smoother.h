@@ -1,0 +1,124 @@
+#pragma once
+/**
+ * @file
+ * The multiplicative vertex-patch smoother on cell-wise storage (000 §3, host
+ * backend; derivation in doc/vertex_patch_smoother.md).
+ *
+ * For the patch ω_v of the eight cells around an interior vertex v:
+ *
+ *   u_K ← u_K + G_{v,K} A_v^{-1} Σ_{K'∈ω_v} G_{v,K'}^T (b~_K' − A_K' u_K'),  K ∈ ω_v,
+ *
+ * with G_{v,K} the injection of the (2p−1)^3 patch-interior DoFs into the local
+ * DoFs of K (zero on the cell's rim positions). The residual is assembled from
+ * the cells' own residuals (a patch-interior DoF is held only by cells of the
+ * patch), the local problem is solved exactly by fast diagonalization, and the
+ * same correction is added into every copy: a continuous iterate stays
+ * continuous without DSS. Rim DoFs (boundary, refinement edge) are never
+ * written.
+ *
+ * One sweep processes the eight colours in sequence (0..7 forward, 7..0
+ * reverse); the patches of one colour share no cell and run in parallel
+ * (OpenMP). Forward pre- with reverse post-smoothing gives a symmetric cycle.
+ */
+
+#include <cellwise/fe/matrices_1d.h>
+#include <cellwise/fe/patch_fast_diagonalization.h>
+#include <cellwise/mesh/level.h>
+#include <cellwise/mesh/vertex_patches.h>
+#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <array>
+#include <vector>
+
+namespace cellwise
+{
+  template <typename Number, typename Layout = CellContiguous>
+  class VertexPatchSmoother : public LevelSmoother<CellVector<Number, MemorySpace::Host, Layout>>
+  {
+  public:
+    using value_type = Number;
+    using VectorType = CellVector<Number, MemorySpace::Host, Layout>;
+
+    VertexPatchSmoother() = default;
+    /// Patches, metric factors and patch inverses of @p level for FE_Q(@p degree);
+    /// @p n_sweeps sweeps per smooth() call.
+    VertexPatchSmoother(const Level &level, unsigned int degree, unsigned int n_sweeps = 1);
+
+    void
+    reinit(const Level &level, unsigned int degree, unsigned int n_sweeps = 1);
+
+    /// u ← S(u, b): n_sweeps sweeps over the colours in @p direction. With
+    /// @p zero_initial_guess, u is set to zero first and the first colour skips
+    /// the operator application (its residual is b~).
+    void
+    smooth(VectorType &u, const VectorType &b, bool zero_initial_guess, SweepDirection direction) const override;
+
+    /// One colour step: all patches of @p colour (in parallel).
+    void
+    apply_colour(VectorType &u, const VectorType &b, unsigned int colour, bool u_is_zero = false) const;
+
+    /// The update of one patch (patch @p index of @p colour), for tests.
+    void
+    apply_patch(VectorType &u, const VectorType &b, unsigned int colour, unsigned int index) const;
+
+    const VertexPatches &
+    patches() const
+    {
+      return patches_;
+    }
+    unsigned int
+    degree() const
+    {
+      return degree_;
+    }
+    unsigned int
+    n_sweeps() const
+    {
+      return n_sweeps_;
+    }
+    unsigned int
+    n_cells() const
+    {
+      return static_cast<unsigned int>(factors_.size());
+    }
+    /// Number of distinct patch inverses (one on a uniform mesh).
+    unsigned int
+    n_patch_inverses() const
+    {
+      return static_cast<unsigned int>(inverses_.size());
+    }
+    /// The patch inverse used by patch @p index of @p colour.
+    const PatchInverse &
+    patch_inverse(const unsigned int colour, const unsigned int index) const
+    {
+      return inverses_[inverse_index_[colour][index]];
+    }
+
+  private:
+    /// The data of one patch inverse in the compute type.
+    struct InverseData
+    {
+      std::array<std::vector<Number>, 3> eigenvectors; // m x m row-major per axis
+      std::vector<Number>                inverse_eigenvalues;
+    };
+
+    template <int p>
+    void
+    update_patches(VectorType &u, const VectorType &b, unsigned int colour, unsigned int first, unsigned int last,
+                   bool u_is_zero) const;
+
+    void
+    check_vectors(const VectorType &u, const VectorType &b) const;
+
+    unsigned int                              degree_   = 0;
+    unsigned int                              n_sweeps_ = 1;
+    Matrices1D                                matrices_;
+    std::vector<Number>                       mass_, stiffness_;
+    std::vector<std::array<Number, 3>>        factors_;
+    VertexPatches                             patches_;
+    std::vector<PatchInverse>                 inverses_;
+    std::vector<InverseData>                  inverse_data_;
+    std::array<std::vector<unsigned int>, 8>  inverse_index_;
+  };
+} // namespace cellwise

@@ -1,0 +1,316 @@
+#include <cellwise/base/config.h>
+#include <cellwise/base/exceptions.h>
+#include <cellwise/dealii/import.h>
+#include <cellwise/fe/lagrange_basis_1d.h>
+
+#include <deal.II/base/mpi.h>
+#include <deal.II/dofs/dof_accessor.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_tools.h>
+#include <deal.II/grid/tria.h>
+#include <deal.II/grid/tria_accessor.h>
+#include <deal.II/grid/tria_iterator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace cellwise::dealii
+{
+  bool
+  DofMap::contains(const unsigned int cell) const
+  {
+    return indices[static_cast<std::size_t>(cell) * dofs_per_cell()] != ::dealii::numbers::invalid_dof_index;
+  }
+
+  namespace
+  {
+    using Tria = ::dealii::Triangulation<3, 3>;
+
+    /// Lower corner and edge lengths of a cell, after checking that its eight
+    /// vertices are the corners of an axis-aligned box in deal.II's
+    /// lexicographic vertex order (vertex v at bits (v&1, v&2, v&4)).
+    CellBox
+    check_box(const Tria::cell_iterator &cell, const double tolerance)
+    {
+      CellBox box;
+      for (unsigned int d = 0; d < 3; ++d)
+        {
+          box.lower[d] = cell->vertex(0)[d];
+          box.size[d]  = cell->vertex(7)[d] - cell->vertex(0)[d];
+          CELLWISE_CHECK(box.size[d] > tolerance,
+                         "cell " << cell->level() << "." << cell->index() << " is not an axis-aligned box with "
+                                 << "positive edges in deal.II's standard orientation: vertex 7 minus vertex 0 is "
+                                 << box.size[d] << " along axis " << d);
+        }
+      for (unsigned int v = 0; v < 8; ++v)
+        for (unsigned int d = 0; d < 3; ++d)
+          {
+            const double expected = box.lower[d] + (((v >> d) & 1) ? box.size[d] : 0.);
+            CELLWISE_CHECK(std::abs(cell->vertex(v)[d] - expected) <= tolerance,
+                           "cell " << cell->level() << "." << cell->index()
+                                   << " is not an axis-aligned box: vertex " << v << " has coordinate "
+                                   << cell->vertex(v)[d] << " along axis " << d << ", the box corner is at "
+                                   << expected << "; the cell-wise operator takes Cartesian cells only");
+          }
+      return box;
+    }
+
+    void
+    check_fe(const ::dealii::DoFHandler<3, 3> &dof_handler)
+    {
+      CELLWISE_CHECK(!dof_handler.has_hp_capabilities(),
+                     "the DoFHandler has hp capabilities (an hp::FECollection); cellwise takes a single FE_Q");
+      const auto &fe = dof_handler.get_fe();
+      const bool is_fe_q = dynamic_cast<const ::dealii::FE_Q<3, 3> *>(&fe) != nullptr;
+      CELLWISE_CHECK(is_fe_q,
+                     "the finite element is " << fe.get_name() << "; cellwise takes FE_Q<3>(p) only");
+      check_degree(fe.degree);
+
+      // FE_Q(p) may be built on other points than Gauss–Lobatto
+      // (FE_Q(QIterated(QTrapezoid, p))): the cell kernels assume GL nodes.
+      const LagrangeBasis1D           basis(fe.degree);
+      const std::vector<unsigned int> lex = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(fe.degree);
+      const auto                     &points = fe.get_unit_support_points();
+      const unsigned int              n      = fe.degree + 1;
+      for (unsigned int i = 0; i < lex.size(); ++i)
+        {
+          const unsigned int ijk[3] = {i % n, (i / n) % n, i / (n * n)};
+          for (unsigned int d = 0; d < 3; ++d)
+            CELLWISE_CHECK(std::abs(points[lex[i]][d] - basis.nodes()[ijk[d]]) < 1e-12,
+                           "the finite element " << fe.get_name()
+                                                 << " does not have its support points at the Gauss-Lobatto "
+                                                    "points; cellwise takes FE_Q<3>(p) on Gauss-Lobatto points "
+                                                    "(the default of FE_Q<3>(p))");
+        }
+    }
+
+    /// Integer position x = lower + k h, or a refusal.
+    int
+    integer_position(const double x, const double lower, const double h, const double tolerance, const char *what)
+    {
+      const double k = (x - lower) / h;
+      const long   r = std::lround(k);
+      CELLWISE_CHECK(std::abs(k - static_cast<double>(r)) * h <= tolerance,
+                     "the coarse mesh is not a uniformly subdivided box: a cell's " << what << " " << x
+                                                                                    << " is not a multiple of the coarse cell size "
+                                                                                    << h << " from " << lower);
+      return static_cast<int>(r);
+    }
+
+    /// The active/level DoF map of one level; cells not covered get invalid indices.
+    DofMap
+    make_map(const unsigned int degree, const unsigned int n_cells, const dof_index n_dofs)
+    {
+      DofMap map;
+      map.degree  = degree;
+      map.n_cells = n_cells;
+      map.n_dofs  = n_dofs;
+      map.indices.assign(static_cast<std::size_t>(n_cells) * map.dofs_per_cell(), ::dealii::numbers::invalid_dof_index);
+      return map;
+    }
+  } // namespace
+
+  ImportedHierarchy
+  import_dof_handler(const ::dealii::DoFHandler<3, 3> &dof_handler)
+  {
+    const Tria &tria = dof_handler.get_triangulation();
+
+    const unsigned int n_ranks = ::dealii::Utilities::MPI::n_mpi_processes(tria.get_communicator());
+    CELLWISE_CHECK(n_ranks == 1,
+                   "cellwise::dealii::import_dof_handler: the triangulation is distributed over "
+                     << n_ranks
+                     << " MPI ranks, but the cell-wise DSS and transfers do not yet exchange ghost "
+                        "faces; run on one rank (the import refuses rather than compute a wrong result)");
+    CELLWISE_CHECK(tria.n_levels() > 0, "the triangulation is empty");
+    check_fe(dof_handler);
+    CELLWISE_CHECK(dof_handler.has_level_dofs(),
+                   "the DoFHandler has no level DoFs: call dof_handler.distribute_mg_dofs() before the import");
+
+    ImportedHierarchy result;
+    const unsigned int degree = dof_handler.get_fe().degree;
+    result.degree             = degree;
+    const unsigned int n_levels = tria.n_global_levels();
+    CELLWISE_CHECK(n_levels <= 21, "the mesh has " << n_levels << " levels; integer cell coordinates allow 21");
+
+    // The coarse mesh: its bounding box, the coarse cell size from the first
+    // cell, and every coarse cell at an integer position of that grid.
+    std::array<double, 3> lower = {{1e300, 1e300, 1e300}}, upper = {{-1e300, -1e300, -1e300}};
+    for (auto cell = tria.begin(0); cell != tria.end(0); ++cell)
+      for (unsigned int v = 0; v < 8; ++v)
+        for (unsigned int d = 0; d < 3; ++d)
+          {
+            lower[d] = std::min(lower[d], cell->vertex(v)[d]);
+            upper[d] = std::max(upper[d], cell->vertex(v)[d]);
+          }
+    const double extent    = std::max({upper[0] - lower[0], upper[1] - lower[1], upper[2] - lower[2]});
+    const double tolerance = 1e-10 * extent;
+    result.domain_lower    = lower;
+    result.domain_upper    = upper;
+
+    std::array<double, 3> coarse_h;
+    {
+      const CellBox first = check_box(tria.begin(0), tolerance);
+      for (unsigned int d = 0; d < 3; ++d)
+        {
+          coarse_h[d] = first.size[d];
+          const long n = std::lround((upper[d] - lower[d]) / coarse_h[d]);
+          CELLWISE_CHECK(n >= 1 && std::abs(n * coarse_h[d] - (upper[d] - lower[d])) <= n * tolerance,
+                         "the coarse mesh is not a uniformly subdivided box: the domain's extent "
+                           << upper[d] - lower[d] << " along axis " << d << " is not a multiple of the first cell's edge "
+                           << coarse_h[d]);
+          result.hierarchy.coarse_subdivisions[d] = static_cast<unsigned int>(n);
+        }
+      const auto &n = result.hierarchy.coarse_subdivisions;
+      CELLWISE_CHECK(tria.n_cells(0) == n[0] * n[1] * n[2],
+                     "the coarse mesh is not a subdivided box: it has " << tria.n_cells(0) << " cells, a box of "
+                                                                        << n[0] << " x " << n[1] << " x " << n[2]
+                                                                        << " cells of the first cell's size has "
+                                                                        << n[0] * n[1] * n[2]);
+    }
+
+    LevelHierarchy &hierarchy = result.hierarchy;
+    hierarchy.levels.resize(n_levels);
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        Level             &level   = hierarchy.levels[l];
+        const unsigned int n_cells = tria.n_cells(l);
+        level.boxes.resize(n_cells);
+        level.coordinates.resize(n_cells);
+        level.parent.assign(n_cells, -1);
+        level.child_slot.assign(n_cells, 0);
+        level.children.assign(n_cells, {{-1, -1, -1, -1, -1, -1, -1, -1}});
+        level.neighbors.resize(n_cells);
+        level.flags.assign(n_cells, 0);
+        level.n_owned_cells = n_cells;
+      }
+
+    // Geometry, coordinates and family links. A cell on level l sits at
+    // lower + k h0 / 2^l; checking this for every cell also checks that deal.II's
+    // child numbering is the lexicographic c = c_x + 2 c_y + 4 c_z of level.h.
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        Level &level = hierarchy.levels[l];
+        for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
+          {
+            const unsigned int K   = cell->index();
+            const CellBox      box = check_box(cell, tolerance);
+            level.boxes[K]         = box;
+            for (unsigned int d = 0; d < 3; ++d)
+              {
+                const double h         = coarse_h[d] / double(1u << l);
+                level.coordinates[K][d] = integer_position(box.lower[d], lower[d], h, tolerance, "lower corner");
+                CELLWISE_CHECK(std::abs(box.size[d] - h) <= tolerance,
+                               "cell " << l << "." << K << " has edge " << box.size[d] << " along axis " << d
+                                       << ", expected " << h << " for a uniformly subdivided coarse box refined "
+                                       << l << " times");
+              }
+            CELLWISE_CHECK(!cell->has_children() || cell->n_children() == 8,
+                           "cell " << l << "." << K << " is refined anisotropically (" << cell->n_children()
+                                   << " children); cellwise takes isotropic refinement only");
+            level.flags[K] = cell->has_children() ? cell_flags::refined : cell_flags::active;
+            if (cell->has_children())
+              for (unsigned int c = 0; c < 8; ++c)
+                {
+                  const auto         child = cell->child(c);
+                  const unsigned int k     = child->index();
+                  level.children[K][c]     = static_cast<int>(k);
+                  Level &fine              = hierarchy.levels[l + 1];
+                  fine.parent[k]           = static_cast<int>(K);
+                  fine.child_slot[k]       = static_cast<std::uint8_t>(c);
+                }
+          }
+      }
+    for (unsigned int l = 1; l < n_levels; ++l)
+      {
+        const Level &coarse = hierarchy.levels[l - 1];
+        const Level &fine   = hierarchy.levels[l];
+        for (unsigned int k = 0; k < fine.n_cells(); ++k)
+          for (unsigned int d = 0; d < 3; ++d)
+            CELLWISE_CHECK(fine.coordinates[k][d] ==
+                             2 * coarse.coordinates[fine.parent[k]][d] + int((fine.child_slot[k] >> d) & 1),
+                           "child " << unsigned(fine.child_slot[k]) << " of cell " << l - 1 << "." << fine.parent[k]
+                                    << " is not at the lexicographic position c = c_x + 2 c_y + 4 c_z");
+      }
+    {
+      // Distinct coarse positions (a box with overlapping or missing cells
+      // would pass the per-cell checks).
+      std::set<std::array<int, 3>> seen(hierarchy.levels[0].coordinates.begin(), hierarchy.levels[0].coordinates.end());
+      CELLWISE_CHECK(seen.size() == hierarchy.levels[0].n_cells(),
+                     "the coarse mesh is not a subdivided box: two coarse cells occupy the same position");
+    }
+
+    // Same-level neighbours: cell->neighbor(f) on level cells is on the same
+    // level unless it is coarser (refinement edge: no same-level neighbour).
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        Level &level = hierarchy.levels[l];
+        for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
+          {
+            const unsigned int K = cell->index();
+            for (unsigned int f = 0; f < 6; ++f)
+              {
+                CELLWISE_CHECK(!cell->has_periodic_neighbor(f),
+                               "cell " << l << "." << K << " has a periodic neighbour on face " << f
+                                       << "; periodic faces are not supported by the cell-wise DSS yet");
+                if (cell->at_boundary(f))
+                  level.neighbors[K][f] = face_neighbor::boundary(cell->face(f)->boundary_id());
+                else if (cell->neighbor_is_coarser(f))
+                  level.neighbors[K][f] = face_neighbor::none;
+                else
+                  {
+                    const auto         other = cell->neighbor(f);
+                    const unsigned int k     = other->index();
+                    // The neighbour across face 2d+1 must sit at +1 along d.
+                    const unsigned int d     = f / 2;
+                    std::array<int, 3> expected = level.coordinates[K];
+                    expected[d] += (f % 2) ? 1 : -1;
+                    CELLWISE_CHECK(other->level() == static_cast<int>(l) && level.coordinates[k] == expected,
+                                   "cell " << l << "." << K << ": the neighbour across face " << f
+                                           << " is not the adjacent cell of the same level");
+                    level.neighbors[K][f] = static_cast<int>(k);
+                  }
+              }
+          }
+      }
+
+    // DoF maps, lexicographic per cell.
+    const std::vector<unsigned int> lex_to_fe = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(degree);
+    const unsigned int              n_local   = static_cast<unsigned int>(lex_to_fe.size());
+    std::vector<dof_index>          fe_indices(n_local);
+    auto active_valence = std::make_shared<std::vector<unsigned int>>(dof_handler.n_dofs(), 0u);
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        const unsigned int n_cells   = tria.n_cells(l);
+        DofMap             level_map = make_map(degree, n_cells, dof_handler.n_dofs(l));
+        DofMap             active_map = make_map(degree, n_cells, dof_handler.n_dofs());
+        auto               level_valence = std::make_shared<std::vector<unsigned int>>(level_map.n_dofs, 0u);
+        for (auto cell = dof_handler.begin_mg(l); cell != dof_handler.end_mg(l); ++cell)
+          {
+            const std::size_t offset = static_cast<std::size_t>(cell->index()) * n_local;
+            cell->get_mg_dof_indices(fe_indices);
+            for (unsigned int i = 0; i < n_local; ++i)
+              {
+                level_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
+                ++(*level_valence)[fe_indices[lex_to_fe[i]]];
+              }
+            if (cell->is_active())
+              {
+                cell->get_dof_indices(fe_indices);
+                for (unsigned int i = 0; i < n_local; ++i)
+                  {
+                    active_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
+                    ++(*active_valence)[fe_indices[lex_to_fe[i]]];
+                  }
+              }
+          }
+        level_map.valence = level_valence;
+        result.level_dofs.push_back(std::move(level_map));
+        result.active_dofs.push_back(std::move(active_map));
+      }
+    for (DofMap &map : result.active_dofs)
+      map.valence = active_valence;
+    return result;
+  }
+} // namespace cellwise::dealii

@@ -1,0 +1,77 @@
+#include <cellwise/dealii/solver.h>
+#include <cellwise/dealii/vector_transfer.h>
+
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/solver_control.h>
+
+#include <sstream>
+
+namespace cellwise::dealii
+{
+  DealiiIterationControl::DealiiIterationControl(::dealii::SolverControl &control)
+    : control_(control)
+  {}
+
+  IterationControl::State
+  DealiiIterationControl::check(const unsigned int step, const double value)
+  {
+    switch (control_.check(step, value))
+      {
+        case ::dealii::SolverControl::iterate:
+          return iterate;
+        case ::dealii::SolverControl::success:
+          return success;
+        case ::dealii::SolverControl::failure:
+          break;
+      }
+    return failure;
+  }
+
+  std::string
+  DealiiIterationControl::failure_reason() const
+  {
+    std::ostringstream out;
+    out << "deal.II's SolverControl reported failure at step " << control_.last_step() << " (value "
+        << control_.last_value() << ", limit " << control_.max_steps() << " steps, tolerance " << control_.tolerance()
+        << ")";
+    return out.str();
+  }
+
+  MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                                 const MultigridParameters        &parameters,
+                                                 std::ostream                     *log)
+    : imported_(import_dof_handler(dof_handler))
+  {
+    // MultigridSolver works on the finest level: every active cell must be
+    // there (local smoothing on adaptive meshes is not wired up yet).
+    const LevelHierarchy &h = imported_.hierarchy;
+    CELLWISE_CHECK(h.n_active_cells() == h.level(h.max_level()).n_cells(),
+                   "cellwise::dealii::MultigridPoissonSolver: the mesh is locally refined ("
+                     << h.n_active_cells() << " active cells, " << h.level(h.max_level()).n_cells()
+                     << " on the finest level); this entry point takes globally refined meshes");
+    solver_ = std::make_unique<MultigridSolver>(h, imported_.degree, parameters, log);
+  }
+
+  SolveStatistics
+  MultigridPoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
+  {
+    const DofMap &map = imported_.active_dofs.back();
+    CellVector<double> b, u;
+    scatter_balanced(map, rhs, b);
+    gather(map, solution, u);
+
+    DealiiIterationControl forward(control);
+    SolveStatistics        statistics;
+    try
+      {
+        statistics = solver_->solve(u, b, forward);
+      }
+    catch (const NoConvergence &e)
+      {
+        throw ::dealii::SolverControl::NoConvergence(e.last_step, e.last_value);
+      }
+    solution = 0;
+    gather_mean_add(map, u, solution);
+    return statistics;
+  }
+} // namespace cellwise::dealii

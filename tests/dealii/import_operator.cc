@@ -1,0 +1,276 @@
+// The import of a deal.II DoFHandler: the cell-wise operator assembled through
+// G^T A_cell G equals deal.II's assembled Laplace matrix (active numbering on
+// the finest level, level numbering on level 1) on a box of 2 x 1 x 3 coarse
+// cells of unequal edges refined twice, p = 1..4; G, G^T and the balanced
+// scatter are consistent; what cellwise cannot take is refused with a message.
+
+#include <cellwise/dealii/import.h>
+#include <cellwise/dealii/vector_transfer.h>
+#include <cellwise/operators/laplace_operator.h>
+
+#include <deal.II/base/mpi.h>
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_dgq.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/grid_tools.h>
+#include <deal.II/grid/tria.h>
+#include <deal.II/lac/dynamic_sparsity_pattern.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/sparse_matrix.h>
+#include <deal.II/lac/sparsity_pattern.h>
+#include <deal.II/multigrid/mg_tools.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+
+using namespace dealii;
+using cellwise::dealii::DofMap;
+
+namespace
+{
+  std::ofstream out("output");
+
+  void
+  make_box(Triangulation<3> &tria)
+  {
+    // cells 0.5 x 0.3 x 0.7
+    GridGenerator::subdivided_hyper_rectangle(tria, {2, 1, 3}, Point<3>(0., 0., 0.), Point<3>(1., 0.3, 2.1), true);
+    tria.refine_global(2);
+  }
+
+  /// deal.II's Laplace matrix with FE_Q(p) and QGauss(p+1) on the active
+  /// cells (level == -1) or the cells of one level.
+  void
+  assemble_dealii(const DoFHandler<3> &dof_handler, const int level, SparseMatrix<double> &matrix)
+  {
+    const auto        &fe = dof_handler.get_fe();
+    FEValues<3>        fe_values(fe, QGauss<3>(fe.degree + 1), update_gradients | update_JxW_values);
+    FullMatrix<double> cell_matrix(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
+    std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
+    auto add = [&](const auto &cell) {
+      fe_values.reinit(cell);
+      cell_matrix = 0;
+      for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+        for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+          for (unsigned int j = 0; j < fe.n_dofs_per_cell(); ++j)
+            cell_matrix(i, j) += fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q) * fe_values.JxW(q);
+      matrix.add(indices, cell_matrix);
+    };
+    if (level < 0)
+      for (const auto &cell : dof_handler.active_cell_iterators())
+        {
+          cell->get_dof_indices(indices);
+          add(cell);
+        }
+    else
+      for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
+        {
+          cell->get_mg_dof_indices(indices);
+          add(cell);
+        }
+  }
+
+  /// G^T A_cell G: the cell matrices of the cell-wise operator summed through
+  /// the DoF map.
+  void
+  assemble_cellwise(const DofMap &map, const cellwise::LaplaceOperator<double> &op, SparseMatrix<double> &matrix)
+  {
+    const unsigned int n = map.dofs_per_cell();
+    for (unsigned int cell = 0; cell < map.n_cells; ++cell)
+      if (map.contains(cell))
+        {
+          const cellwise::DenseMatrix A = op.cell_matrix(cell);
+          for (unsigned int i = 0; i < n; ++i)
+            for (unsigned int j = 0; j < n; ++j)
+              matrix.add(map(cell, i), map(cell, j), A(i, j));
+        }
+  }
+
+  /// max |A - B| / max |A| over the entries of the common pattern.
+  double
+  relative_difference(const SparseMatrix<double> &A, const SparseMatrix<double> &B)
+  {
+    double diff = 0, size = 0;
+    for (unsigned int row = 0; row < A.m(); ++row)
+      for (auto a = A.begin(row), b = B.begin(row); a != A.end(row); ++a, ++b)
+        {
+          diff = std::max(diff, std::abs(a->value() - b->value()));
+          size = std::max(size, std::abs(a->value()));
+        }
+    return diff / size;
+  }
+
+  std::string
+  yes_no(const bool condition)
+  {
+    return condition ? "yes" : "NO";
+  }
+
+  void
+  check_degree(const unsigned int p)
+  {
+    Triangulation<3> tria(Triangulation<3>::limit_level_difference_at_vertices);
+    make_box(tria);
+    FE_Q<3>       fe(p);
+    DoFHandler<3> dof_handler(tria);
+    dof_handler.distribute_dofs(fe);
+    dof_handler.distribute_mg_dofs();
+
+    const cellwise::dealii::ImportedHierarchy imported = cellwise::dealii::import_dof_handler(dof_handler);
+    const cellwise::LevelHierarchy           &h        = imported.hierarchy;
+    out << "p = " << p << ": " << dof_handler.n_dofs() << " DoFs, levels " << h.n_levels() << ", cells";
+    for (unsigned int l = 0; l < h.n_levels(); ++l)
+      out << " " << h.level(l).n_cells();
+    out << ", coarse " << h.coarse_subdivisions[0] << " x " << h.coarse_subdivisions[1] << " x "
+        << h.coarse_subdivisions[2] << std::endl;
+
+    // Active numbering on the finest level.
+    {
+      DynamicSparsityPattern dsp(dof_handler.n_dofs());
+      DoFTools::make_sparsity_pattern(dof_handler, dsp);
+      SparsityPattern pattern;
+      pattern.copy_from(dsp);
+      SparseMatrix<double> A(pattern), B(pattern);
+      assemble_dealii(dof_handler, -1, A);
+      const cellwise::LaplaceOperator<double> op(h.level(h.max_level()), p);
+      assemble_cellwise(imported.active_dofs.back(), op, B);
+      out << "  active matrix: max entry difference <= 1e-12 relative: "
+          << yes_no(relative_difference(A, B) <= 1e-12) << std::endl;
+
+      // The matrix-free operator through G and G^T.
+      LinearAlgebra::distributed::Vector<double> u(dof_handler.n_dofs()), Au(dof_handler.n_dofs()),
+        Bu(dof_handler.n_dofs());
+      std::mt19937                           generator(p);
+      std::uniform_real_distribution<double> random(-1., 1.);
+      for (auto &x : u)
+        x = random(generator);
+      for (unsigned int i = 0; i < u.size(); ++i)
+        {
+          double s = 0;
+          for (auto a = A.begin(i); a != A.end(i); ++a)
+            s += a->value() * u(a->column());
+          Au(i) = s;
+        }
+      cellwise::CellVector<double> uc, Auc;
+      cellwise::dealii::gather(imported.active_dofs.back(), u, uc);
+      Auc.reinit(uc);
+      op.vmult(Auc, uc);
+      cellwise::dealii::gather_transpose_add(imported.active_dofs.back(), Auc, Bu);
+      Bu -= Au;
+      out << "  G^T A_cell G u = A u to 1e-12 relative: " << yes_no(Bu.linfty_norm() <= 1e-12 * Au.linfty_norm())
+          << std::endl;
+
+      // G^T of the balanced scatter is the identity; the mean of the copies
+      // of G u is u.
+      cellwise::CellVector<double>               b;
+      LinearAlgebra::distributed::Vector<double> r(u.size()), w(u.size());
+      cellwise::dealii::scatter_balanced(imported.active_dofs.back(), u, b);
+      cellwise::dealii::gather_transpose_add(imported.active_dofs.back(), b, r);
+      cellwise::dealii::gather_mean_add(imported.active_dofs.back(), uc, w);
+      r -= u;
+      w -= u;
+      out << "  G^T balanced(r) = r, mean(G u) = u: " << yes_no(r.linfty_norm() < 1e-14 && w.linfty_norm() < 1e-14)
+          << std::endl;
+    }
+
+    // Level numbering on level 1.
+    {
+      DynamicSparsityPattern dsp(dof_handler.n_dofs(1));
+      MGTools::make_sparsity_pattern(dof_handler, dsp, 1);
+      SparsityPattern pattern;
+      pattern.copy_from(dsp);
+      SparseMatrix<double> A(pattern), B(pattern);
+      assemble_dealii(dof_handler, 1, A);
+      const cellwise::LaplaceOperator<double> op(h.level(1), p);
+      assemble_cellwise(imported.level_dofs[1], op, B);
+      out << "  level 1 matrix (" << dof_handler.n_dofs(1) << " level DoFs): max entry difference <= 1e-12 relative: "
+          << yes_no(relative_difference(A, B) <= 1e-12) << std::endl;
+    }
+  }
+
+  void
+  expect_refusal(const std::string &what, const std::function<void()> &f)
+  {
+    try
+      {
+        f();
+        out << what << ": NOT refused" << std::endl;
+      }
+    catch (const cellwise::Error &e)
+      {
+        // The message without the source location.
+        std::string message = e.what();
+        message             = message.substr(0, message.rfind(" ["));
+        out << what << ": refused: " << message << std::endl;
+      }
+  }
+
+  void
+  check_refusals()
+  {
+    expect_refusal("FE_DGQ", [] {
+      Triangulation<3> tria;
+      make_box(tria);
+      FE_DGQ<3>     fe(1);
+      DoFHandler<3> dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      dof_handler.distribute_mg_dofs();
+      cellwise::dealii::import_dof_handler(dof_handler);
+    });
+    expect_refusal("no level DoFs", [] {
+      Triangulation<3> tria;
+      make_box(tria);
+      FE_Q<3>       fe(2);
+      DoFHandler<3> dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      cellwise::dealii::import_dof_handler(dof_handler);
+    });
+    expect_refusal("sheared mesh", [] {
+      Triangulation<3> tria;
+      GridGenerator::subdivided_hyper_rectangle(tria, {2, 1, 3}, Point<3>(0., 0., 0.), Point<3>(1., 0.3, 2.1));
+      GridTools::transform([](const Point<3> &x) { return Point<3>(x[0] + 0.25 * x[2], x[1], x[2]); }, tria);
+      FE_Q<3>       fe(2);
+      DoFHandler<3> dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      dof_handler.distribute_mg_dofs();
+      cellwise::dealii::import_dof_handler(dof_handler);
+    });
+    expect_refusal("graded coarse mesh", [] {
+      Triangulation<3>                 tria;
+      const std::vector<std::vector<double>> steps = {{0.5, 0.25, 0.25}, {1.}, {1.}};
+      GridGenerator::subdivided_hyper_rectangle(tria, steps, Point<3>(0., 0., 0.), Point<3>(1., 1., 1.));
+      FE_Q<3>       fe(1);
+      DoFHandler<3> dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      dof_handler.distribute_mg_dofs();
+      cellwise::dealii::import_dof_handler(dof_handler);
+    });
+    expect_refusal("FE_Q on equidistant points", [] {
+      Triangulation<3> tria;
+      make_box(tria);
+      FE_Q<3>       fe(QIterated<1>(QTrapezoid<1>(), 3));
+      DoFHandler<3> dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      dof_handler.distribute_mg_dofs();
+      cellwise::dealii::import_dof_handler(dof_handler);
+    });
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  out.precision(6);
+  for (unsigned int p = 1; p <= 4; ++p)
+    check_degree(p);
+  check_refusals();
+  return 0;
+}
