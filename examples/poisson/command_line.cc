@@ -97,6 +97,16 @@ Options:
   --patch-sweeps N         vertex-patch sweeps per application (default 1)
   --coarse NAME            cholesky | smoother (default cholesky)
   --solver NAME            cg | stationary (default cg)
+  --cycle NAME             auto | symmetric | forward: post-smoothing sweeps
+                           reverse (symmetric) or forward; auto: symmetric
+                           for cg, forward for stationary (default auto)
+  --precision NAME         double | mixed: the V-cycle in FP64, or in FP32
+                           inside the FP64 outer iteration (default double)
+  --rebalance WHEN         every | never | K: rebalance the FP64 residual
+                           every K-th outer iteration (default: every cycle
+                           for stationary, every 3rd for cg)
+  --stop-on NAME           measured | extrapolated: stationary iteration
+                           stops on η_n or on η_n^2/η_{n-1} (default measured)
   --tolerance T            relative reduction of η, in (0,1) (default 1e-9)
   --max-iterations N       iteration limit (default 100)
   --backend NAME           host | cuda (default host)
@@ -187,6 +197,25 @@ parse_command_line(const int argc, const char *const *argv)
         options.multigrid.coarse_solver = parse_enum(option, value, cellwise::parse_coarse_solver_type);
       else if (option == "--solver")
         options.multigrid.outer = parse_enum(option, value, cellwise::parse_outer_iteration);
+      else if (option == "--cycle")
+        options.multigrid.cycle = parse_enum(option, value, cellwise::parse_cycle_type);
+      else if (option == "--precision")
+        options.multigrid.precision = parse_enum(option, value, cellwise::parse_precision);
+      else if (option == "--rebalance")
+        {
+          if (value == "every")
+            options.multigrid.rebalance_every = 1;
+          else if (value == "never")
+            options.multigrid.rebalance_every = 0;
+          else
+            options.multigrid.rebalance_every = static_cast<int>(parse_integer(option, value, 1, 1000));
+        }
+      else if (option == "--stop-on")
+        {
+          if (value != "measured" && value != "extrapolated")
+            fail(option, value, "use measured or extrapolated");
+          options.multigrid.stop_on_extrapolated_monitor = value == "extrapolated";
+        }
       else if (option == "--tolerance")
         {
           options.tolerance = parse_double(option, value);

@@ -80,6 +80,36 @@ namespace cellwise
     CELLWISE_CHECK(patch_sweeps >= 1, "patch sweeps " << patch_sweeps << " must be at least 1");
     CELLWISE_CHECK(coarse_smoother_applications >= 1,
                    "coarse smoother applications " << coarse_smoother_applications << " must be at least 1");
+    CELLWISE_CHECK(rebalance_every >= -1, "rebalancing period " << rebalance_every << " is not allowed: use -1 (default), 0 (never) or k >= 1");
+    // The forward cycle with the multiplicative patch smoother is not
+    // symmetric; CG would lose its short recurrence.
+    CELLWISE_CHECK(!(outer == OuterIteration::cg && smoother == SmootherType::patch && cycle == CycleType::forward),
+                   "CG needs the symmetric cycle with the vertex-patch smoother; use --cycle symmetric or the stationary iteration");
+  }
+
+  CycleType
+  parse_cycle_type(const std::string &name)
+  {
+    if (name == "auto")
+      return CycleType::automatic;
+    if (name == "symmetric")
+      return CycleType::symmetric;
+    if (name == "forward")
+      return CycleType::forward;
+    CELLWISE_CHECK(false, "unknown cycle '" << name << "': use auto, symmetric or forward");
+  }
+  std::string
+  to_string(const CycleType type)
+  {
+    switch (type)
+      {
+        case CycleType::automatic:
+          return "auto";
+        case CycleType::symmetric:
+          return "symmetric";
+        default:
+          return "forward";
+      }
   }
 
   Precision
@@ -161,9 +191,7 @@ namespace cellwise
       cycle.pre_smoothing  = parameters.smoothing_steps;
       cycle.post_smoothing = parameters.smoothing_steps;
       cycle.pre_direction  = SweepDirection::forward;
-      // CG needs the symmetric cycle (reverse post-sweeps); the stationary
-      // iteration converges faster with the forward cycle (000 §7.2).
-      cycle.post_direction = parameters.outer == OuterIteration::cg ? SweepDirection::reverse : SweepDirection::forward;
+      cycle.post_direction = parameters.post_smoothing_direction();
       return std::make_shared<VCycle<V>>(std::move(components), cycle);
     }
   } // namespace

@@ -40,6 +40,16 @@ namespace cellwise
     stationary ///< u ← u + V(b − A u) with the forward cycle
   };
 
+  /// Sweep directions of the V-cycle: symmetric (forward pre, reverse post:
+  /// required by CG) or forward (forward pre and post: the faster stationary
+  /// iteration, 000 §7.2); automatic picks by the outer iteration.
+  enum class CycleType
+  {
+    automatic,
+    symmetric,
+    forward
+  };
+
   enum class Precision
   {
     fp64, ///< all levels in FP64
@@ -60,6 +70,11 @@ namespace cellwise
   parse_coarse_solver_type(const std::string &name);
   std::string
   to_string(CoarseSolverType type);
+  /// "auto", "symmetric" or "forward"
+  CycleType
+  parse_cycle_type(const std::string &name);
+  std::string
+  to_string(CycleType type);
   /// "double" or "mixed"
   Precision
   parse_precision(const std::string &name);
@@ -85,6 +100,16 @@ namespace cellwise
     unsigned int     coarse_smoother_applications = 20;
 
     OuterIteration outer = OuterIteration::cg;
+    CycleType      cycle = CycleType::automatic;
+
+    /// The post-smoothing direction in effect.
+    SweepDirection
+    post_smoothing_direction() const
+    {
+      if (cycle == CycleType::automatic)
+        return outer == OuterIteration::cg ? SweepDirection::reverse : SweepDirection::forward;
+      return cycle == CycleType::symmetric ? SweepDirection::reverse : SweepDirection::forward;
+    }
 
     Precision precision = Precision::fp64;
     /// Rebalance the FP64 residual (mean of the copies, 000 §4.4) before it is

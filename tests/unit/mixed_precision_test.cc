@@ -1,0 +1,191 @@
+// Mixed precision (000 §4): the rounding of an unrebalanced residual loses the
+// cancellation of its copies, the rebalanced one does not; the FP32 hierarchy
+// inside the FP64 outer iteration converges as the FP64 one.
+
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/operators/function_tools.h>
+#include <cellwise/storage/dss.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  double
+  sine_rhs(const Point &x)
+  {
+    return 3 * M_PI * M_PI * std::sin(M_PI * x[0]) * std::sin(M_PI * x[1]) * std::sin(M_PI * x[2]);
+  }
+
+  /// ‖G^T (fl32(r) − r)‖ / ‖G^T r‖
+  double
+  assembled_rounding_error(const CoordinateNumbering &numbering, const CellVector<double> &r)
+  {
+    CellVector<float> r32;
+    r32.copy_from(r);
+    CellVector<double> rounded;
+    rounded.copy_from(r32);
+    const std::vector<double> exact = sum_copies_by(numbering, r);
+    const std::vector<double> approx = sum_copies_by(numbering, rounded);
+    double diff = 0, norm = 0;
+    for (std::size_t k = 0; k < exact.size(); ++k)
+      {
+        diff += (approx[k] - exact[k]) * (approx[k] - exact[k]);
+        norm += exact[k] * exact[k];
+      }
+    return std::sqrt(diff / norm);
+  }
+} // namespace
+
+TEST(MixedPrecision, RebalancingKeepsTheRoundedResidualAccurate)
+{
+  // A residual after a few iterations: its copies carry O(1) fluxes of
+  // opposite sign that cancel in the assembly (000 §4.3).
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 4);
+  const Level         &fine = h.levels.back();
+  MultigridSolver      solver(h, 3, MultigridParameters{});
+  CellVector<double>   b, u(fine.n_cells(), 3), r;
+  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  SolverControl control(100, 1e-7);
+  solver.solve(u, b, control);
+  solver.fine_operator().residual(r, b, u);
+  r.scale(solver.dirichlet_mask());
+
+  const auto   numbering = number_by_coordinates(fine, 3);
+  const double raw       = assembled_rounding_error(numbering, r);
+  CellVector<double> balanced = r;
+  apply_dss(fine, balanced, DssMode::mean);
+  const double rebalanced = assembled_rounding_error(numbering, balanced);
+  std::cout << "relative error of G^T fl32(r): raw " << raw << ", rebalanced " << rebalanced << std::endl;
+  EXPECT_LE(rebalanced, 1e-6) << "rebalanced residual should round at FP32 accuracy";
+  EXPECT_GE(raw, 100 * rebalanced) << "raw " << raw << ", rebalanced " << rebalanced;
+}
+
+class MixedMatchesDouble : public ::testing::TestWithParam<std::tuple<SmootherType, OuterIteration>>
+{};
+
+TEST_P(MixedMatchesDouble, SameIterationCounts)
+{
+  const auto [smoother, outer] = GetParam();
+  for (int L = 2; L <= 4; ++L)
+    {
+      const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, L);
+      const Level         &fine = h.levels.back();
+      CellVector<double>   b;
+      assemble_right_hand_side(fine, 3, sine_rhs, b);
+      unsigned int iterations[2];
+      double       fractional[2];
+      for (const Precision precision : {Precision::fp64, Precision::mixed})
+        {
+          MultigridParameters parameters;
+          parameters.smoother  = smoother;
+          parameters.outer     = outer;
+          parameters.precision = precision;
+          MultigridSolver    solver(h, 3, parameters);
+          CellVector<double> u(fine.n_cells(), 3);
+          SolverControl      control(50, 1e-9);
+          const auto         statistics = solver.solve(u, b, control);
+          iterations[precision == Precision::mixed] = statistics.iterations();
+          fractional[precision == Precision::mixed] = statistics.fractional_iterations(1e-9);
+        }
+      EXPECT_EQ(iterations[0], iterations[1]) << "L = " << L;
+      EXPECT_NEAR(fractional[0], fractional[1], 0.05) << "L = " << L;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configurations,
+                         MixedMatchesDouble,
+                         ::testing::Values(std::make_tuple(SmootherType::patch, OuterIteration::stationary),
+                                           std::make_tuple(SmootherType::patch, OuterIteration::cg),
+                                           std::make_tuple(SmootherType::chebyshev, OuterIteration::cg)));
+
+namespace
+{
+  /// Counts the cycles an outer iteration applies.
+  struct CountingPreconditioner : Preconditioner<CellVector<double>>
+  {
+    explicit CountingPreconditioner(const Preconditioner<CellVector<double>> &inner)
+      : inner(inner)
+    {}
+    void
+    vmult(CellVector<double> &z, const CellVector<double> &r) const override
+    {
+      ++count;
+      inner.vmult(z, r);
+    }
+    const Preconditioner<CellVector<double>> &inner;
+    mutable unsigned int                      count = 0;
+  };
+} // namespace
+
+TEST(MixedPrecision, ExtrapolatedStopSavesTheLastCycle)
+{
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 3);
+  const Level         &fine = h.levels.back();
+  CellVector<double>   b;
+  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  MultigridParameters parameters;
+  parameters.smoother  = SmootherType::patch;
+  parameters.outer     = OuterIteration::stationary;
+  parameters.precision = Precision::mixed;
+  MultigridSolver                        solver(h, 3, parameters);
+  const ResidualHook<CellVector<double>> rebalance = [&](CellVector<double> &r, unsigned int) { apply_dss(fine, r, DssMode::mean); };
+  unsigned int                           corrections[2], cycles[2];
+  for (const bool extrapolated : {false, true})
+    {
+      CountingPreconditioner V(solver.preconditioner());
+      CellVector<double>     u(fine.n_cells(), 3);
+      SolverControl          control(50, 1e-9);
+      corrections[extrapolated] =
+        solve_stationary<CellVector<double>>(solver.fine_operator(), V, u, b, solver.dirichlet_mask(), control, rebalance, extrapolated)
+          .iterations();
+      cycles[extrapolated] = V.count;
+    }
+  // the measured monitor of u_n needs the (n+1)-th cycle; the estimate does not
+  EXPECT_EQ(cycles[0], corrections[0] + 1);
+  EXPECT_EQ(cycles[1], corrections[1]);
+  EXPECT_EQ(corrections[1], corrections[0]);
+}
+
+TEST(MixedPrecision, WithoutRebalancingTheStationaryIterationStalls)
+{
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 3);
+  const Level         &fine = h.levels.back();
+  CellVector<double>   b;
+  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  MultigridParameters parameters;
+  parameters.smoother  = SmootherType::patch;
+  parameters.outer     = OuterIteration::stationary;
+  parameters.precision = Precision::mixed;
+  for (const int period : {0, 1})
+    {
+      parameters.rebalance_every = period;
+      MultigridSolver    solver(h, 3, parameters);
+      CellVector<double> u(fine.n_cells(), 3);
+      SolverControl      control(30, 1e-11);
+      if (period == 0)
+        EXPECT_THROW(solver.solve(u, b, control), NoConvergence) << "no stall without rebalancing";
+      else
+        EXPECT_LE(solver.solve(u, b, control).iterations(), 8u);
+    }
+}
+
+TEST(MixedPrecision, ForwardCycleWithCgAndPatchIsRejected)
+{
+  const LevelHierarchy h = make_box_hierarchy(BoxDescription{}, 1);
+  MultigridParameters  parameters;
+  parameters.smoother = SmootherType::patch;
+  parameters.cycle    = CycleType::forward;
+  EXPECT_THROW(MultigridSolver(h, 3, parameters), Error);
+  parameters.rebalance_every = -2;
+  parameters.outer           = OuterIteration::stationary;
+  EXPECT_THROW(MultigridSolver(h, 3, parameters), Error);
+}
