@@ -1,7 +1,10 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/degree_dispatch.h>
+#include <cellwise/fe/quadrature.h>
 #include <cellwise/kernels/laplace_cell.h>
 #include <cellwise/operators/laplace_operator.h>
+
+#include <cmath>
 
 namespace cellwise
 {
@@ -44,6 +47,34 @@ namespace cellwise
         for (unsigned int d = 0; d < 3; ++d)
           CELLWISE_CHECK(box.size[d] > 0, "cell " << c << " has non-positive size " << box.size[d] << " along axis " << d);
         kernels::laplace_factors(box.size.data(), factors_[c].data());
+      }
+    coefficients_.assign(level.n_cells(), 1.);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  LaplaceOperator<Number, Layout>::set_coefficient(const Level &level, const ScalarFunction &coefficient)
+  {
+    CELLWISE_CHECK(level.n_cells() == n_cells(), "set_coefficient: level of " << level.n_cells() << " cells, operator of " << n_cells());
+    const Quadrature1D quadrature = gauss_quadrature(degree_ + 1);
+    const unsigned int q          = degree_ + 1;
+    for (unsigned int c = 0; c < level.n_cells(); ++c)
+      {
+        const CellBox &box     = level.boxes[c];
+        double         average = 0;
+        for (unsigned int k = 0; k < q; ++k)
+          for (unsigned int j = 0; j < q; ++j)
+            for (unsigned int i = 0; i < q; ++i)
+              average += quadrature.weights[i] * quadrature.weights[j] * quadrature.weights[k] *
+                         coefficient({{box.lower[0] + quadrature.points[i] * box.size[0],
+                                       box.lower[1] + quadrature.points[j] * box.size[1],
+                                       box.lower[2] + quadrature.points[k] * box.size[2]}});
+        CELLWISE_CHECK(std::isfinite(average) && average > 0,
+                       "the coefficient averages to " << average << " on cell " << c << ": it must be positive and finite");
+        kernels::laplace_factors(box.size.data(), factors_[c].data());
+        for (unsigned int d = 0; d < 3; ++d)
+          factors_[c][d] = static_cast<Number>(average * double(factors_[c][d]));
+        coefficients_[c] = average;
       }
   }
 

@@ -166,6 +166,8 @@ namespace cellwise
           const Level &level = hierarchy.level(l);
           const V      mask  = make_dirichlet_mask<Number>(level, degree, parameters.dirichlet_ids);
           const auto   op    = std::make_shared<LaplaceOperator<Number>>(level, degree);
+          if (parameters.coefficient)
+            op->set_coefficient(level, parameters.coefficient);
           components.operators.push_back(op);
           components.level_shapes.push_back(V(level.n_cells(), degree));
           if (l == 0)
@@ -212,6 +214,8 @@ namespace cellwise
     const Level &fine = hierarchy.levels.back();
     masks_.push_back(make_dirichlet_mask<double>(fine, degree, parameters.dirichlet_ids));
     fine_operator_ = std::make_shared<LaplaceOperator<double>>(fine, degree);
+    if (parameters.coefficient)
+      fine_operator_->set_coefficient(fine, parameters.coefficient);
     if (parameters.precision == Precision::fp64)
       preconditioner_ = make_cycle<double>(hierarchy, degree, parameters, log);
     else

@@ -332,7 +332,8 @@ namespace cellwise::dealii
    *                            cellwise::dealii::MGTransfer<cellwise::CellVector<float>>>
    *     preconditioner(dof_handler, multigrid, mg.transfer);
    * @endcode
-   * The level operators are the cell-wise Laplacian (coefficient 1) on the
+   * The level operators are the cell-wise Laplacian (with the coefficient of
+   * MultigridParameters averaged per cell, 1 if none) on the
    * imported boxes; the outer operator stays the user's.
    */
   template <typename Number>
@@ -345,7 +346,7 @@ namespace cellwise::dealii
     MultigridComponents(const ImportedHierarchy &imported, const MultigridParameters &parameters)
       : cell_transfer(make_checked_transfer(imported, parameters))
       , transfer(imported, cell_transfer)
-      , matrix(make_operators(imported))
+      , matrix(make_operators(imported, parameters))
       , coarse(make_coarse(imported, parameters))
       , pre_smoother(smoothers_, parameters.smoothing_steps, SweepDirection::forward)
       , post_smoother(smoothers_, parameters.smoothing_steps, SweepDirection::reverse)
@@ -380,12 +381,14 @@ namespace cellwise::dealii
     }
 
     std::vector<std::shared_ptr<const LevelOperator<VectorType>>>
-    make_operators(const ImportedHierarchy &imported)
+    make_operators(const ImportedHierarchy &imported, const MultigridParameters &parameters)
     {
       std::vector<std::shared_ptr<const LevelOperator<VectorType>>> result;
       for (unsigned int l = 0; l < imported.hierarchy.n_levels(); ++l)
         {
           operators.push_back(std::make_shared<LaplaceOperator<Number>>(imported.hierarchy.level(l), imported.degree));
+          if (parameters.coefficient)
+            operators.back()->set_coefficient(imported.hierarchy.level(l), parameters.coefficient);
           result.push_back(operators.back());
         }
       return result;

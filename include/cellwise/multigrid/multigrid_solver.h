@@ -8,6 +8,7 @@
  * stream.
  */
 
+#include <cellwise/base/function.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/v_cycle.h>
@@ -128,6 +129,9 @@ namespace cellwise
         return static_cast<unsigned int>(rebalance_every);
       return outer == OuterIteration::stationary ? 1u : 3u;
     }
+
+    /// Coefficient c of −∇·(c∇u), averaged per cell on every level (empty: 1).
+    ScalarFunction coefficient;
 
     /// Boundary ids with homogeneous Dirichlet conditions (empty: all).
     std::vector<unsigned int> dirichlet_ids;

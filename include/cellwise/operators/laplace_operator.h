@@ -4,12 +4,14 @@
  * The cell-wise Laplace operator on axis-aligned box cells (host backend).
  *
  * (A u)_K = A_K u_K for every cell of a level: input primal, output dual
- * (unassembled). No Dirichlet treatment happens here: the entries of A u on
+ * (unassembled). An optional coefficient, constant per cell (its cell average),
+ * scales A_K: −∇·(c ∇u) with c_K = |K|^{-1} ∫_K c. No Dirichlet treatment happens here: the entries of A u on
  * constrained DoFs are whatever the cell integrals give, and every consumer of
  * a dual vector (smoother diagonal, coarse solver, outer residual) masks them.
  */
 
 #include <cellwise/base/dense_matrix.h>
+#include <cellwise/base/function.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/interfaces.h>
@@ -33,6 +35,20 @@ namespace cellwise
     /// Set up for all cells of @p level with FE_Q(@p degree).
     void
     reinit(const Level &level, unsigned int degree);
+
+    /// Scale each cell's operator by the cell average of @p coefficient
+    /// (Gauss quadrature with p + 1 points per axis); the coefficient must be
+    /// positive and finite. A multigrid preconditioner for step-37's variable
+    /// coefficient uses it on every level.
+    void
+    set_coefficient(const Level &level, const ScalarFunction &coefficient);
+
+    /// The per-cell coefficient (1 unless set_coefficient was called).
+    const std::vector<double> &
+    cell_coefficients() const
+    {
+      return coefficients_;
+    }
 
     unsigned int
     degree() const
@@ -84,5 +100,6 @@ namespace cellwise
     std::vector<Number>                mass_;
     std::vector<Number>                stiffness_;
     std::vector<std::array<Number, 3>> factors_;
+    std::vector<double>                coefficients_;
   };
 } // namespace cellwise
