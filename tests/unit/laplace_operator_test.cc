@@ -217,3 +217,25 @@ TEST(Laplace, BadInputIsRejectedWithMessage)
   EXPECT_THROW(op.vmult(dst, wrong_degree), Error);
   EXPECT_THROW(op.vmult(dst, wrong_size), Error);
 }
+
+TEST(Laplace, CoefficientScalesEachCellByItsAverage)
+{
+  const LevelHierarchy h     = make_box_hierarchy(unequal_box(), 1);
+  const Level         &level = h.levels.back();
+  LaplaceOperator<double> plain(level, 2), scaled(level, 2);
+  // a linear coefficient: its cell average is its value at the cell centre
+  scaled.set_coefficient(level, [](const Point &x) { return 2. + x[0] + 0.5 * x[2]; });
+  CellVector<double> u(level.n_cells(), 2), a, b;
+  fill_random(u, 4);
+  plain.vmult(a, u);
+  scaled.vmult(b, u);
+  for (unsigned int c = 0; c < level.n_cells(); ++c)
+    {
+      const CellBox &box    = level.boxes[c];
+      const double   centre = 2. + (box.lower[0] + 0.5 * box.size[0]) + 0.5 * (box.lower[2] + 0.5 * box.size[2]);
+      EXPECT_NEAR(scaled.cell_coefficients()[c], centre, 1e-13);
+      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
+        ASSERT_NEAR(b(c, i), centre * a(c, i), 1e-12 * std::abs(centre * a(c, i)) + 1e-13);
+    }
+  EXPECT_THROW(scaled.set_coefficient(level, [](const Point &x) { return x[0] - 1.; }), Error);
+}
