@@ -8,6 +8,9 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
+#ifdef CELLWISE_WITH_CUDA
+#  include "device_solve.h"
+#endif
 
 #include <omp.h>
 
@@ -15,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -62,11 +66,21 @@ namespace
     using namespace cellwise;
     if (options.threads > 0)
       omp_set_num_threads(static_cast<int>(options.threads));
-    if (options.backend == "cuda")
+    const bool on_device = options.backend == "cuda";
+    if (on_device)
       {
-        std::cerr << "cellwise-poisson: --backend cuda: the CUDA solver is not part of this version yet; use --backend host"
-                  << std::endl;
+#ifdef CELLWISE_WITH_CUDA
+        const std::string reason = device_unavailable_reason();
+        if (!reason.empty())
+          {
+            std::cerr << "cellwise-poisson: " << reason << std::endl;
+            return 2;
+          }
+        std::cout << device_line() << std::endl;
+#else
+        std::cerr << "cellwise-poisson: --backend cuda: this build has no CUDA backend; use --backend host" << std::endl;
         return 2;
+#endif
       }
 
     const ManufacturedSolution solution = make_manufactured_solution(options.solution, options.box.lower, options.box.upper);
@@ -75,7 +89,8 @@ namespace
               << options.box.upper[2] << "] with " << options.box.subdivisions[0] << "x" << options.box.subdivisions[1]
               << "x" << options.box.subdivisions[2] << " coarse cells, solution '" << solution.name << "', Q"
               << options.degree << "\n  outer " << to_string(options.multigrid.outer) << ", smoother "
-              << to_string(options.multigrid.smoother) << ", coarse " << to_string(options.multigrid.coarse_solver)
+              << to_string(options.multigrid.smoother) << ", cycle " << to_string(options.multigrid.cycle) << ", precision "
+              << to_string(options.multigrid.precision) << ", coarse " << to_string(options.multigrid.coarse_solver)
               << ", tolerance " << options.tolerance << ", backend " << options.backend << ", " << omp_get_max_threads()
               << " threads" << std::endl;
 
@@ -86,15 +101,32 @@ namespace
         const auto           setup_start = std::chrono::steady_clock::now();
         const LevelHierarchy hierarchy   = make_box_hierarchy(options.box, L, CellOrdering::child_major);
         const Level         &fine        = hierarchy.levels.back();
-        MultigridSolver      solver(hierarchy, options.degree, options.multigrid, &std::cout);
+        // one of the two solvers, by --backend
+        std::unique_ptr<MultigridSolver> solver;
+#ifdef CELLWISE_WITH_CUDA
+        std::unique_ptr<DeviceSolve> device_solver;
+        if (on_device)
+          device_solver = std::make_unique<DeviceSolve>(hierarchy, options.degree, options.multigrid, &std::cout);
+        else
+#endif
+          solver = std::make_unique<MultigridSolver>(hierarchy, options.degree, options.multigrid, &std::cout);
         CellVector<double>   b, u(fine.n_cells(), options.degree);
         assemble_right_hand_side(fine, options.degree, solution.right_hand_side, b);
         const double setup_seconds = seconds_since(setup_start);
 
         SolverControl   control(options.max_iterations, options.tolerance);
         const auto      solve_start = std::chrono::steady_clock::now();
-        SolveStatistics statistics  = solver.solve(u, b, control);
-        const double    solve_seconds = seconds_since(solve_start);
+        SolveStatistics statistics;
+        double          solve_seconds = 0;
+#ifdef CELLWISE_WITH_CUDA
+        if (on_device)
+          statistics = device_solver->solve(u, b, control, solve_seconds); // timed between device synchronizations
+        else
+#endif
+          {
+            statistics    = solver->solve(u, b, control);
+            solve_seconds = seconds_since(solve_start);
+          }
         for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
           std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
 

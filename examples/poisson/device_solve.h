@@ -1,0 +1,37 @@
+#pragma once
+// The --backend cuda path of cellwise-poisson: the device multigrid solver
+// behind a host-vector interface, so that the program assembles b and
+// evaluates the error on the host as for --backend host. Compiled only where
+// the library has the CUDA backend (CELLWISE_WITH_CUDA).
+
+#include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+/// Empty if the device can run the solve, otherwise one line saying why not.
+std::string
+device_unavailable_reason();
+
+/// "device: <name, SMs, memory, ...>"
+std::string
+device_line();
+
+class DeviceSolve
+{
+public:
+  DeviceSolve(const cellwise::LevelHierarchy &hierarchy, unsigned int degree, const cellwise::MultigridParameters &parameters, std::ostream *log);
+  ~DeviceSolve();
+
+  /// Upload b and u, solve on the device, download u. @p solve_seconds: the
+  /// solve alone, between two device synchronizations (no transfers).
+  cellwise::SolveStatistics
+  solve(cellwise::CellVector<double> &u, const cellwise::CellVector<double> &b, cellwise::IterationControl &control, double &solve_seconds) const;
+
+private:
+  struct Data;
+  std::unique_ptr<Data> data_;
+};

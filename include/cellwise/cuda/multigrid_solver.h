@@ -1,0 +1,90 @@
+#pragma once
+/**
+ * @file
+ * The cell-wise geometric multigrid solver of the CUDA backend: the device
+ * twin of cellwise::MultigridSolver (multigrid/multigrid_solver.h) with the
+ * same MultigridParameters, the same cycle (directions, smoothing steps) and
+ * the same Dirichlet masks (built on the host by make_dirichlet_mask and
+ * uploaded), FP64 or the FP32 hierarchy inside the FP64 outer iteration with
+ * rebalancing by the device DSS. The whole solve runs on the device; the host
+ * sees only the scalars of the inner products (and the tiny coarse level of
+ * the Cholesky coarse solve). A variable coefficient is refused (the device
+ * operator computes its metric factors from the cell sizes alone).
+ *
+ * Compiles with a plain C++ compiler (implemented in
+ * source/cuda/multigrid_solver.cu for CellContiguous and CellBlocked<32>).
+ */
+
+#include <cellwise/cuda/laplace_operator.h>
+#include <cellwise/cuda/level_data.h>
+#include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/outer_solvers.h>
+#include <cellwise/multigrid/v_cycle.h>
+#include <cellwise/storage/cuda_cell_vector.h>
+
+#include <iosfwd>
+#include <memory>
+#include <vector>
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    template <typename Layout = CellContiguous>
+    class MultigridSolver
+    {
+    public:
+      using VectorType = CellVector<double, MemorySpace::CUDA, Layout>;
+
+      /// Set up on all levels of @p hierarchy (kept by reference); progress
+      /// goes to @p log if given.
+      MultigridSolver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr);
+
+      /// Solve A u = b on the finest level from the given u (device vectors);
+      /// b is the dual load vector. Dirichlet entries of u must hold the
+      /// boundary values (zero for homogeneous conditions) and are not changed.
+      SolveStatistics
+      solve(VectorType &u, const VectorType &b, IterationControl &control) const;
+
+      ~MultigridSolver();
+
+      const LaplaceOperator<double, Layout> &
+      fine_operator() const
+      {
+        return *fine_operator_;
+      }
+      /// The cycle as the FP64 outer iteration sees it.
+      const Preconditioner<VectorType> &
+      preconditioner() const
+      {
+        return *preconditioner_;
+      }
+      /// Dirichlet mask of the finest level.
+      const VectorType &
+      dirichlet_mask() const
+      {
+        return mask_;
+      }
+      const MultigridParameters &
+      parameters() const
+      {
+        return parameters_;
+      }
+      unsigned int
+      degree() const
+      {
+        return degree_;
+      }
+
+    private:
+      const LevelHierarchy                                         &hierarchy_;
+      unsigned int                                                  degree_;
+      MultigridParameters                                           parameters_;
+      std::unique_ptr<LevelData>                                    fine_level_data_;
+      VectorType                                                    mask_;
+      std::shared_ptr<LaplaceOperator<double, Layout>>              fine_operator_;
+      std::shared_ptr<const Preconditioner<VectorType>>             preconditioner_;
+    };
+  } // namespace cuda
+} // namespace cellwise

@@ -1,0 +1,163 @@
+#pragma once
+/**
+ * @file
+ * The multiplicative vertex-patch smoother of 000 §3 on the device: the twin
+ * of cellwise::VertexPatchSmoother (multigrid/vertex_patch_smoother.h, the
+ * oracle; derivation in doc/vertex_patch_smoother.md).
+ *
+ * Set-up runs on the host: the colour lists are the host's make_vertex_patches
+ * result and the patch inverses (Q_d, 1/(λ_x + λ_y + λ_z)) the host's
+ * PatchInverse per distinct patch size, both uploaded. Same semantics as the
+ * host class: colours 0..7 forward and 7..0 reverse, zero_initial_guess skips
+ * the operator in the first colour, u and b distinct, rim and Dirichlet DoFs
+ * never written.
+ *
+ * Two kernels for one colour step (source/cuda/vertex_patch_smoother.cu):
+ *  - generic: one thread block per patch, the eight cells in shared memory,
+ *    residual and fast-diagonalization solve by sum factorization staged in
+ *    shared memory; all degrees, FP64 and FP32, both layouts.
+ *  - register (000 §5): FP32, p = 3, CellContiguous, one patch size with equal
+ *    cells along each axis (a uniform Cartesian level). One cell per thread,
+ *    the eight cells of a patch in a hypercube of lanes, the (3+3)^3 cell-wise
+ *    fast diagonalization with butterfly shuffles, all intermediates in
+ *    registers, shared memory only to coalesce loads and stores; two
+ *    variants of the staging (register-staged loads with a second read of u;
+ *    cp.async with u kept in shared memory, the default). Chosen automatically
+ *    where it applies (register_kernel_available()); use_kernel() selects one
+ *    explicitly (tests, benchmarks).
+ *
+ * Compiles with a plain C++ compiler.
+ */
+
+#include <cellwise/mesh/level.h>
+#include <cellwise/mesh/vertex_patches.h>
+#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/storage/cuda_cell_vector.h>
+
+#include <array>
+#include <vector>
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    /// Which colour-step kernel a cuda::VertexPatchSmoother runs.
+    enum class PatchKernel
+    {
+      automatic, ///< register_q3_async where register_kernel_available(), generic otherwise
+      generic,   ///< one thread block per patch, shared memory
+      register_q3, ///< one cell per thread, registers and shuffles (FP32, Q3, uniform, CellContiguous)
+      register_q3_async ///< register_q3 with u and b~ staged by cp.async, u kept in shared memory
+    };
+
+    template <typename Number, typename Layout = CellContiguous>
+    class VertexPatchSmoother : public LevelSmoother<CellVector<Number, MemorySpace::CUDA, Layout>>
+    {
+    public:
+      using value_type = Number;
+      using VectorType = CellVector<Number, MemorySpace::CUDA, Layout>;
+
+      VertexPatchSmoother() = default;
+      /// Patches, metric factors and patch inverses of @p level for
+      /// FE_Q(@p degree) (computed on the host, uploaded); @p n_sweeps sweeps
+      /// per smooth() call.
+      VertexPatchSmoother(const Level &level, unsigned int degree, unsigned int n_sweeps = 1);
+      VertexPatchSmoother(const VertexPatchSmoother &) = delete;
+      VertexPatchSmoother &
+      operator=(const VertexPatchSmoother &) = delete;
+      ~VertexPatchSmoother() override;
+
+      void
+      reinit(const Level &level, unsigned int degree, unsigned int n_sweeps = 1);
+
+      /// u ← S(u, b): n_sweeps sweeps over the colours in @p direction; with
+      /// @p zero_initial_guess u is zeroed first and the first colour uses b~ as
+      /// its residual.
+      void
+      smooth(VectorType &u, const VectorType &b, bool zero_initial_guess, SweepDirection direction) const override;
+
+      /// One colour step: all patches of @p colour.
+      void
+      apply_colour(VectorType &u, const VectorType &b, unsigned int colour, bool u_is_zero = false) const;
+
+      /// For benchmarks: the loads and stores of one register colour step
+      /// (b, u, second read of u, store of u) without its arithmetic;
+      /// u ends up unchanged. Needs register_kernel_available().
+      void
+      apply_traffic_stub(VectorType &u, const VectorType &b, unsigned int colour, bool u_is_zero = false) const;
+
+      /// Select the colour-step kernel; throws if @p kernel is register_q3 and
+      /// register_kernel_available() is false.
+      void
+      use_kernel(PatchKernel kernel);
+      /// True for FP32, p = 3, CellContiguous and a single patch inverse whose
+      /// two cells have equal size along every axis.
+      bool
+      register_kernel_available() const
+      {
+        return register_available_;
+      }
+      /// The kernel apply_colour runs (generic, register_q3 or register_q3_async).
+      PatchKernel
+      active_kernel() const;
+
+      const VertexPatches &
+      patches() const
+      {
+        return patches_;
+      }
+      unsigned int
+      degree() const
+      {
+        return degree_;
+      }
+      unsigned int
+      n_sweeps() const
+      {
+        return n_sweeps_;
+      }
+      unsigned int
+      n_cells() const
+      {
+        return n_cells_;
+      }
+      unsigned int
+      n_patch_inverses() const
+      {
+        return n_inverses_;
+      }
+
+    private:
+      void
+      check_vectors(const VectorType &u, const VectorType &b) const;
+      void
+      release();
+
+      unsigned int degree_     = 0;
+      unsigned int n_sweeps_   = 1;
+      unsigned int n_cells_    = 0;
+      unsigned int n_inverses_ = 0;
+      VertexPatches patches_;
+      /// Reference 1D mass and stiffness, row-major (n x n), double.
+      std::vector<double> mass_, stiffness_;
+
+      // device arrays
+      Number       *factors_ = nullptr; ///< 3 per cell: (c_x, c_y, c_z)
+      /// Per inverse: Q_x, Q_y, Q_z (m x m row-major each), then the m^3
+      /// inverse eigenvalue sums.
+      Number       *inverses_ = nullptr;
+      std::array<unsigned int *, 8> patch_cells_{};   ///< per colour: 8 cell indices per patch
+      std::array<unsigned int *, 8> inverse_index_{}; ///< per colour: inverse per patch
+
+      // register kernel (FP32 Q3) data: per axis and lane side the 3x4 blocks
+      // of the forward (merged with the cell eigenbasis) and backward maps,
+      // per modal octant the 27 inverse eigenvalue sums (uploaded), then the
+      // cell eigenbasis S^-1, S^T and diagonal D (kernel parameters); layout
+      // in the .cu
+      bool               register_available_ = false;
+      PatchKernel        kernel_             = PatchKernel::automatic;
+      std::vector<float> register_tables_;
+      float             *register_tables_device_ = nullptr;
+    };
+  } // namespace cuda
+} // namespace cellwise

@@ -1,0 +1,41 @@
+// Exact coarse solve of the CUDA backend through the host Cholesky solver
+// (no kernels: two small copies around a host solve).
+
+#include <cellwise/cuda/coarse_solvers.h>
+#include <cellwise/operators/laplace_operator.h>
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    template <typename Number, typename Layout>
+    CholeskyCoarseSolver<Number, Layout>::CholeskyCoarseSolver(const Level          &level,
+                                                               const unsigned int    degree,
+                                                               const HostVectorType &host_mask)
+    {
+      // the host operator is needed only for the cell matrices of the set-up
+      const ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree);
+      host_solver_ = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask);
+      host_u_.reinit(level.n_cells(), degree);
+      host_b_.reinit(level.n_cells(), degree);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    CholeskyCoarseSolver<Number, Layout>::solve(VectorType &u, const VectorType &b) const
+    {
+      CELLWISE_CHECK(b.n_cells() == host_b_.n_cells() && b.degree() == host_b_.degree(),
+                     "cuda coarse solver: right-hand side of " << b.n_cells() << " cells of degree " << b.degree()
+                                                              << ", the coarse level has " << host_b_.n_cells()
+                                                              << " cells of degree " << host_b_.degree());
+      b.copy_to_host(host_b_);
+      host_solver_->solve(host_u_, host_b_);
+      u.copy_from_host(host_u_);
+    }
+
+    template class CholeskyCoarseSolver<double, CellContiguous>;
+    template class CholeskyCoarseSolver<float, CellContiguous>;
+    template class CholeskyCoarseSolver<double, CellBlocked<32>>;
+    template class CholeskyCoarseSolver<float, CellBlocked<32>>;
+  } // namespace cuda
+} // namespace cellwise

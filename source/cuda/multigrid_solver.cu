@@ -1,0 +1,161 @@
+// Set-up of the device multigrid solver: the same components per level as the
+// host builder (source/host/multigrid_solver.cc), device versions of each.
+// No kernels here.
+
+#include <cellwise/base/config.h>
+#include <cellwise/cuda/cell_transfer.h>
+#include <cellwise/cuda/coarse_solvers.h>
+#include <cellwise/cuda/dss.h>
+#include <cellwise/cuda/level_data.h>
+#include <cellwise/cuda/multigrid_solver.h>
+#include <cellwise/cuda/point_smoothers.h>
+#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/multigrid/mixed_precision.h>
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/storage/dirichlet_mask.h>
+
+#include <chrono>
+#include <iomanip>
+#include <ostream>
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    namespace
+    {
+      template <typename Number, typename Layout>
+      std::shared_ptr<const LevelSmoother<CellVector<Number, MemorySpace::CUDA, Layout>>>
+      make_smoother(const Level                                          &level,
+                    const LaplaceOperator<Number, Layout>                &op,
+                    const CellVector<Number, MemorySpace::CUDA, Layout> &mask,
+                    const MultigridParameters                            &parameters)
+      {
+        switch (parameters.smoother)
+          {
+            case SmootherType::jacobi:
+              return std::make_shared<JacobiSmoother<Number, Layout>>(
+                level, op, mask, typename JacobiSmoother<Number, Layout>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
+            case SmootherType::chebyshev:
+              {
+                typename ChebyshevSmoother<Number, Layout>::Parameters p;
+                p.degree                = parameters.chebyshev_degree;
+                p.smoothing_range       = parameters.smoothing_range;
+                p.eigenvalue_iterations = parameters.eigenvalue_iterations;
+                return std::make_shared<ChebyshevSmoother<Number, Layout>>(level, op, mask, p);
+              }
+            default:
+              return std::make_shared<VertexPatchSmoother<Number, Layout>>(level, op.degree(), parameters.patch_sweeps);
+          }
+      }
+
+      /// The device V-cycle with all level components in precision Number,
+      /// the same components as the host builder's make_cycle.
+      template <typename Number, typename Layout>
+      std::shared_ptr<VCycle<CellVector<Number, MemorySpace::CUDA, Layout>>>
+      make_cycle(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters, std::ostream *log)
+      {
+        using V = CellVector<Number, MemorySpace::CUDA, Layout>;
+        typename VCycle<V>::Components components;
+        for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+          {
+            const Level &level     = hierarchy.level(l);
+            const auto   host_mask = make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids);
+            V            mask;
+            mask.copy_from_host(host_mask);
+            const auto op = std::make_shared<LaplaceOperator<Number, Layout>>(level, degree);
+            components.operators.push_back(op);
+            components.level_shapes.push_back(V(level.n_cells(), degree));
+            if (l == 0)
+              {
+                components.smoothers.push_back(nullptr);
+                if (parameters.coarse_solver == CoarseSolverType::cholesky)
+                  components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask);
+                else
+                  components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_smoother(level, *op, mask, parameters),
+                                                                                        parameters.coarse_smoother_applications);
+              }
+            else
+              components.smoothers.push_back(make_smoother(level, *op, mask, parameters));
+            if (log)
+              *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
+                   << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
+                   << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << " (device)" << std::endl;
+          }
+        if (hierarchy.n_levels() > 1)
+          components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree);
+
+        typename VCycle<V>::Parameters cycle;
+        cycle.pre_smoothing  = parameters.smoothing_steps;
+        cycle.post_smoothing = parameters.smoothing_steps;
+        cycle.pre_direction  = SweepDirection::forward;
+        cycle.post_direction = parameters.post_smoothing_direction();
+        return std::make_shared<VCycle<V>>(std::move(components), cycle);
+      }
+    } // namespace
+
+    template <typename Layout>
+    MultigridSolver<Layout>::MultigridSolver(const LevelHierarchy      &hierarchy,
+                                             const unsigned int         degree,
+                                             const MultigridParameters &parameters,
+                                             std::ostream              *log)
+      : hierarchy_(hierarchy)
+      , degree_(degree)
+      , parameters_(parameters)
+    {
+      check_degree(degree);
+      parameters.check();
+      CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the multigrid solver needs at least one level");
+      // Validate before any device work, so that the error is the first thing seen.
+      CELLWISE_CHECK(!parameters.coefficient,
+                     "a variable coefficient is not available on the CUDA backend yet: use the host backend");
+      const auto start = std::chrono::steady_clock::now();
+
+      const Level &fine = hierarchy.levels.back();
+      fine_level_data_  = std::make_unique<LevelData>(fine);
+      mask_.copy_from_host(make_dirichlet_mask<double, Layout>(fine, degree, parameters.dirichlet_ids));
+      fine_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(fine, degree);
+      if (parameters.precision == Precision::fp64)
+        preconditioner_ = make_cycle<double, Layout>(hierarchy, degree, parameters, log);
+      else
+        preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float, MemorySpace::CUDA, Layout>>>(
+          make_cycle<float, Layout>(hierarchy, degree, parameters, log), CellVector<float, MemorySpace::CUDA, Layout>(fine.n_cells(), degree));
+      if (log)
+        *log << "  set-up of " << hierarchy.n_levels() << " levels on the device: "
+             << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;
+    }
+
+    template <typename Layout>
+    MultigridSolver<Layout>::~MultigridSolver() = default;
+
+    template <typename Layout>
+    SolveStatistics
+    MultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
+    {
+      const LaplaceOperator<double, Layout> &A = *fine_operator_;
+      CELLWISE_CHECK(b.n_cells() == A.n_cells() && b.degree() == degree_,
+                     "solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree()
+                                                  << ", the finest level has " << A.n_cells() << " cells of degree "
+                                                  << degree_);
+      CELLWISE_CHECK(b.all_finite(), "solve: the right-hand side contains NaN or infinite values");
+      if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
+        u.reinit(b);
+      CELLWISE_CHECK(u.all_finite(), "solve: the initial guess contains NaN or infinite values");
+
+      // as the host: rebalance the FP64 residual before it is rounded to FP32
+      ResidualHook<VectorType> rebalance;
+      const unsigned int       period = parameters_.effective_rebalance_period();
+      if (parameters_.precision == Precision::mixed && period > 0)
+        rebalance = [this, period](VectorType &r, const unsigned int step) {
+          if (step % period == 0)
+            apply_dss(*fine_level_data_, r, DssMode::mean);
+        };
+      if (parameters_.outer == OuterIteration::cg)
+        return solve_cg(A, *preconditioner_, u, b, mask_, control, rebalance);
+      return solve_stationary(A, *preconditioner_, u, b, mask_, control, rebalance, parameters_.stop_on_extrapolated_monitor);
+    }
+
+    template class MultigridSolver<CellContiguous>;
+    template class MultigridSolver<CellBlocked<32>>;
+  } // namespace cuda
+} // namespace cellwise

@@ -1,0 +1,164 @@
+// The device multigrid solver against the host one: one application of the
+// whole V-cycle, and the solve of the default problem of cellwise-poisson
+// (unit cube, u = Π sin(π x_d), f = 3π² u, Q3) with CG + Chebyshev and with the
+// stationary iteration + Jacobi: same iteration counts, L2 errors equal to
+// 1e-10 relative, for L = 2..5. CELLWISE_CUDA_TEST_MAX_LEVEL lowers the
+// largest L (for runs under compute-sanitizer).
+
+#include <cellwise/cuda/multigrid_solver.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/operators/function_tools.h>
+
+#include <gtest/gtest.h>
+
+#include "cuda/cuda_test_utilities.h"
+#include "test_utilities.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <type_traits>
+#include <algorithm>
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  MultigridParameters
+  cg_chebyshev()
+  {
+    return MultigridParameters{};
+  }
+
+  MultigridParameters
+  stationary_jacobi()
+  {
+    MultigridParameters p;
+    p.smoother = SmootherType::jacobi;
+    p.outer    = OuterIteration::stationary;
+    return p;
+  }
+
+  MultigridParameters
+  cg_chebyshev_coarse_smoother()
+  {
+    MultigridParameters p;
+    p.coarse_solver = CoarseSolverType::smoother;
+    return p;
+  }
+
+  int
+  max_test_level()
+  {
+    const char *value = std::getenv("CELLWISE_CUDA_TEST_MAX_LEVEL");
+    return value ? std::atoi(value) : 5;
+  }
+} // namespace
+
+template <typename Layout>
+class CudaMultigrid : public ::testing::Test
+{
+public:
+  using HostVector = CellVector<double, MemorySpace::Host, Layout>;
+  using Vector     = CellVector<double, MemorySpace::CUDA, Layout>;
+};
+using MultigridLayouts = ::testing::Types<CellContiguous, CellBlocked<32>>;
+TYPED_TEST_SUITE(CudaMultigrid, MultigridLayouts);
+
+TEST(CudaMultigridSolver, v_cycle_matches_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  BoxDescription box;
+  box.upper        = {{1.5, 1.4, 2.2}};
+  box.subdivisions = {{3, 2, 2}};
+  const LevelHierarchy mesh = make_box_hierarchy(box, 2);
+  const Level         &fine = mesh.levels.back();
+  for (const MultigridParameters &parameters : {cg_chebyshev(), stationary_jacobi(), cg_chebyshev_coarse_smoother()})
+    for (const unsigned int degree : {2u, 3u})
+      {
+        SCOPED_TRACE(::testing::Message() << "smoother " << to_string(parameters.smoother) << ", outer "
+                                          << to_string(parameters.outer) << ", coarse "
+                                          << to_string(parameters.coarse_solver) << ", degree " << degree);
+        const cellwise::MultigridSolver       host(mesh, degree, parameters);
+        const cuda::MultigridSolver<>         device(mesh, degree, parameters);
+        CellVector<double>                    r(fine.n_cells(), degree), z;
+        fill_random(r, 5 + degree);
+        r.scale(host.dirichlet_mask());
+        z.reinit(r);
+        host.preconditioner().vmult(z, r);
+        const auto dr = to_device(r);
+        auto       dz = to_device(r);
+        dz.fill(std::numeric_limits<double>::quiet_NaN());
+        device.preconditioner().vmult(dz, dr);
+        EXPECT_LE(relative_difference(to_host(dz), z), 1e-12);
+      }
+}
+
+TEST(CudaMultigridSolver, rejects_patch_smoother)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy mesh = make_box_hierarchy(BoxDescription{}, 1);
+  MultigridParameters  parameters;
+  parameters.smoother = SmootherType::patch;
+  try
+    {
+      const cuda::MultigridSolver<> solver(mesh, 3, parameters);
+      FAIL() << "the patch smoother was accepted";
+    }
+  catch (const Error &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("vertex-patch smoother is not available on the CUDA backend"), std::string::npos)
+        << e.what();
+    }
+}
+
+TYPED_TEST(CudaMultigrid, default_problem_matches_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Layout     = TypeParam;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  constexpr double     pi       = 3.14159265358979323846;
+  const ScalarFunction solution = [](const Point &x) {
+    return std::sin(pi * x[0]) * std::sin(pi * x[1]) * std::sin(pi * x[2]);
+  };
+  const ScalarFunction rhs = [&](const Point &x) { return 3 * pi * pi * solution(x); };
+  constexpr unsigned int degree = 3;
+  // the contiguous layout (the program's) on all levels; the blocked one on the small ones
+  const int max_level = std::min(max_test_level(), std::is_same_v<Layout, CellContiguous> ? 5 : 3);
+  for (const MultigridParameters &parameters : {cg_chebyshev(), stationary_jacobi()})
+    for (int L = 2; L <= max_level; ++L)
+      {
+        SCOPED_TRACE(::testing::Message() << "L = " << L << ", smoother " << to_string(parameters.smoother)
+                                          << ", outer " << to_string(parameters.outer));
+        const LevelHierarchy mesh = make_box_hierarchy(BoxDescription{}, L, CellOrdering::child_major);
+        const Level         &fine = mesh.levels.back();
+        HostVector           b;
+        assemble_right_hand_side(fine, degree, rhs, b);
+
+        // host: the program's solver (contiguous layout)
+        CellVector<double> host_b, host_u(fine.n_cells(), degree);
+        assemble_right_hand_side(fine, degree, rhs, host_b);
+        const cellwise::MultigridSolver host(mesh, degree, parameters);
+        SolverControl                   host_control(100, 1e-9);
+        const SolveStatistics           host_statistics = host.solve(host_u, host_b, host_control);
+        const double host_error = compute_l2_error(fine, host_u, solution, true, degree + 1);
+
+        const cuda::MultigridSolver<Layout> device(mesh, degree, parameters);
+        Vector                              u(fine.n_cells(), degree);
+        const Vector                        db = to_device(b);
+        SolverControl                       control(100, 1e-9);
+        const SolveStatistics               statistics = device.solve(u, db, control);
+        const double device_error = compute_l2_error(fine, to_host(u), solution, true, degree + 1);
+
+        EXPECT_EQ(statistics.iterations(), host_statistics.iterations());
+        EXPECT_NEAR(device_error, host_error, 1e-10 * host_error);
+        EXPECT_NEAR(statistics.reduction(), host_statistics.reduction(), 1e-4 * host_statistics.reduction());
+        std::cout << "  L = " << L << " " << to_string(parameters.outer) << " + " << to_string(parameters.smoother)
+                  << ": " << statistics.iterations() << " iterations (host " << host_statistics.iterations()
+                  << "), L2 error " << device_error << " (host " << host_error << ", relative difference "
+                  << std::abs(device_error - host_error) / host_error << ")" << std::endl;
+      }
+}

@@ -1,0 +1,227 @@
+// Device vertex-patch smoother against the host VertexPatchSmoother on the
+// same seeded random data: one colour step and whole sweeps (forward, reverse,
+// zero and non-zero initial guess), degrees 1..4, meshes whose cell counts are
+// not multiples of 32; the FP32 Q3 register kernel against the host FP64
+// reference.
+
+#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/multigrid/vertex_patch_smoother.h>
+
+#include <gtest/gtest.h>
+
+#include "cuda/cuda_test_utilities.h"
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  /// Box [0,3]x[0,2]x[0,1] in 3x2x4 coarse cells refined twice: 1536 cells.
+  LevelHierarchy
+  twice_refined_box()
+  {
+    BoxDescription box;
+    box.upper        = {{3., 2., 1.}};
+    box.subdivisions = {{3, 2, 4}};
+    return make_box_hierarchy(box, 2);
+  }
+
+  template <typename Number>
+  constexpr double
+  patch_tolerance()
+  {
+    return std::is_same_v<Number, double> ? 1e-12 : 1e-5;
+  }
+} // namespace
+
+template <typename Pair>
+class CudaPatchSmoother : public ::testing::Test
+{
+public:
+  using Number     = typename Pair::first_type;
+  using Layout     = typename Pair::second_type;
+  using HostVector = CellVector<Number, MemorySpace::Host, Layout>;
+  using Vector     = CellVector<Number, MemorySpace::CUDA, Layout>;
+};
+TYPED_TEST_SUITE(CudaPatchSmoother, NumberLayoutPairs);
+
+TYPED_TEST(CudaPatchSmoother, colour_step_and_sweep_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  const double tol = patch_tolerance<Number>();
+
+  const LevelHierarchy meshes[] = {refined_box(), twice_refined_box(), coarse_box()};
+  for (const LevelHierarchy &mesh : meshes)
+    for (unsigned int degree = 1; degree <= 4; ++degree)
+      {
+        const Level &level = mesh.levels.back();
+        SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells of degree " << degree);
+        const VertexPatchSmoother<Number, Layout> host(level, degree);
+        cuda::VertexPatchSmoother<Number, Layout> device(level, degree);
+        device.use_kernel(cuda::PatchKernel::generic);
+        ASSERT_EQ(device.n_cells(), level.n_cells());
+        ASSERT_EQ(device.n_patch_inverses(), host.n_patch_inverses());
+        for (unsigned int colour = 0; colour < 8; ++colour)
+          ASSERT_EQ(device.patches().n_patches(colour), host.patches().n_patches(colour));
+
+        HostVector hu(level.n_cells(), degree), hb(level.n_cells(), degree);
+        fill_random(hu, 100 + degree);
+        fill_random(hb, 200 + degree);
+        const Vector db = to_device(hb);
+
+        // one colour step alone, every colour, from the same u
+        for (unsigned int colour = 0; colour < 8; ++colour)
+          for (const bool u_is_zero : {false, true})
+            {
+              HostVector expected = hu;
+              if (u_is_zero)
+                expected.set_zero();
+              host.apply_colour(expected, hb, colour, u_is_zero);
+              Vector du = to_device(u_is_zero ? HostVector(level.n_cells(), degree) : hu);
+              device.apply_colour(du, db, colour, u_is_zero);
+              EXPECT_LE(relative_difference(to_host(du), expected), tol)
+                << "colour " << colour << (u_is_zero ? " from zero" : "");
+            }
+
+        // whole sweeps
+        for (const SweepDirection direction : {SweepDirection::forward, SweepDirection::reverse})
+          for (const bool zero_initial_guess : {false, true})
+            {
+              HostVector expected = hu;
+              host.smooth(expected, hb, zero_initial_guess, direction);
+              Vector du = to_device(hu);
+              device.smooth(du, db, zero_initial_guess, direction);
+              EXPECT_LE(relative_difference(to_host(du), expected), tol)
+                << (direction == SweepDirection::forward ? "forward" : "reverse")
+                << (zero_initial_guess ? ", zero initial guess" : ", non-zero initial guess");
+            }
+      }
+}
+
+TYPED_TEST(CudaPatchSmoother, two_sweeps_per_call_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  const LevelHierarchy                            mesh  = refined_box();
+  const Level                                    &level = mesh.levels.back();
+  const unsigned int                              degree = 5;
+  const VertexPatchSmoother<Number, Layout>       host(level, degree, 2);
+  cuda::VertexPatchSmoother<Number, Layout>       device(level, degree, 2);
+  device.use_kernel(cuda::PatchKernel::generic);
+  HostVector hu(level.n_cells(), degree), hb(level.n_cells(), degree);
+  fill_random(hu, 7);
+  fill_random(hb, 8);
+  HostVector expected = hu;
+  host.smooth(expected, hb, false, SweepDirection::reverse);
+  auto du = to_device(hu);
+  device.smooth(du, to_device(hb), false, SweepDirection::reverse);
+  EXPECT_LE(relative_difference(to_host(du), expected), patch_tolerance<Number>());
+}
+
+TEST(CudaPatchSmootherChecks, rejects_what_it_cannot_do)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy                        mesh  = refined_box();
+  const Level                                &level = mesh.levels.back();
+  cuda::VertexPatchSmoother<double>           fp64(level, 3);
+  EXPECT_FALSE(fp64.register_kernel_available());
+  EXPECT_THROW(fp64.use_kernel(cuda::PatchKernel::register_q3), Error);
+  cuda::VertexPatchSmoother<float>            q2(level, 2);
+  EXPECT_FALSE(q2.register_kernel_available());
+  cuda::VertexPatchSmoother<float>            q3(level, 3);
+  EXPECT_TRUE(q3.register_kernel_available());
+  EXPECT_EQ(q3.active_kernel(), cuda::PatchKernel::register_q3_async);
+  CellVector<float, MemorySpace::CUDA> u(level.n_cells(), 3), b(level.n_cells(), 3);
+  EXPECT_THROW(q3.apply_colour(u, u, 0), Error);
+}
+
+// The FP32 register kernel (000 §5) against the host sweep in FP64 on the
+// same (FP32-representable) data: relative 1e-6 per colour step.
+TEST(CudaPatchSmootherRegisterQ3, colour_step_matches_host_fp64)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy meshes[] = {refined_box(), twice_refined_box()};
+  for (const LevelHierarchy &mesh : meshes)
+    for (const cuda::PatchKernel kernel : {cuda::PatchKernel::register_q3, cuda::PatchKernel::register_q3_async})
+    {
+      const Level &level = mesh.levels.back();
+      const char  *name  = kernel == cuda::PatchKernel::register_q3 ? "register_q3" : "register_q3_async";
+      SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells, " << name);
+      const VertexPatchSmoother<double> host(level, 3);
+      cuda::VertexPatchSmoother<float>  device(level, 3);
+      ASSERT_TRUE(device.register_kernel_available());
+      device.use_kernel(kernel);
+      ASSERT_EQ(device.active_kernel(), kernel);
+
+      bool odd_count = false;
+      for (unsigned int colour = 0; colour < 8; ++colour)
+        odd_count = odd_count || device.patches().n_patches(colour) % 4 != 0;
+      EXPECT_TRUE(odd_count) << "the mesh should have a colour whose patch count is not a multiple of 4";
+
+      CellVector<double, MemorySpace::Host> hu(level.n_cells(), 3), hb(level.n_cells(), 3);
+      fill_random(hu, 31);
+      fill_random(hb, 32);
+      CellVector<float, MemorySpace::Host> fu(level.n_cells(), 3), fb(level.n_cells(), 3);
+      for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+        for (unsigned int i = 0; i < 64; ++i)
+          {
+            fu(cell, i) = float(hu(cell, i));
+            fb(cell, i) = float(hb(cell, i));
+            hu(cell, i) = fu(cell, i); // the FP64 reference sees the FP32 data
+            hb(cell, i) = fb(cell, i);
+          }
+      const auto db = to_device(fb);
+
+      // relative difference in double of the device result against the FP64 reference
+      auto difference = [](const CellVector<float, MemorySpace::Host> &a, const CellVector<double, MemorySpace::Host> &b) {
+        double diff = 0, scale = 0;
+        for (unsigned int cell = 0; cell < b.n_cells(); ++cell)
+          for (unsigned int i = 0; i < b.dofs_per_cell(); ++i)
+            {
+              if (!std::isfinite(a(cell, i)))
+                return std::numeric_limits<double>::infinity();
+              diff  = std::max(diff, std::abs(double(a(cell, i)) - b(cell, i)));
+              scale = std::max(scale, std::abs(b(cell, i)));
+            }
+        return diff / scale;
+      };
+
+      for (unsigned int colour = 0; colour < 8; ++colour)
+        for (const bool u_is_zero : {false, true})
+          {
+            SCOPED_TRACE(::testing::Message() << "colour " << colour << " with " << device.patches().n_patches(colour)
+                                              << " patches" << (u_is_zero ? ", u = 0" : ""));
+            CellVector<double, MemorySpace::Host> expected = hu;
+            if (u_is_zero)
+              expected.set_zero();
+            host.apply_colour(expected, hb, colour, u_is_zero);
+            auto du = to_device(u_is_zero ? CellVector<float, MemorySpace::Host>(level.n_cells(), 3) : fu);
+            device.apply_colour(du, db, colour, u_is_zero);
+            const double error = difference(to_host(du), expected);
+            EXPECT_LE(error, 1e-6);
+            if (colour == 0)
+              std::cout << "  " << name << " colour step, " << level.n_cells() << " cells" << (u_is_zero ? ", u = 0" : "")
+                        << ": relative error against FP64 " << error << std::endl;
+          }
+
+      // a whole sweep, and the traffic stub leaves u as it is
+      for (const SweepDirection direction : {SweepDirection::forward, SweepDirection::reverse})
+        {
+          CellVector<double, MemorySpace::Host> expected = hu;
+          host.smooth(expected, hb, false, direction);
+          auto du = to_device(fu);
+          device.smooth(du, db, false, direction);
+          EXPECT_LE(difference(to_host(du), expected), 1e-5);
+        }
+      auto du = to_device(fu);
+      device.apply_traffic_stub(du, db, 3);
+      EXPECT_EQ(relative_difference(to_host(du), fu), 0.);
+    }
+}
