@@ -1,0 +1,144 @@
+#include <cellwise/base/config.h>
+#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cell_transfer.h>
+#include <cellwise/multigrid/chebyshev_smoother.h>
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/jacobi_smoother.h>
+#include <cellwise/multigrid/outer_solvers.h>
+#include <cellwise/multigrid/refinement_edge.h>
+#include <cellwise/operators/function_tools.h>
+#include <cellwise/storage/dirichlet_mask.h>
+
+#include <chrono>
+#include <iomanip>
+#include <ostream>
+
+namespace cellwise
+{
+  namespace
+  {
+    using V = CellVector<double>;
+
+    std::shared_ptr<const LevelSmoother<V>>
+    make_point_smoother(const Level &level, const LaplaceOperator<double> &op, const V &mask, const MultigridParameters &parameters)
+    {
+      if (parameters.smoother == SmootherType::jacobi)
+        return std::make_shared<JacobiSmoother<double>>(level,
+                                                        op,
+                                                        mask,
+                                                        JacobiSmoother<double>::Parameters{parameters.jacobi_omega,
+                                                                                           parameters.jacobi_steps});
+      ChebyshevSmoother<double>::Parameters p;
+      p.degree                = parameters.chebyshev_degree;
+      p.smoothing_range       = parameters.smoothing_range;
+      p.eigenvalue_iterations = parameters.eigenvalue_iterations;
+      return std::make_shared<ChebyshevSmoother<double>>(level, op, mask, p);
+    }
+  } // namespace
+
+  AdaptiveMultigridSolver::AdaptiveMultigridSolver(const LevelHierarchy      &hierarchy,
+                                                   const unsigned int         degree,
+                                                   const MultigridParameters &parameters,
+                                                   std::ostream              *log)
+    : hierarchy_(hierarchy)
+    , degree_(degree)
+    , parameters_(parameters)
+  {
+    check_degree(degree);
+    parameters.check();
+    CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the adaptive multigrid solver needs at least one level");
+    CELLWISE_CHECK(parameters.smoother == SmootherType::jacobi || parameters.smoother == SmootherType::chebyshev,
+                   "the adaptive solver supports the jacobi and chebyshev smoothers, not " << to_string(parameters.smoother)
+                                                                                           << " (no vertex patches on adaptive levels yet)");
+    CELLWISE_CHECK(parameters.precision == Precision::fp64,
+                   "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));
+    const auto start = std::chrono::steady_clock::now();
+
+    mesh_            = make_active_mesh(hierarchy);
+    active_operator_ = std::make_shared<LaplaceOperator<double>>(mesh_.level, degree);
+    if (parameters.coefficient)
+      active_operator_->set_coefficient(mesh_.level, parameters.coefficient);
+    // Dirichlet copies of the active cells: those of their level's mask (a
+    // Dirichlet DoF lies on a boundary face of every box cell touching it).
+    active_mask_.reinit(mesh_.n_active_cells(), degree);
+
+    AdaptiveVCycle<double>::Components components;
+    for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+      {
+        const Level &level     = hierarchy.level(l);
+        const V      dirichlet = make_dirichlet_mask<double>(level, degree, parameters.dirichlet_ids);
+        free_masks_.push_back(make_free_mask<double>(level, degree, parameters.dirichlet_ids));
+        for (unsigned int j = 0; j < mesh_.active_cells[l].size(); ++j)
+          for (unsigned int i = 0; i < dirichlet.dofs_per_cell(); ++i)
+            active_mask_(mesh_.level_offset[l] + j, i) = dirichlet(mesh_.active_cells[l][j], i);
+
+        const auto op = std::make_shared<LaplaceOperator<double>>(level, degree);
+        if (parameters.coefficient)
+          op->set_coefficient(level, parameters.coefficient);
+        components.operators.push_back(op);
+        components.level_shapes.push_back(V(level.n_cells(), degree));
+        if (l == 0)
+          {
+            CELLWISE_CHECK(!has_refinement_edge(level), "level 0 must cover the domain");
+            components.smoothers.push_back(nullptr);
+            if (parameters.coarse_solver == CoarseSolverType::cholesky)
+              components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double>>(level, *op, dirichlet);
+            else
+              components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_point_smoother(level, *op, dirichlet, parameters),
+                                                                                   parameters.coarse_smoother_applications);
+          }
+        else
+          components.smoothers.push_back(make_point_smoother(level, *op, free_masks_.back(), parameters));
+        if (log)
+          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, " << std::setw(10)
+               << mesh_.active_cells[l].size() << " active, "
+               << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
+               << std::endl;
+      }
+    if (hierarchy.n_levels() > 1)
+      components.transfer = std::make_shared<CellTransfer<double>>(hierarchy, degree);
+
+    AdaptiveVCycle<double>::Parameters cycle;
+    cycle.pre_smoothing  = parameters.smoothing_steps;
+    cycle.post_smoothing = parameters.smoothing_steps;
+    cycle.pre_direction  = SweepDirection::forward;
+    cycle.post_direction = parameters.post_smoothing_direction();
+    cycle_               = std::make_shared<AdaptiveVCycle<double>>(mesh_, std::move(components), cycle);
+    if (log)
+      *log << "  adaptive set-up of " << hierarchy.n_levels() << " levels, " << mesh_.n_active_cells() << " active cells: "
+           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;
+  }
+
+  SolveStatistics
+  AdaptiveMultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
+  {
+    CELLWISE_CHECK(b.n_cells() == n_active_cells() && b.degree() == degree_,
+                   "adaptive solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree() << ", the active mesh has "
+                                                         << n_active_cells() << " cells of degree " << degree_);
+    CELLWISE_CHECK(b.all_finite(), "adaptive solve: the right-hand side contains NaN or infinite values");
+    if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
+      u.reinit(b);
+    CELLWISE_CHECK(u.all_finite(), "adaptive solve: the initial guess contains NaN or infinite values");
+    if (parameters_.outer == OuterIteration::cg)
+      return solve_cg(*active_operator_, *cycle_, u, b, active_mask_, control);
+    return solve_stationary(*active_operator_, *cycle_, u, b, active_mask_, control, {}, parameters_.stop_on_extrapolated_monitor);
+  }
+
+  void
+  AdaptiveMultigridSolver::assemble_right_hand_side(const ScalarFunction &f, VectorType &b, const unsigned int n_q_points) const
+  {
+    ::cellwise::assemble_right_hand_side(mesh_.level, degree_, f, b, n_q_points);
+  }
+
+  void
+  AdaptiveMultigridSolver::interpolate(const ScalarFunction &f, VectorType &u) const
+  {
+    ::cellwise::interpolate(mesh_.level, degree_, f, u);
+  }
+
+  double
+  AdaptiveMultigridSolver::compute_l2_error(const VectorType &u, const ScalarFunction &exact, const unsigned int n_q_points) const
+  {
+    return ::cellwise::compute_l2_error(mesh_.level, u, exact, true, n_q_points);
+  }
+} // namespace cellwise

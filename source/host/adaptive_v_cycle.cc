@@ -1,0 +1,62 @@
+#include <cellwise/multigrid/adaptive_v_cycle.h>
+
+namespace cellwise
+{
+  ActiveMesh
+  make_active_mesh(const LevelHierarchy &hierarchy)
+  {
+    CELLWISE_CHECK(hierarchy.n_levels() > 0, "make_active_mesh: empty hierarchy");
+    ActiveMesh         mesh;
+    const unsigned int n_levels = hierarchy.n_levels();
+    mesh.level_offset.assign(n_levels + 1, 0);
+    mesh.active_cells.resize(n_levels);
+    mesh.active_index.resize(n_levels);
+    unsigned int count = 0;
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        const Level &level = hierarchy.level(l);
+        mesh.level_offset[l] = count;
+        mesh.active_index[l].assign(level.n_cells(), -1);
+        for (unsigned int c = 0; c < level.n_cells(); ++c)
+          if (level.is_active(c))
+            {
+              CELLWISE_CHECK(!level.is_refined(c), "cell " << c << " of level " << l << " is flagged both active and refined");
+              mesh.active_index[l][c] = static_cast<int>(count++);
+              mesh.active_cells[l].push_back(c);
+              mesh.level_of.push_back(l);
+              mesh.cell_of.push_back(c);
+            }
+      }
+    mesh.level_offset[n_levels] = count;
+
+    Level &active = mesh.level;
+    active.boxes.resize(count);
+    active.coordinates.resize(count);
+    active.parent.assign(count, -1);
+    active.child_slot.assign(count, 0);
+    active.children.assign(count, {{-1, -1, -1, -1, -1, -1, -1, -1}});
+    active.neighbors.resize(count);
+    active.flags.assign(count, cell_flags::active);
+    active.n_owned_cells = count;
+    for (unsigned int a = 0; a < count; ++a)
+      {
+        const Level       &level = hierarchy.level(mesh.level_of[a]);
+        const unsigned int c     = mesh.cell_of[a];
+        active.boxes[a]          = level.boxes[c];
+        active.coordinates[a]    = level.coordinates[c];
+        for (unsigned int face = 0; face < 6; ++face)
+          {
+            const int neighbor = level.neighbors[c][face];
+            if (face_neighbor::is_cell(neighbor))
+              {
+                const int index = mesh.active_index[mesh.level_of[a]][neighbor];
+                // a refined neighbour: the face is hanging, seen from the coarse side
+                active.neighbors[a][face] = index >= 0 ? index : face_neighbor::none;
+              }
+            else
+              active.neighbors[a][face] = neighbor;
+          }
+      }
+    return mesh;
+  }
+} // namespace cellwise
