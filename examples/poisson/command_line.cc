@@ -88,6 +88,9 @@ Options:
   --subdivisions NX,NY,NZ  coarse cells per axis (default 1,1,1)
   --refinements L | L0-L1  refinement level(s) (default 2-5)
   --solution NAME          sine | oscillatory | polynomial (default sine)
+  --adaptive-steps K       K local refinements after the L global ones, of
+                           the cells the marker selects (default 0; host)
+  --marker NAME            octant | ball | shell (default octant)
   --smoother NAME          jacobi | chebyshev | patch (default chebyshev)
   --smoothing-steps N      smoother applications before and after the coarse
                            correction (default 1)
@@ -176,6 +179,14 @@ parse_command_line(const int argc, const char *const *argv)
           if (value != "sine" && value != "oscillatory" && value != "polynomial")
             fail(option, value, "use sine, oscillatory or polynomial");
           options.solution = value;
+        }
+      else if (option == "--adaptive-steps")
+        options.adaptive_steps = static_cast<unsigned int>(parse_integer(option, value, 0, 10));
+      else if (option == "--marker")
+        {
+          if (value != "octant" && value != "ball" && value != "shell")
+            fail(option, value, "use octant, ball or shell");
+          options.marker = value;
         }
       else if (option == "--smoother")
         options.multigrid.smoother = parse_enum(option, value, cellwise::parse_smoother_type);

@@ -30,6 +30,8 @@ struct ProgramOptions
   std::string                   backend          = "host";
   unsigned int                  threads          = 0; // 0: OpenMP default
   double                        tolerance        = 1e-9;
+  unsigned int                  adaptive_steps   = 0;
+  std::string                   marker           = "octant";
   unsigned int                  max_iterations   = 100;
   cellwise::MultigridParameters multigrid;
   bool                          help = false;
