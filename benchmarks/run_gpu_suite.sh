@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the core with the CUDA backend (no deal.II) and runs, on a machine
+# with an NVIDIA GPU, the device tests, the kernel, solver and patch-smoother
+# benchmarks and the device solves behind the tables of doc/performance.md and
+# doc/results.md. Every step writes its log into OUTDIR; a step that fails or
+# runs out of its time limit does not stop the later ones.
+#
+# usage: benchmarks/run_gpu_suite.sh OUTDIR [CUDA_ARCHITECTURES (default 90)]
+set -uo pipefail
+out=${1:?usage: benchmarks/run_gpu_suite.sh OUTDIR [CUDA_ARCHITECTURES]}
+arch=${2:-90}
+mkdir -p "$out"
+stamp() { echo "[suite] $(date -u +%FT%TZ) $*"; }
+
+stamp "configure and build (sm_${arch})"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCELLWISE_WITH_DEALII=OFF \
+  > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" --target cellwise_cuda_tests cellwise-poisson cellwise-benchmark-kernels \
+  cellwise-benchmark-solver cellwise-benchmark-patch > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+nvidia-smi > "$out/nvidia-smi.log" 2>&1
+
+run() { # run NAME SECONDS COMMAND...
+  local name=$1 limit=$2
+  shift 2
+  stamp "$name"
+  timeout "$limit" "$@" > "$out/$name.log" 2>&1
+  echo "[suite] $name exited with $?" | tee -a "$out/$name.log"
+}
+
+run cuda-tests 240 build-gpu/tests/cellwise_cuda_tests
+tail -3 "$out/cuda-tests.log"
+run memcheck-patch 120 compute-sanitizer --tool memcheck build-gpu/tests/cellwise_cuda_tests --gtest_filter='*Patch*:*Multigrid*'
+run bench-kernels 90 build-gpu/benchmarks/cellwise-benchmark-kernels 30
+run bench-solver 120 build-gpu/benchmarks/cellwise-benchmark-solver 30 7
+run bench-patch 90 build-gpu/benchmarks/cellwise-benchmark-patch
+
+poisson=build-gpu/examples/poisson/cellwise-poisson
+export OMP_NUM_THREADS=$(nproc)
+run solve-cg-chebyshev-fp64 120 $poisson --backend cuda --refinements 2-7 --tolerance 1e-14
+run solve-patch-forward-fp64 120 $poisson --backend cuda --smoother patch --solver stationary --refinements 2-7
+run solve-patch-forward-mixed 180 $poisson --backend cuda --smoother patch --solver stationary --precision mixed --refinements 4-8
+stamp done
