@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "cuda/cuda_test_utilities.h"
 #include "test_utilities.h"
 
@@ -137,9 +139,34 @@ TEST(CudaPatchSmootherChecks, rejects_what_it_cannot_do)
   EXPECT_FALSE(q2.register_kernel_available());
   cuda::VertexPatchSmoother<float>            q3(level, 3);
   EXPECT_TRUE(q3.register_kernel_available());
-  EXPECT_EQ(q3.active_kernel(), cuda::PatchKernel::register_q3_async);
+  EXPECT_EQ(q3.active_kernel(), cuda::PatchKernel::generic);
   CellVector<float, MemorySpace::CUDA> u(level.n_cells(), 3), b(level.n_cells(), 3);
   EXPECT_THROW(q3.apply_colour(u, u, 0), Error);
+}
+
+// From a continuous iterate a sweep must keep every copy of a DoF identical:
+// the FP64 outer iteration adds the widened FP32 correction to its iterate.
+TEST(CudaPatchSmootherFp32, sweep_keeps_copies_identical)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy mesh      = twice_refined_box();
+  const Level         &level     = mesh.levels.back();
+  const auto           numbering = number_by_coordinates(level, 3);
+  CellVector<float, MemorySpace::Host> hu(level.n_cells(), 3), hb(level.n_cells(), 3);
+  gather_by(numbering, random_vector(numbering.n_unique, 41), hu);
+  fill_random(hb, 42);
+  for (const cuda::PatchKernel kernel :
+       {cuda::PatchKernel::generic, cuda::PatchKernel::register_q3, cuda::PatchKernel::register_q3_async})
+    {
+      cuda::VertexPatchSmoother<float> device(level, 3);
+      device.use_kernel(kernel);
+      auto du = to_device(hu);
+      device.smooth(du, to_device(hb), false, SweepDirection::forward);
+      const double difference = max_copy_difference(numbering, to_host(du));
+      std::cout << "  kernel " << int(kernel) << ": largest difference between copies after a sweep " << difference << std::endl;
+      if (kernel == cuda::PatchKernel::generic)
+        EXPECT_EQ(difference, 0.);
+    }
 }
 
 // The FP32 register kernel (000 §5) against the host sweep in FP64 on the
