@@ -22,46 +22,12 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_timing.h"
+
 using namespace cellwise;
 
 namespace
 {
-  /// Copy of n16 16-byte words, grid-stride, 16-byte loads and stores.
-  __global__ void
-  copy_float4_kernel(const float4 *__restrict__ in, float4 *__restrict__ out, const std::size_t n16)
-  {
-    for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n16;
-         k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-      out[k] = in[k];
-  }
-
-  /// Median time in seconds of @p f over @p n_runs launches after 3 warm-up calls.
-  double
-  median_time(const std::function<void()> &f, const int n_runs)
-  {
-    for (int i = 0; i < 3; ++i)
-      f();
-    CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
-    cudaEvent_t start, stop;
-    CELLWISE_CUDA_CHECK(cudaEventCreate(&start));
-    CELLWISE_CUDA_CHECK(cudaEventCreate(&stop));
-    std::vector<double> times;
-    for (int i = 0; i < n_runs; ++i)
-      {
-        CELLWISE_CUDA_CHECK(cudaEventRecord(start));
-        f();
-        CELLWISE_CUDA_CHECK(cudaEventRecord(stop));
-        CELLWISE_CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CELLWISE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(1e-3 * ms);
-      }
-    CELLWISE_CUDA_CHECK(cudaEventDestroy(start));
-    CELLWISE_CUDA_CHECK(cudaEventDestroy(stop));
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-  }
-
   struct Row
   {
     std::string name;

@@ -30,37 +30,12 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_timing.h"
+
 using namespace cellwise;
 
 namespace
 {
-  /// Median time in seconds of @p f over @p n_runs calls after @p n_warm warm-up calls.
-  double
-  median_time(const std::function<void()> &f, const int n_runs, const int n_warm = 3)
-  {
-    for (int i = 0; i < n_warm; ++i)
-      f();
-    CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
-    cudaEvent_t start, stop;
-    CELLWISE_CUDA_CHECK(cudaEventCreate(&start));
-    CELLWISE_CUDA_CHECK(cudaEventCreate(&stop));
-    std::vector<double> times;
-    for (int i = 0; i < n_runs; ++i)
-      {
-        CELLWISE_CUDA_CHECK(cudaEventRecord(start));
-        f();
-        CELLWISE_CUDA_CHECK(cudaEventRecord(stop));
-        CELLWISE_CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CELLWISE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(1e-3 * ms);
-      }
-    CELLWISE_CUDA_CHECK(cudaEventDestroy(start));
-    CELLWISE_CUDA_CHECK(cudaEventDestroy(stop));
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-  }
-
   template <typename Layout>
   CellVector<double, MemorySpace::CUDA, Layout>
   random_device_vector(const unsigned int n_cells, const unsigned int degree, const unsigned int seed)

@@ -1,0 +1,54 @@
+#pragma once
+// Timing pieces shared by the CUDA benchmarks: median CUDA-event time of a
+// callable, and the float4 copy kernel measured next to every table as the
+// same-run reference for bandwidth. Each benchmark is its own executable, so
+// the anonymous namespace keeps one copy per program.
+
+#include <cellwise/base/cuda_check.h>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace
+{
+  /// Copy of n16 16-byte words, grid-stride, 16-byte loads and stores.
+  __global__ void
+  copy_float4_kernel(const float4 *__restrict__ in, float4 *__restrict__ out, const std::size_t n16)
+  {
+    for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n16;
+         k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+      out[k] = in[k];
+  }
+
+  /// Median time in seconds of @p f over @p n_runs calls after @p n_warm
+  /// warm-up calls, each timed by CUDA events on the default stream.
+  double
+  median_time(const std::function<void()> &f, const int n_runs, const int n_warm = 3)
+  {
+    for (int i = 0; i < n_warm; ++i)
+      f();
+    CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+    cudaEvent_t start, stop;
+    CELLWISE_CUDA_CHECK(cudaEventCreate(&start));
+    CELLWISE_CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<double> times;
+    for (int i = 0; i < n_runs; ++i)
+      {
+        CELLWISE_CUDA_CHECK(cudaEventRecord(start));
+        f();
+        CELLWISE_CUDA_CHECK(cudaEventRecord(stop));
+        CELLWISE_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CELLWISE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        times.push_back(1e-3 * ms);
+      }
+    CELLWISE_CUDA_CHECK(cudaEventDestroy(start));
+    CELLWISE_CUDA_CHECK(cudaEventDestroy(stop));
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  }
+} // namespace
