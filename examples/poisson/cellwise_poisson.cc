@@ -60,6 +60,39 @@ namespace
     return line;
   }
 
+  /// Stops after a fixed number of iterations (a NaN still fails).
+  class FixedIterations : public cellwise::IterationControl
+  {
+  public:
+    explicit FixedIterations(const unsigned int n)
+      : n_(n)
+    {}
+    State
+    check(const unsigned int step, const double value) override
+    {
+      if (!std::isfinite(value))
+        return failure;
+      return step >= n_ ? success : iterate;
+    }
+    std::string
+    failure_reason() const override
+    {
+      return "the monitored value is not a number";
+    }
+
+  private:
+    unsigned int n_;
+  };
+
+  /// The stopping test of the options: tolerance or a fixed count.
+  std::unique_ptr<cellwise::IterationControl>
+  make_control(const ProgramOptions &options)
+  {
+    if (options.fixed_iterations > 0)
+      return std::make_unique<FixedIterations>(options.fixed_iterations);
+    return std::make_unique<cellwise::SolverControl>(options.max_iterations, options.tolerance);
+  }
+
   /// One adaptive mesh: L global and k local refinements (003 Algorithms 4–5).
   /// DoFs are counted as active cells × p³, as 003 Table 4.
   Row
@@ -78,9 +111,9 @@ namespace
     solver.assemble_right_hand_side(solution.right_hand_side, b);
     const double setup_seconds = seconds_since(setup_start);
 
-    SolverControl         control(options.max_iterations, options.tolerance);
+    const auto            control     = make_control(options);
     const auto            solve_start = std::chrono::steady_clock::now();
-    const SolveStatistics statistics  = solver.solve(u, b, control);
+    const SolveStatistics statistics  = solver.solve(u, b, *control);
     Row                   row;
     row.solve_seconds = seconds_since(solve_start);
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
@@ -170,17 +203,17 @@ namespace
         assemble_right_hand_side(fine, options.degree, solution.right_hand_side, b);
         const double setup_seconds = seconds_since(setup_start);
 
-        SolverControl   control(options.max_iterations, options.tolerance);
+        const auto      control = make_control(options);
         const auto      solve_start = std::chrono::steady_clock::now();
         SolveStatistics statistics;
         double          solve_seconds = 0;
 #ifdef CELLWISE_WITH_CUDA
         if (on_device)
-          statistics = device_solver->solve(u, b, control, solve_seconds); // timed between device synchronizations
+          statistics = device_solver->solve(u, b, *control, solve_seconds); // timed between device synchronizations
         else
 #endif
           {
-            statistics    = solver->solve(u, b, control);
+            statistics    = solver->solve(u, b, *control);
             solve_seconds = seconds_since(solve_start);
           }
         for (unsigned int k = 0; k < statistics.monitor.size(); ++k)

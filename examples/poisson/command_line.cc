@@ -112,6 +112,9 @@ Options:
                            stops on η_n or on η_n^2/η_{n-1} (default measured)
   --tolerance T            relative reduction of η, in (0,1) (default 1e-9)
   --max-iterations N       iteration limit (default 100)
+  --iterations N           run exactly N outer iterations, ignoring the
+                           tolerance (000 Table 3); default: stop on the
+                           tolerance
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
   --help                   this text
@@ -233,6 +236,8 @@ parse_command_line(const int argc, const char *const *argv)
           if (!(options.tolerance > 0 && options.tolerance < 1))
             fail(option, value, "the tolerance must lie in (0, 1)");
         }
+      else if (option == "--iterations")
+        options.fixed_iterations = static_cast<unsigned int>(parse_integer(option, value, 1, 100000));
       else if (option == "--max-iterations")
         options.max_iterations = static_cast<unsigned int>(parse_integer(option, value, 1, 100000));
       else if (option == "--backend")

@@ -33,6 +33,7 @@ struct ProgramOptions
   unsigned int                  adaptive_steps   = 0;
   std::string                   marker           = "octant";
   unsigned int                  max_iterations   = 100;
+  unsigned int                  fixed_iterations = 0; // > 0: exactly this many, no tolerance
   cellwise::MultigridParameters multigrid;
   bool                          help = false;
 };
