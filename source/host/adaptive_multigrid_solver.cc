@@ -6,6 +6,7 @@
 #include <cellwise/multigrid/jacobi_smoother.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/refinement_edge.h>
+#include <cellwise/multigrid/vertex_patch_smoother.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
@@ -22,6 +23,12 @@ namespace cellwise
     std::shared_ptr<const LevelSmoother<V>>
     make_point_smoother(const Level &level, const LaplaceOperator<double> &op, const V &mask, const MultigridParameters &parameters)
     {
+      // Vertex patches need all 8 cells of a vertex on the level; their interior
+      // DoFs then never lie on the refinement edge E_l (a face through such a
+      // DoF has the patch cells on both sides), so the patch smoother needs no
+      // mask: it leaves E_l and the Dirichlet rim untouched by construction.
+      if (parameters.smoother == SmootherType::patch)
+        return std::make_shared<VertexPatchSmoother<double>>(level, op.degree(), parameters.patch_sweeps);
       if (parameters.smoother == SmootherType::jacobi)
         return std::make_shared<JacobiSmoother<double>>(level,
                                                         op,
@@ -47,9 +54,6 @@ namespace cellwise
     check_degree(degree);
     parameters.check();
     CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the adaptive multigrid solver needs at least one level");
-    CELLWISE_CHECK(parameters.smoother == SmootherType::jacobi || parameters.smoother == SmootherType::chebyshev,
-                   "the adaptive solver supports the jacobi and chebyshev smoothers, not " << to_string(parameters.smoother)
-                                                                                           << " (no vertex patches on adaptive levels yet)");
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));
     const auto start = std::chrono::steady_clock::now();
