@@ -157,3 +157,37 @@ TEST(MultigridSolver, BadParametersAreRejected)
   EXPECT_THROW(MultigridSolver(h, 9, MultigridParameters{}), Error);
   EXPECT_THROW(parse_smoother_type("gauss-seidel"), Error);
 }
+
+TEST(OuterSolvers, IndefinitePreconditionerIsReportedNotRounding)
+{
+  // −V is negative definite: CG must stop with a clear message rather than
+  // take it for the rounding of a converged residual.
+  struct Negated : Preconditioner<CellVector<double>>
+  {
+    explicit Negated(const Preconditioner<CellVector<double>> &V)
+      : V(V)
+    {}
+    void
+    vmult(CellVector<double> &z, const CellVector<double> &r) const override
+    {
+      V.vmult(z, r);
+      z.scale(-1.);
+    }
+    const Preconditioner<CellVector<double>> &V;
+  };
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
+  const Level         &fine = h.levels.back();
+  MultigridSolver      solver(h, 2, MultigridParameters{});
+  CellVector<double>   b, u(fine.n_cells(), 2);
+  assemble_right_hand_side(fine, 2, sine_rhs, b);
+  SolverControl control(10, 1e-9);
+  try
+    {
+      solve_cg<CellVector<double>>(solver.fine_operator(), Negated(solver.preconditioner()), u, b, solver.dirichlet_mask(), control);
+      FAIL() << "a negative definite preconditioner was accepted";
+    }
+  catch (const Error &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
+    }
+}
