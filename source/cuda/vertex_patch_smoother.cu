@@ -47,6 +47,7 @@
 //   backward z    | d[z][k][i]   z = own z-node         | 36
 //   backward y    | d[z][y][i]                         | 48
 //   backward x    | d[z][y][x]   (zero at the rim)      | 64
+//   copy cascade  | d faces 0 <- partner's faces 3     | 64
 //   u += d, store | second read of u (L2), whole cells | 64
 //
 // Along each axis the lane of side a owns modes 3a..3a+2 of the 6 rows of
@@ -56,6 +57,10 @@
 // applied to the residual in the cell eigenbasis, x = S^-T x^, through the
 // merged blocks Fo S^-T and Fp S^-T (000 §6.3); backward
 //   d_a = Fo^T y_a + Gp^T y_ā,  Gp = rows of the partner's modes, own columns.
+// Each lane computes its own copy of the correction at the DoFs it shares
+// with other cells of the patch; the copy cascade (unify_copies) then gives
+// every copy the value of the lowest lane holding it, so that u stays
+// continuous (same butterfly partners, x then y then z, 48 shuffles).
 // The four 3 x 4 blocks per (axis, side) and 1/(μ~_x + μ~_y + μ~_z) per modal
 // octant sit in shared memory, read at the start of each stage; a warp reads
 // two addresses per matrix entry (one per side), whose banks differ (odd
@@ -501,9 +506,48 @@ namespace cellwise
           }
       }
 
+      /// Copy cascade: make the copies of every shared patch DoF in the eight
+      /// lanes of a patch bitwise equal to the copy of the lowest lane holding
+      /// it. Each lane computes its own cell's copy of the correction, so
+      /// copies differ by FP32 rounding; added to a continuous u they would
+      /// make it discontinuous. Axis by axis (x, y, z), with the partners of
+      /// the exchange: the face i_d = 3 of the lower lane (c_d = 0) and the
+      /// face i_d = 0 of the upper lane (c_d = 1) are the two copies of the
+      /// DoFs between them, and the upper lane takes the lower lane's values.
+      /// After x the copies across x agree; y then copies whole faces
+      /// including their x-face nodes, so the four copies on an edge and,
+      /// after z, the eight of the centre vertex agree (the DSS cascade with
+      /// "take the lower" instead of "sum").
+      ///
+      /// No selects: every lane sends its face i_d = 3 and overwrites its face
+      /// i_d = 0 with what it receives. In the lower lane both are no-ops on
+      /// values: its face 0 is its rim along d and receives the upper lane's
+      /// rim (face 3). At the rim d is ±0 exactly (the rim columns of the Fo
+      /// and Gp tables are 0, see reinit), and the copies keep it so: a rim
+      /// node receives a rim node of
+      /// the partner, which has the same rim along the other axes. The rim
+      /// DoFs of the shared face are copied too (16 shuffles per axis instead
+      /// of the 9 interior ones): skipping them would need lane-dependent
+      /// indices, i.e. selects, which cost more issue slots than the shuffles.
+      /// 48 shuffles per thread against 259 in the solve.
+      __device__ __forceinline__ void
+      unify_copies(float (&d)[64])
+      {
+#pragma unroll
+        for (int q = 0; q < 16; ++q) // x: (y, z) = (q % 4, q / 4)
+          d[4 * q] = __shfl_xor_sync(full_mask, d[4 * q + 3], 1);
+#pragma unroll
+        for (int q = 0; q < 16; ++q) // y: (x, z) = (q % 4, q / 4)
+          d[16 * (q / 4) + q % 4] = __shfl_xor_sync(full_mask, d[16 * (q / 4) + 12 + q % 4], 2);
+#pragma unroll
+        for (int q = 0; q < 16; ++q) // z: (x, y) = (q % 4, q / 4)
+          d[q] = __shfl_xor_sync(full_mask, d[48 + q], 4);
+      }
+
       /// d = the correction of this lane's cell from its residual r in the
       /// cell eigenbasis: forward F (merged), 1/μ~, backward F^T; the partner
-      /// across axis d is lane ^ (1 << d).
+      /// across axis d is lane ^ (1 << d). The copies of a shared DoF in the
+      /// patch's lanes are made equal (unify_copies).
       __device__ __forceinline__ void
       solve_in_registers(const float *table, const int c, const float (&r)[64], float (&d)[64])
       {
@@ -527,6 +571,7 @@ namespace cellwise
         backward_axis<12, 3, 3, 2>(Ty, y2, y1, [](int q) { return (q / 3) * 9 + q % 3; },
                                    [](int q) { return (q / 3) * 12 + q % 3; });
         backward_axis<16, 1, 1, 1>(Tx, y1, d, [](int q) { return 3 * q; }, [](int q) { return 4 * q; });
+        unify_copies(d);
       }
 
       /// One colour step (or, with @p stub, only its loads and stores).
@@ -1030,15 +1075,14 @@ namespace cellwise
     PatchKernel
     VertexPatchSmoother<Number, Layout>::active_kernel() const
     {
-      // automatic: the generic kernel. The register kernels compute the
-      // correction of a shared DoF separately in each lane that holds a copy,
-      // so the copies can differ by FP32 rounding; the FP64 outer iteration
-      // then drifts out of the continuous space (L2 error stalls near 1e-8 in
-      // the mixed solve). They stay selectable for benchmarks until they write
-      // one value into every copy.
-      if (kernel_ == PatchKernel::automatic || kernel_ == PatchKernel::generic || !register_available_)
+      if (kernel_ == PatchKernel::generic || !register_available_)
         return PatchKernel::generic;
-      return kernel_;
+      // automatic: the cp.async variant (0.73 of a device copy for a full
+      // sweep at 128^3 on the H200 against 0.55 for the register-staged one).
+      // Both register kernels write one value into every copy of a patch DoF
+      // (unify_copies), so a continuous iterate stays continuous, as with the
+      // generic kernel.
+      return kernel_ == PatchKernel::register_q3 ? PatchKernel::register_q3 : PatchKernel::register_q3_async;
     }
 
     template <typename Number, typename Layout>

@@ -22,10 +22,13 @@
  *    fast diagonalization with butterfly shuffles, all intermediates in
  *    registers, shared memory only to coalesce loads and stores; two
  *    variants of the staging (register-staged loads with a second read of u;
- *    cp.async with u kept in shared memory). Selected explicitly by
- *    use_kernel() (tests, benchmarks): their corrections of a shared DoF are
- *    computed per lane and may differ between copies by FP32 rounding, so the
- *    solver uses the generic kernel.
+ *    cp.async with u kept in shared memory, the default). Each lane computes
+ *    its own cell's copy of the patch correction; a copy cascade over the
+ *    three axes (the lower lane's value overwrites the upper lane's copy)
+ *    then writes one value into every copy of a patch DoF, so that a
+ *    continuous iterate stays continuous. Chosen automatically where it
+ *    applies (register_kernel_available()); use_kernel() selects one
+ *    explicitly (tests, benchmarks).
  *
  * Compiles with a plain C++ compiler.
  */
@@ -45,7 +48,7 @@ namespace cellwise
     /// Which colour-step kernel a cuda::VertexPatchSmoother runs.
     enum class PatchKernel
     {
-      automatic, ///< generic (the register kernels are opt-in, see active_kernel())
+      automatic, ///< register_q3_async where register_kernel_available(), generic otherwise
       generic,   ///< one thread block per patch, shared memory
       register_q3, ///< one cell per thread, registers and shuffles (FP32, Q3, uniform, CellContiguous)
       register_q3_async ///< register_q3 with u and b~ staged by cp.async, u kept in shared memory
