@@ -14,7 +14,7 @@
 
 #include <cmath>
 #include <limits>
-#include <random>
+#include <tuple>
 
 namespace cellwise
 {
@@ -87,8 +87,7 @@ namespace cellwise
       , preconditioner_(level, op, mask)
       , parameters_(parameters)
     {
-      CELLWISE_CHECK(parameters.omega > 0 && parameters.omega < 2, "Jacobi damping " << parameters.omega << " is not in (0, 2)");
-      CELLWISE_CHECK(parameters.n_steps >= 1, "Jacobi smoother needs at least one step, got " << parameters.n_steps);
+      parameters.check();
     }
 
     template <typename Number, typename Layout>
@@ -105,15 +104,10 @@ namespace cellwise
                             const CellVector<Number, MemorySpace::CUDA, Layout> &mask,
                             const unsigned int                                   n_iterations)
     {
-      // The host's start vector, value for value (source/host/chebyshev_smoother.cc).
-      CellVector<Number, MemorySpace::Host, Layout> host_mask, host_r;
+      // the host's start vector, value for value
+      CellVector<Number, MemorySpace::Host, Layout> host_mask;
       mask.copy_to_host(host_mask);
-      host_r.reinit(host_mask);
-      std::mt19937                           generator(42);
-      std::uniform_real_distribution<double> distribution(0.5, 1.5);
-      for (unsigned int cell = 0; cell < host_r.n_cells(); ++cell)
-        for (unsigned int i = 0; i < host_r.dofs_per_cell(); ++i)
-          host_r(cell, i) = Number(distribution(generator)) * host_mask(cell, i);
+      const auto host_r = lanczos_start_vector(host_mask);
       CellVector<Number, MemorySpace::CUDA, Layout> r;
       r.copy_from_host(host_r);
       return ::cellwise::estimate_max_eigenvalue<CellVector<Number, MemorySpace::CUDA, Layout>>(op, preconditioner, std::move(r),
@@ -129,17 +123,9 @@ namespace cellwise
       , preconditioner_(level, op, mask)
       , parameters_(parameters)
     {
-      CELLWISE_CHECK(parameters.degree >= 1, "Chebyshev degree must be at least 1, got " << parameters.degree);
-      CELLWISE_CHECK(parameters.smoothing_range > 1, "Chebyshev smoothing range " << parameters.smoothing_range << " must exceed 1");
-      CELLWISE_CHECK(parameters.eigenvalue_iterations >= 1,
-                     "Chebyshev eigenvalue estimate needs at least one iteration, got " << parameters.eigenvalue_iterations);
-      CELLWISE_CHECK(parameters.safety_factor >= 1, "Chebyshev safety factor " << parameters.safety_factor << " is below 1");
-      estimated_max_eigenvalue_ = estimate_max_eigenvalue(op, preconditioner_, mask, parameters.eigenvalue_iterations);
-      // As the host: a level without free DoFs gets a harmless range.
-      if (!(estimated_max_eigenvalue_ > 0))
-        estimated_max_eigenvalue_ = 1.;
-      max_eigenvalue_ = parameters.safety_factor * estimated_max_eigenvalue_;
-      min_eigenvalue_ = max_eigenvalue_ / parameters.smoothing_range;
+      parameters.check();
+      estimated_max_eigenvalue_                  = estimate_max_eigenvalue(op, preconditioner_, mask, parameters.eigenvalue_iterations);
+      std::tie(min_eigenvalue_, max_eigenvalue_) = parameters.eigenvalue_interval(estimated_max_eigenvalue_);
     }
 
     template <typename Number, typename Layout>

@@ -2,6 +2,7 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/dealii/import.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 
 #include <deal.II/base/mpi.h>
 #include <deal.II/dofs/dof_accessor.h>
@@ -195,6 +196,10 @@ namespace cellwise::dealii
         for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
           {
             const unsigned int K   = cell->index();
+            CELLWISE_CHECK(K < level.n_cells(),
+                           "cell " << l << "." << K << " has an index beyond the " << level.n_cells()
+                                   << " cells of its level (holes left by coarsening); cellwise takes level cells "
+                                      "numbered 0..n-1");
             const CellBox      box = check_box(cell, tolerance);
             level.boxes[K]         = box;
             for (unsigned int d = 0; d < 3; ++d)
@@ -312,5 +317,37 @@ namespace cellwise::dealii
     for (DofMap &map : result.active_dofs)
       map.valence = active_valence;
     return result;
+  }
+
+  DofMap
+  make_active_mesh_map(const ImportedHierarchy &imported, const ActiveMesh &mesh)
+  {
+    const LevelHierarchy &h = imported.hierarchy;
+    CELLWISE_CHECK(mesh.n_levels() == h.n_levels() && imported.active_dofs.size() == h.n_levels(),
+                   "make_active_mesh_map: the active mesh has " << mesh.n_levels() << " levels, the imported hierarchy "
+                                                                << h.n_levels());
+    CELLWISE_CHECK(!imported.active_dofs.empty(), "make_active_mesh_map: empty hierarchy");
+    const DofMap &first = imported.active_dofs.front();
+    DofMap        map   = make_map(imported.degree, mesh.n_active_cells(), first.n_dofs);
+    map.valence         = first.valence;
+    const unsigned int n = map.dofs_per_cell();
+    for (unsigned int l = 0; l < mesh.n_levels(); ++l)
+      {
+        const DofMap &level_map = imported.active_dofs[l];
+        CELLWISE_CHECK(mesh.active_index[l].size() == level_map.n_cells,
+                       "make_active_mesh_map: level " << l << " of the active mesh has " << mesh.active_index[l].size()
+                                                      << " cells, the imported level " << level_map.n_cells);
+        for (unsigned int j = 0; j < mesh.active_cells[l].size(); ++j)
+          {
+            const unsigned int cell = mesh.active_cells[l][j];
+            CELLWISE_CHECK(level_map.contains(cell),
+                           "make_active_mesh_map: cell " << l << "." << cell
+                                                         << " is active in the active mesh but not in deal.II's mesh");
+            const std::size_t a = mesh.level_offset[l] + j;
+            for (unsigned int i = 0; i < n; ++i)
+              map.indices[a * n + i] = level_map(cell, i);
+          }
+      }
+    return map;
   }
 } // namespace cellwise::dealii

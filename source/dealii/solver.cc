@@ -4,6 +4,7 @@
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/solver_control.h>
 
+#include <functional>
 #include <sstream>
 
 namespace cellwise::dealii
@@ -48,9 +49,27 @@ namespace cellwise::dealii
     CELLWISE_CHECK(h.n_active_cells() == h.level(h.max_level()).n_cells(),
                    "cellwise::dealii::MultigridPoissonSolver: the mesh is locally refined ("
                      << h.n_active_cells() << " active cells, " << h.level(h.max_level()).n_cells()
-                     << " on the finest level); this entry point takes globally refined meshes");
+                     << " on the finest level); this entry point takes globally refined meshes, "
+                        "cellwise::dealii::AdaptivePoissonSolver takes locally refined ones");
     solver_ = std::make_unique<MultigridSolver>(h, imported_.degree, parameters, log);
   }
+
+  namespace
+  {
+    SolveStatistics
+    forward_solve(const std::function<SolveStatistics(IterationControl &)> &solve, ::dealii::SolverControl &control)
+    {
+      DealiiIterationControl forward(control);
+      try
+        {
+          return solve(forward);
+        }
+      catch (const NoConvergence &e)
+        {
+          throw ::dealii::SolverControl::NoConvergence(e.last_step, e.last_value);
+        }
+    }
+  } // namespace
 
   SolveStatistics
   MultigridPoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
@@ -60,18 +79,36 @@ namespace cellwise::dealii
     scatter_balanced(map, rhs, b);
     gather(map, solution, u);
 
-    DealiiIterationControl forward(control);
-    SolveStatistics        statistics;
-    try
-      {
-        statistics = solver_->solve(u, b, forward);
-      }
-    catch (const NoConvergence &e)
-      {
-        throw ::dealii::SolverControl::NoConvergence(e.last_step, e.last_value);
-      }
+    const SolveStatistics statistics =
+      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control);
     solution = 0;
     gather_mean_add(map, u, solution);
+    return statistics;
+  }
+
+  AdaptivePoissonSolver::AdaptivePoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                               const MultigridParameters        &parameters,
+                                               std::ostream                     *log)
+    : imported_(import_dof_handler(dof_handler))
+  {
+    solver_     = std::make_unique<AdaptiveMultigridSolver>(imported_.hierarchy, imported_.degree, parameters, log);
+    active_map_ = make_active_mesh_map(imported_, solver_->active_mesh());
+  }
+
+  SolveStatistics
+  AdaptivePoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
+  {
+    CellVector<double> b, u;
+    // Balanced: G^T b = rhs; the hanging copies of a plain load vector are
+    // routed to the masters by the cycle (C^T), those of a condensed one are 0.
+    scatter_balanced(active_map_, rhs, b);
+    // The initial guess satisfies the constraints: G of it is conforming.
+    gather(active_map_, solution, u);
+    const SolveStatistics statistics =
+      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control);
+    // Every DoF, hanging ones included: the copies agree (conforming solution).
+    solution = 0;
+    gather_mean_add(active_map_, u, solution);
     return statistics;
   }
 } // namespace cellwise::dealii

@@ -12,8 +12,7 @@ namespace cellwise
     , preconditioner_(level, op, mask)
     , parameters_(parameters)
   {
-    CELLWISE_CHECK(parameters.omega > 0 && parameters.omega < 2, "Jacobi damping " << parameters.omega << " is not in (0, 2)");
-    CELLWISE_CHECK(parameters.n_steps >= 1, "Jacobi smoother needs at least one step, got " << parameters.n_steps);
+    parameters.check();
   }
 
   template <typename Number, typename Layout>

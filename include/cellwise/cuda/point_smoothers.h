@@ -22,6 +22,7 @@
 #include <cellwise/cuda/laplace_operator.h>
 #include <cellwise/cuda/level_data.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/point_smoother_steps.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
 namespace cellwise
@@ -63,11 +64,7 @@ namespace cellwise
     public:
       using VectorType = CellVector<Number, MemorySpace::CUDA, Layout>;
 
-      struct Parameters
-      {
-        double       omega   = 0.7; ///< damping
-        unsigned int n_steps = 1;   ///< Jacobi steps per smooth() call
-      };
+      using Parameters = JacobiParameters;
 
       /// @p op is kept by reference.
       JacobiSmoother(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask, const Parameters &parameters);
@@ -95,13 +92,7 @@ namespace cellwise
       using VectorType = CellVector<Number, MemorySpace::CUDA, Layout>;
 
       /// As cellwise::ChebyshevSmoother::Parameters.
-      struct Parameters
-      {
-        unsigned int degree                = 5;
-        double       smoothing_range       = 15.;
-        unsigned int eigenvalue_iterations = 12;
-        double       safety_factor         = 1.2;
-      };
+      using Parameters = ChebyshevParameters;
 
       /// @p op is kept by reference.
       ChebyshevSmoother(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask, const Parameters &parameters);

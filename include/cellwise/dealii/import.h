@@ -10,8 +10,27 @@
  * with a message naming the offending object: dim = 3 only (the API takes
  * DoFHandler<3>), FE_Q(p) on Gauss–Lobatto points with 1 <= p <= 8, a coarse
  * mesh that is a uniformly subdivided box, axis-aligned box cells, isotropic
- * refinement, no periodic faces, one MPI rank (distributed DSS does not exist
- * yet; with more ranks the result would be wrong, so it is refused).
+ * refinement, no periodic faces, level cells numbered without holes (no
+ * coarsening), one MPI rank (distributed DSS does not exist yet; with more
+ * ranks the result would be wrong, so it is refused).
+ *
+ * Locally refined meshes are taken as they are (deal.II's level cells are the
+ * cellwise data model of a locally refined hierarchy): level l holds the
+ * children of the refined cells of level l-1, each cell flagged active or
+ * refined as deal.II says; a face whose level neighbour is coarser
+ * (neighbor_is_coarser) has no same-level neighbour (face_neighbor::none, the
+ * refinement edge). No 2:1 balance is required by cellwise, but
+ * distribute_mg_dofs needs Triangulation::limit_level_difference_at_vertices.
+ *
+ * Hanging nodes: deal.II's active numbering gives a hanging DoF its own index
+ * (constrained by AffineConstraints); only the fine cells refer to it. The
+ * active maps hold, for each active cell, its own DoF indices, so for a deal.II
+ * vector that satisfies the hanging-node constraints (after
+ * AffineConstraints::distribute) G is the plain copy and the fine-side copies
+ * carry the interpolated values; G^T of a dual puts the fine-side sums on the
+ * hanging DoFs, and AffineConstraints::condense routes them to the masters
+ * (C^T). make_active_mesh_map() gives the map over all active cells in the
+ * order of cellwise::ActiveMesh.
  *
  * Cell indices: cell K of level l of the hierarchy is deal.II's level cell
  * with index() K on level l. Local DoF i of a cell is lexicographic
@@ -32,6 +51,11 @@ namespace dealii
 {
   template <int dim, int spacedim>
   class DoFHandler;
+}
+
+namespace cellwise
+{
+  struct ActiveMesh;
 }
 
 namespace cellwise::dealii
@@ -85,7 +109,8 @@ namespace cellwise::dealii
     unsigned int degree = 0;
     /// Per level: the level DoF numbering (from distribute_mg_dofs).
     std::vector<DofMap> level_dofs;
-    /// Per level: the active DoF numbering on that level's active cells.
+    /// Per level: the active DoF numbering on that level's active cells
+    /// (keyed by (level, cell); cells that are refined are not covered).
     std::vector<DofMap> active_dofs;
     /// Lower corner of the domain (the bounding box of the coarse mesh).
     std::array<double, 3> domain_lower = {{0., 0., 0.}};
@@ -102,4 +127,17 @@ namespace cellwise::dealii
    */
   ImportedHierarchy
   import_dof_handler(const ::dealii::DoFHandler<3, 3> &dof_handler);
+
+  /**
+   * The active DoF map over the active mesh: cell a of the map is active cell
+   * a of @p mesh (level 0's active cells in increasing cell index, then level
+   * 1's, ...; make_active_mesh(imported.hierarchy)), with deal.II's active
+   * numbering; n_dofs = dof_handler.n_dofs(), valence over all active cells.
+   * Use it with the functions of vector_transfer.h on active vectors
+   * (AdaptiveMultigridSolver).
+   *
+   * @throws cellwise::Error if @p mesh is not the active mesh of @p imported.
+   */
+  DofMap
+  make_active_mesh_map(const ImportedHierarchy &imported, const ActiveMesh &mesh);
 } // namespace cellwise::dealii

@@ -14,6 +14,7 @@
  */
 
 #include <cellwise/dealii/import.h>
+#include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
 
@@ -61,6 +62,7 @@ namespace cellwise::dealii
    * The cell-wise multigrid solver for the Laplacian with homogeneous
    * Dirichlet conditions on a globally refined mesh, set up from a DoFHandler
    * (FE_Q(p) with level DoFs; see import_dof_handler() for what is refused).
+   * Locally refined meshes are refused: use AdaptivePoissonSolver.
    */
   class MultigridPoissonSolver
   {
@@ -99,5 +101,82 @@ namespace cellwise::dealii
   private:
     ImportedHierarchy                imported_;
     std::unique_ptr<MultigridSolver> solver_;
+  };
+
+  /**
+   * The fast entry point on a locally refined mesh (also takes a globally
+   * refined one): cellwise::AdaptiveMultigridSolver (local smoothing, no
+   * hanging-node constraint object; doc/adaptive.md) set up from a DoFHandler
+   * on a Triangulation<3> with limit_level_difference_at_vertices, FE_Q(p),
+   * level DoFs; homogeneous Dirichlet conditions on parameters.dirichlet_ids
+   * (all boundary ids if empty).
+   *
+   * Vectors are in deal.II's active numbering, which has its own indices for
+   * hanging DoFs (constrained by the user's AffineConstraints with
+   * make_hanging_node_constraints). With C the constraint matrix (free DoFs to
+   * all DoFs) and G the gather into the active cells (make_active_mesh_map),
+   * the system solved is C^T G^T A_cell G C u = C^T rhs, deal.II's constrained
+   * system:
+   *
+   *  - right-hand side: @p rhs is scattered balanced (every copy of DoF j gets
+   *    rhs_j / valence_j, so G^T of it is rhs). This is right for both forms a
+   *    user may have: the condensed vector of
+   *    AffineConstraints::distribute_local_to_global (zero on the constrained
+   *    DoFs, already C^T of the load) and the plain load vector assembled
+   *    without constraints (the cycle routes the hanging copies to their
+   *    masters, i.e. applies C^T itself; doc/adaptive.md §Duals). Entries on
+   *    Dirichlet DoFs are ignored.
+   *  - solution: on entry the initial guess, which must satisfy the
+   *    hanging-node constraints (zero, or after constraints.distribute()) and
+   *    be zero on Dirichlet DoFs; on exit every DoF, hanging ones included,
+   *    holds the mean of its copies in the active cells. The cell-wise
+   *    solution is continuous with the hanging-node constraints, so the
+   *    hanging DoFs already equal their interpolation to rounding and
+   *    constraints.distribute() changes nothing beyond that.
+   *
+   * Iterations are reported to the SolverControl as in MultigridPoissonSolver
+   * (the cycle's η; use a reduction). Supported parameters are those of
+   * AdaptiveMultigridSolver (jacobi or chebyshev smoother, fp64, cg or
+   * stationary).
+   */
+  class AdaptivePoissonSolver
+  {
+  public:
+    AdaptivePoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                          const MultigridParameters        &parameters = {},
+                          std::ostream                     *log        = nullptr);
+
+    // The solver keeps a reference to the imported hierarchy.
+    AdaptivePoissonSolver(const AdaptivePoissonSolver &) = delete;
+    AdaptivePoissonSolver &
+    operator=(const AdaptivePoissonSolver &) = delete;
+
+    /// Solve; see the class description for the vectors. On failure throws
+    /// ::dealii::SolverControl::NoConvergence.
+    SolveStatistics
+    solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const;
+
+    const ImportedHierarchy &
+    imported() const
+    {
+      return imported_;
+    }
+    /// The active-mesh DoF map (deal.II's active numbering on the active cells
+    /// in the order of solver().active_mesh()).
+    const DofMap &
+    active_map() const
+    {
+      return active_map_;
+    }
+    const AdaptiveMultigridSolver &
+    solver() const
+    {
+      return *solver_;
+    }
+
+  private:
+    ImportedHierarchy                        imported_;
+    std::unique_ptr<AdaptiveMultigridSolver> solver_;
+    DofMap                                   active_map_;
   };
 } // namespace cellwise::dealii

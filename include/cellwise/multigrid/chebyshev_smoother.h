@@ -12,6 +12,7 @@
 
 #include <cellwise/multigrid/dss_jacobi_preconditioner.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/point_smoother_steps.h>
 
 namespace cellwise
 {
@@ -21,13 +22,7 @@ namespace cellwise
   public:
     using VectorType = CellVector<Number, MemorySpace::Host, Layout>;
 
-    struct Parameters
-    {
-      unsigned int degree                = 5;    ///< operator applications per smooth()
-      double       smoothing_range       = 15.;  ///< λ_min = λ_max / range
-      unsigned int eigenvalue_iterations = 12;   ///< Lanczos steps of the estimate
-      double       safety_factor         = 1.2;  ///< λ_max = safety * estimate
-    };
+    using Parameters = ChebyshevParameters;
 
     ChebyshevSmoother(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask, const Parameters &parameters);
 

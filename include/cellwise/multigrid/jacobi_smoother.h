@@ -9,6 +9,7 @@
 
 #include <cellwise/multigrid/dss_jacobi_preconditioner.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/point_smoother_steps.h>
 
 namespace cellwise
 {
@@ -18,11 +19,7 @@ namespace cellwise
   public:
     using VectorType = CellVector<Number, MemorySpace::Host, Layout>;
 
-    struct Parameters
-    {
-      double       omega   = 0.7; ///< damping (003 uses 0.7 on the cube)
-      unsigned int n_steps = 1;   ///< Jacobi steps per smooth() call
-    };
+    using Parameters = JacobiParameters;
 
     JacobiSmoother(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask, const Parameters &parameters);
 

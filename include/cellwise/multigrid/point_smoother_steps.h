@@ -11,12 +11,60 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/fe/generalized_eigenproblem.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/storage/cell_vector.h>
 
 #include <cmath>
+#include <random>
+#include <utility>
 #include <vector>
 
 namespace cellwise
 {
+  /// Parameters of the damped DSS-Jacobi smoother (host and CUDA).
+  struct JacobiParameters
+  {
+    double       omega   = 0.7; ///< damping (003 uses 0.7 on the cube)
+    unsigned int n_steps = 1;   ///< Jacobi steps per smooth() call
+
+    /// Throws cellwise::Error naming a bad value.
+    void
+    check() const
+    {
+      CELLWISE_CHECK(omega > 0 && omega < 2, "Jacobi damping " << omega << " is not in (0, 2)");
+      CELLWISE_CHECK(n_steps >= 1, "Jacobi smoother needs at least one step, got " << n_steps);
+    }
+  };
+
+  /// Parameters of the Chebyshev–Jacobi smoother (host and CUDA).
+  struct ChebyshevParameters
+  {
+    unsigned int degree                = 5;   ///< operator applications per smooth()
+    double       smoothing_range       = 15.; ///< λ_min = λ_max / range
+    unsigned int eigenvalue_iterations = 12;  ///< Lanczos steps of the estimate
+    double       safety_factor         = 1.2; ///< λ_max = safety * estimate
+
+    /// Throws cellwise::Error naming a bad value.
+    void
+    check() const
+    {
+      CELLWISE_CHECK(degree >= 1, "Chebyshev degree must be at least 1, got " << degree);
+      CELLWISE_CHECK(smoothing_range > 1, "Chebyshev smoothing range " << smoothing_range << " must exceed 1");
+      CELLWISE_CHECK(eigenvalue_iterations >= 1, "Chebyshev eigenvalue estimate needs at least one iteration, got " << eigenvalue_iterations);
+      CELLWISE_CHECK(safety_factor >= 1, "Chebyshev safety factor " << safety_factor << " is below 1");
+    }
+
+    /// The interval [λ_min, λ_max] the polynomial damps, from the estimate of
+    /// λ_max(P A); a level without free DoFs (estimate 0) gets a harmless one.
+    std::pair<double, double>
+    eigenvalue_interval(double estimate) const
+    {
+      if (!(estimate > 0))
+        estimate = 1.;
+      const double max = safety_factor * estimate;
+      return {max / smoothing_range, max};
+    }
+  };
+
   /// n_steps of u ← u + ω P (b − A u); @p residual is scratch of u's shape.
   template <typename VectorType>
   void
@@ -88,6 +136,24 @@ namespace cellwise
         u.add(Number(1), update);
         rho = rho_new;
       }
+  }
+
+  /// The start vector of the Lanczos estimate: seeded uniform values in
+  /// [0.5, 1.5] times the mask. A smooth start vector would have little weight
+  /// on the high-frequency eigenvectors that set λ_max. Host and device
+  /// estimates start from the same vector.
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::Host, Layout>
+  lanczos_start_vector(const CellVector<Number, MemorySpace::Host, Layout> &mask)
+  {
+    CellVector<Number, MemorySpace::Host, Layout> r;
+    r.reinit(mask);
+    std::mt19937                           generator(42);
+    std::uniform_real_distribution<double> distribution(0.5, 1.5);
+    for (unsigned int cell = 0; cell < r.n_cells(); ++cell)
+      for (unsigned int i = 0; i < r.dofs_per_cell(); ++i)
+        r(cell, i) = Number(distribution(generator)) * mask(cell, i);
+    return r;
   }
 
   /// Largest eigenvalue of P A estimated by @p n_iterations steps of
