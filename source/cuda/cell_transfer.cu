@@ -34,6 +34,7 @@
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/cuda/cell_transfer.h>
+#include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/fe/matrices_1d.h>
 
 namespace cellwise
@@ -317,18 +318,7 @@ namespace cellwise
     void
     CellTransfer<Number, Layout>::check_level(const unsigned int fine_level, const VectorType &fine, const VectorType &coarse) const
     {
-      CELLWISE_CHECK(hierarchy_ != nullptr, "cuda::CellTransfer used before reinit()");
-      CELLWISE_CHECK(fine_level >= 1 && fine_level < hierarchy_->n_levels(),
-                     "transfer to/from level " << fine_level << " of a hierarchy with levels 0.." << hierarchy_->max_level());
-      CELLWISE_CHECK(fine.n_cells() == hierarchy_->level(fine_level).n_cells() && fine.degree() == degree_,
-                     "transfer: fine vector of " << fine.n_cells() << " cells of degree " << fine.degree() << " for level "
-                                                 << fine_level << " with " << hierarchy_->level(fine_level).n_cells()
-                                                 << " cells of degree " << degree_);
-      CELLWISE_CHECK(coarse.n_cells() == hierarchy_->level(fine_level - 1).n_cells() && coarse.degree() == degree_,
-                     "transfer: coarse vector of " << coarse.n_cells() << " cells of degree " << coarse.degree()
-                                                   << " for level " << fine_level - 1 << " with "
-                                                   << hierarchy_->level(fine_level - 1).n_cells() << " cells of degree "
-                                                   << degree_);
+      check_transfer_levels(hierarchy_, degree_, fine_level, fine.n_cells(), fine.degree(), coarse.n_cells(), coarse.degree());
     }
 
     template <typename Number, typename Layout>

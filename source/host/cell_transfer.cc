@@ -27,22 +27,32 @@ namespace cellwise
           prolongation_[c * n * n + i * n + j] = static_cast<Number>(matrices.prolongation[c](i, j));
   }
 
+  void
+  check_transfer_levels(const LevelHierarchy *hierarchy,
+                        const unsigned int    degree,
+                        const unsigned int    fine_level,
+                        const unsigned int    fine_cells,
+                        const unsigned int    fine_degree,
+                        const unsigned int    coarse_cells,
+                        const unsigned int    coarse_degree)
+  {
+    CELLWISE_CHECK(hierarchy != nullptr, "a cell transfer was used before reinit()");
+    CELLWISE_CHECK(fine_level >= 1 && fine_level < hierarchy->n_levels(),
+                   "transfer to/from level " << fine_level << " of a hierarchy with levels 0.." << hierarchy->max_level());
+    CELLWISE_CHECK(fine_cells == hierarchy->level(fine_level).n_cells() && fine_degree == degree,
+                   "transfer: fine vector of " << fine_cells << " cells of degree " << fine_degree << " for level " << fine_level
+                                               << " with " << hierarchy->level(fine_level).n_cells() << " cells of degree " << degree);
+    CELLWISE_CHECK(coarse_cells == hierarchy->level(fine_level - 1).n_cells() && coarse_degree == degree,
+                   "transfer: coarse vector of " << coarse_cells << " cells of degree " << coarse_degree << " for level "
+                                                 << fine_level - 1 << " with " << hierarchy->level(fine_level - 1).n_cells()
+                                                 << " cells of degree " << degree);
+  }
+
   template <typename Number, typename Layout>
   void
   CellTransfer<Number, Layout>::check_level(const unsigned int fine_level, const VectorType &fine, const VectorType &coarse) const
   {
-    CELLWISE_CHECK(hierarchy_ != nullptr, "CellTransfer used before reinit()");
-    CELLWISE_CHECK(fine_level >= 1 && fine_level < hierarchy_->n_levels(),
-                   "transfer to/from level " << fine_level << " of a hierarchy with levels 0.." << hierarchy_->max_level());
-    CELLWISE_CHECK(fine.n_cells() == hierarchy_->level(fine_level).n_cells() && fine.degree() == degree_,
-                   "transfer: fine vector of " << fine.n_cells() << " cells of degree " << fine.degree() << " for level "
-                                               << fine_level << " with " << hierarchy_->level(fine_level).n_cells()
-                                               << " cells of degree " << degree_);
-    CELLWISE_CHECK(coarse.n_cells() == hierarchy_->level(fine_level - 1).n_cells() && coarse.degree() == degree_,
-                   "transfer: coarse vector of " << coarse.n_cells() << " cells of degree " << coarse.degree()
-                                                 << " for level " << fine_level - 1 << " with "
-                                                 << hierarchy_->level(fine_level - 1).n_cells() << " cells of degree "
-                                                 << degree_);
+    check_transfer_levels(hierarchy_, degree_, fine_level, fine.n_cells(), fine.degree(), coarse.n_cells(), coarse.degree());
   }
 
   template <typename Number, typename Layout>

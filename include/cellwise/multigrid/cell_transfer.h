@@ -16,6 +16,19 @@
 
 namespace cellwise
 {
+  /// Throws cellwise::Error unless vectors of @p fine_cells cells of degree
+  /// @p fine_degree and @p coarse_cells cells of degree @p coarse_degree fit
+  /// levels @p fine_level and @p fine_level − 1 of @p hierarchy for a transfer
+  /// of degree @p degree (shared by the host and CUDA transfers).
+  void
+  check_transfer_levels(const LevelHierarchy *hierarchy,
+                        unsigned int          degree,
+                        unsigned int          fine_level,
+                        unsigned int          fine_cells,
+                        unsigned int          fine_degree,
+                        unsigned int          coarse_cells,
+                        unsigned int          coarse_degree);
+
   template <typename Number, typename Layout = CellContiguous>
   class CellTransfer : public LevelTransfer<CellVector<Number, MemorySpace::Host, Layout>>
   {
