@@ -16,11 +16,11 @@ cellwise_build
 
 BUILD_DIR="${CELLWISE_BUILD_DIR:-build}"
 [[ "$BUILD_DIR" == /* ]] || BUILD_DIR="$ROOT/$BUILD_DIR"
-PROGRAM="$BUILD_DIR/examples/cellwise-poisson"
+PROGRAM="$BUILD_DIR/examples/poisson/cellwise-poisson"
 echo "[quickstart-run] $(date -u +%H:%M:%S) step 3/3: running ${PROGRAM}"
 if [[ ! -x "$PROGRAM" ]]; then
   echo "[quickstart-run] error: ${PROGRAM} was not built." >&2
-  echo "[quickstart-run] The main program is not part of this build (yet); see README.md, section Status." >&2
+  echo "[quickstart-run] The build did not produce the main program; see the build output above." >&2
   exit 1
 fi
 exec "$PROGRAM" "$@"
