@@ -132,27 +132,8 @@ namespace cellwise
     SolveStatistics
     MultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
-      const LaplaceOperator<double, Layout> &A = *fine_operator_;
-      CELLWISE_CHECK(b.n_cells() == A.n_cells() && b.degree() == degree_,
-                     "solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree()
-                                                  << ", the finest level has " << A.n_cells() << " cells of degree "
-                                                  << degree_);
-      CELLWISE_CHECK(b.all_finite(), "solve: the right-hand side contains NaN or infinite values");
-      if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
-        u.reinit(b);
-      CELLWISE_CHECK(u.all_finite(), "solve: the initial guess contains NaN or infinite values");
-
-      // as the host: rebalance the FP64 residual before it is rounded to FP32
-      ResidualHook<VectorType> rebalance;
-      const unsigned int       period = parameters_.effective_rebalance_period();
-      if (parameters_.precision == Precision::mixed && period > 0)
-        rebalance = [this, period](VectorType &r, const unsigned int step) {
-          if (step % period == 0)
-            apply_dss(*fine_level_data_, r, DssMode::mean);
-        };
-      if (parameters_.outer == OuterIteration::cg)
-        return solve_cg(A, *preconditioner_, u, b, mask_, control, rebalance);
-      return solve_stationary(A, *preconditioner_, u, b, mask_, control, rebalance, parameters_.stop_on_extrapolated_monitor);
+      return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, mask_, control,
+                         [this](VectorType &r) { apply_dss(*fine_level_data_, r, DssMode::mean); });
     }
 
     template class MultigridSolver<CellContiguous>;

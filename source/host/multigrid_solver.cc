@@ -229,26 +229,7 @@ namespace cellwise
   SolveStatistics
   MultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
-    const LaplaceOperator<double> &A = *fine_operator_;
-    CELLWISE_CHECK(b.n_cells() == A.n_cells() && b.degree() == degree_,
-                   "solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree() << ", the finest level has "
-                                                << A.n_cells() << " cells of degree " << degree_);
-    CELLWISE_CHECK(b.all_finite(), "solve: the right-hand side contains NaN or infinite values");
-    if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
-      u.reinit(b);
-    CELLWISE_CHECK(u.all_finite(), "solve: the initial guess contains NaN or infinite values");
-
-    // Rebalancing removes the O(1) opposite-sign fluxes from the copies before
-    // the residual is rounded to FP32 (000 §4.3–4.4); in FP64 it is optional.
-    ResidualHook<VectorType> rebalance;
-    const unsigned int       period = parameters_.effective_rebalance_period();
-    if (parameters_.precision == Precision::mixed && period > 0)
-      rebalance = [this, period](VectorType &r, const unsigned int step) {
-        if (step % period == 0)
-          apply_dss(hierarchy_.levels.back(), r, DssMode::mean);
-      };
-    if (parameters_.outer == OuterIteration::cg)
-      return solve_cg(A, *preconditioner_, u, b, masks_.back(), control, rebalance);
-    return solve_stationary(A, *preconditioner_, u, b, masks_.back(), control, rebalance, parameters_.stop_on_extrapolated_monitor);
+    return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(), control,
+                       [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), r, DssMode::mean); });
   }
 } // namespace cellwise

@@ -141,6 +141,48 @@ namespace cellwise
     check() const;
   };
 
+  /**
+   * The outer solve shared by the host and CUDA multigrid solvers: checks the
+   * right-hand side and the initial guess, rebalances the FP64 residual every
+   * k-th iteration in mixed precision (with @p mean_dss, the averaging DSS of
+   * the finest level), and runs CG or the stationary iteration as
+   * @p parameters say.
+   */
+  template <typename VectorType, typename MeanDss>
+  SolveStatistics
+  solve_outer(const MultigridParameters          &parameters,
+              const LevelOperator<VectorType>    &A,
+              const unsigned int                  n_cells,
+              const unsigned int                  degree,
+              const Preconditioner<VectorType>   &V,
+              VectorType                         &u,
+              const VectorType                   &b,
+              const VectorType                   &mask,
+              IterationControl                   &control,
+              const MeanDss                      &mean_dss)
+  {
+    CELLWISE_CHECK(b.n_cells() == n_cells && b.degree() == degree,
+                   "solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree() << ", the finest level has "
+                                                << n_cells << " cells of degree " << degree);
+    CELLWISE_CHECK(b.all_finite(), "solve: the right-hand side contains NaN or infinite values");
+    if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
+      u.reinit(b);
+    CELLWISE_CHECK(u.all_finite(), "solve: the initial guess contains NaN or infinite values");
+
+    // Rebalancing removes the O(1) opposite-sign fluxes from the copies before
+    // the residual is rounded to FP32 (000 §4.3–4.4); in FP64 it is optional.
+    ResidualHook<VectorType> rebalance;
+    const unsigned int       period = parameters.effective_rebalance_period();
+    if (parameters.precision == Precision::mixed && period > 0)
+      rebalance = [&mean_dss, period](VectorType &r, const unsigned int step) {
+        if (step % period == 0)
+          mean_dss(r);
+      };
+    if (parameters.outer == OuterIteration::cg)
+      return solve_cg(A, V, u, b, mask, control, rebalance);
+    return solve_stationary(A, V, u, b, mask, control, rebalance, parameters.stop_on_extrapolated_monitor);
+  }
+
   class MultigridSolver
   {
   public:
