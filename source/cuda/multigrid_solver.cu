@@ -11,12 +11,14 @@
 #include <cellwise/cuda/point_smoothers.h>
 #include <cellwise/cuda/vertex_patch_smoother.h>
 #include <cellwise/multigrid/mixed_precision.h>
+#include <cellwise/multigrid/timed_components.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
 #include <chrono>
 #include <iomanip>
 #include <ostream>
+#include <string>
 
 namespace cellwise
 {
@@ -49,11 +51,31 @@ namespace cellwise
           }
       }
 
+      /// Wraps every component of a cycle so that it reports to @p timer.
+      template <typename V>
+      void
+      time_components(typename VCycle<V>::Components &components, ComponentTimer &timer, const std::string &smoother_part)
+      {
+        for (auto &op : components.operators)
+          op = std::make_shared<TimedLevelOperator<V>>(op, timer, "level operators");
+        for (auto &smoother : components.smoothers)
+          if (smoother)
+            smoother = std::make_shared<TimedLevelSmoother<V>>(smoother, timer, smoother_part);
+        if (components.transfer)
+          components.transfer = std::make_shared<TimedLevelTransfer<V>>(components.transfer, timer, "transfers");
+        components.coarse_solver = std::make_shared<TimedCoarseSolver<V>>(components.coarse_solver, timer, "coarse solve");
+      }
+
       /// The device V-cycle with all level components in precision Number,
-      /// the same components as the host builder's make_cycle.
+      /// the same components as the host builder's make_cycle (each wrapped
+      /// for @p timer if given).
       template <typename Number, typename Layout>
-      std::shared_ptr<VCycle<CellVector<Number, MemorySpace::CUDA, Layout>>>
-      make_cycle(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters, std::ostream *log)
+      std::shared_ptr<const Preconditioner<CellVector<Number, MemorySpace::CUDA, Layout>>>
+      make_cycle(const LevelHierarchy      &hierarchy,
+                 const unsigned int         degree,
+                 const MultigridParameters &parameters,
+                 std::ostream              *log,
+                 ComponentTimer            *timer)
       {
         using V = CellVector<Number, MemorySpace::CUDA, Layout>;
         typename VCycle<V>::Components components;
@@ -84,13 +106,18 @@ namespace cellwise
           }
         if (hierarchy.n_levels() > 1)
           components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree);
+        if (timer)
+          time_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
 
         typename VCycle<V>::Parameters cycle;
         cycle.pre_smoothing  = parameters.smoothing_steps;
         cycle.post_smoothing = parameters.smoothing_steps;
         cycle.pre_direction  = SweepDirection::forward;
         cycle.post_direction = parameters.post_smoothing_direction();
-        return std::make_shared<VCycle<V>>(std::move(components), cycle);
+        auto v_cycle = std::make_shared<VCycle<V>>(std::move(components), cycle);
+        if (!timer)
+          return v_cycle;
+        return std::make_shared<TimedPreconditioner<V>>(v_cycle, *timer, "cycle: zero fills, vector operations");
       }
     } // namespace
 
@@ -98,10 +125,12 @@ namespace cellwise
     MultigridSolver<Layout>::MultigridSolver(const LevelHierarchy      &hierarchy,
                                              const unsigned int         degree,
                                              const MultigridParameters &parameters,
-                                             std::ostream              *log)
+                                             std::ostream              *log,
+                                             ComponentTimer            *timer)
       : hierarchy_(hierarchy)
       , degree_(degree)
       , parameters_(parameters)
+      , timer_(timer)
     {
       check_degree(degree);
       parameters.check();
@@ -115,11 +144,19 @@ namespace cellwise
       fine_level_data_  = std::make_unique<LevelData>(fine);
       mask_.copy_from_host(make_dirichlet_mask<double, Layout>(fine, degree, parameters.dirichlet_ids));
       fine_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(fine, degree);
+      outer_operator_ = fine_operator_;
+      if (timer)
+        outer_operator_ = std::make_shared<TimedLevelOperator<VectorType>>(fine_operator_, *timer, "FP64 operator");
       if (parameters.precision == Precision::fp64)
-        preconditioner_ = make_cycle<double, Layout>(hierarchy, degree, parameters, log);
+        preconditioner_ = make_cycle<double, Layout>(hierarchy, degree, parameters, log, timer);
       else
-        preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float, MemorySpace::CUDA, Layout>>>(
-          make_cycle<float, Layout>(hierarchy, degree, parameters, log), CellVector<float, MemorySpace::CUDA, Layout>(fine.n_cells(), degree));
+        {
+          preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float, MemorySpace::CUDA, Layout>>>(
+            make_cycle<float, Layout>(hierarchy, degree, parameters, log, timer),
+            CellVector<float, MemorySpace::CUDA, Layout>(fine.n_cells(), degree));
+          if (timer)
+            preconditioner_ = std::make_shared<TimedPreconditioner<VectorType>>(preconditioner_, *timer, "FP64/FP32 conversions");
+        }
       if (log)
         *log << "  set-up of " << hierarchy.n_levels() << " levels on the device: "
              << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;
@@ -132,8 +169,13 @@ namespace cellwise
     SolveStatistics
     MultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
-      return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, mask_, control,
-                         [this](VectorType &r) { apply_dss(*fine_level_data_, r, DssMode::mean); });
+      return solve_outer(parameters_, *outer_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, mask_, control,
+                         [this](VectorType &r) {
+                           if (!timer_)
+                             return apply_dss(*fine_level_data_, r, DssMode::mean);
+                           TimedScope scope(*timer_, "rebalancing (mean DSS)");
+                           apply_dss(*fine_level_data_, r, DssMode::mean);
+                         });
     }
 
     template class MultigridSolver<CellContiguous>;

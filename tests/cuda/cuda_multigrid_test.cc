@@ -2,7 +2,8 @@
 // whole V-cycle, and the solve of the default problem of cellwise-poisson
 // (unit cube, u = Π sin(π x_d), f = 3π² u, Q3) with CG + Chebyshev and with the
 // stationary iteration + Jacobi: same iteration counts, L2 errors equal to
-// 1e-10 relative, for L = 2..5. CELLWISE_CUDA_TEST_MAX_LEVEL lowers the
+// 1e-10 relative, for L = 2..5; the mixed-precision patch solve for L = 2..6.
+// CELLWISE_CUDA_TEST_MAX_LEVEL lowers the
 // largest L (for runs under compute-sanitizer).
 
 #include <cellwise/cuda/multigrid_solver.h>
@@ -50,11 +51,13 @@ namespace
     return p;
   }
 
+  /// The largest L of a test whose own limit is @p limit (lowered by
+  /// CELLWISE_CUDA_TEST_MAX_LEVEL).
   int
-  max_test_level()
+  max_test_level(const int limit = 5)
   {
     const char *value = std::getenv("CELLWISE_CUDA_TEST_MAX_LEVEL");
-    return value ? std::atoi(value) : 5;
+    return value ? std::min(limit, std::atoi(value)) : limit;
   }
 } // namespace
 
@@ -101,7 +104,8 @@ TEST(CudaMultigridSolver, mixed_patch_solve_matches_host)
 {
   // The FP32 hierarchy with the vertex-patch smoother (the register Q3 kernel
   // on the finest levels) inside the FP64 stationary iteration with
-  // rebalancing: the host's cycle counts and L2 errors to 1e-6 (000 Table 2).
+  // rebalancing: the host's cycle counts and L2 errors to 1e-6 (000 Table 2),
+  // L = 2..6.
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
   constexpr double     pi       = 3.14159265358979323846;
   const ScalarFunction solution = [](const Point &x) {
@@ -112,7 +116,7 @@ TEST(CudaMultigridSolver, mixed_patch_solve_matches_host)
   parameters.smoother  = SmootherType::patch;
   parameters.outer     = OuterIteration::stationary;
   parameters.precision = Precision::mixed;
-  for (int L = 2; L <= std::min(5, max_test_level()); ++L)
+  for (int L = 2; L <= max_test_level(6); ++L)
     {
       const LevelHierarchy mesh = make_box_hierarchy(BoxDescription{}, L);
       const Level         &fine = mesh.levels.back();
@@ -133,7 +137,11 @@ TEST(CudaMultigridSolver, mixed_patch_solve_matches_host)
       std::cout << "  L = " << L << " mixed patch stationary: " << device_cycles << " cycles (host " << host_cycles
                 << "), L2 error " << e_device << " (host " << e_host << ")" << std::endl;
       EXPECT_EQ(device_cycles, host_cycles) << "L = " << L;
-      EXPECT_NEAR(e_device, e_host, 1e-6 * e_host) << "L = " << L;
+      // 1e-6 relative, but not below the rounding floor of the FP64 iterate:
+      // host and device sum in other orders, so u differs by ~1e-14 ‖u‖ after
+      // the solve, which at L = 6 (e ≈ 1e-9) is ~1e-5 of e
+      const double u_norm = std::sqrt(u_host.dot(u_host) / u_host.storage_size());
+      EXPECT_NEAR(e_device, e_host, std::max(1e-6 * e_host, 1e-13 * u_norm)) << "L = " << L;
     }
 }
 
@@ -168,7 +176,7 @@ TYPED_TEST(CudaMultigrid, default_problem_matches_host)
   const ScalarFunction rhs = [&](const Point &x) { return 3 * pi * pi * solution(x); };
   constexpr unsigned int degree = 3;
   // the contiguous layout (the program's) on all levels; the blocked one on the small ones
-  const int max_level = std::min(max_test_level(), std::is_same_v<Layout, CellContiguous> ? 5 : 3);
+  const int max_level = max_test_level(std::is_same_v<Layout, CellContiguous> ? 5 : 3);
   for (const MultigridParameters &parameters : {cg_chebyshev(), stationary_jacobi()})
     for (int L = 2; L <= max_level; ++L)
       {

@@ -20,6 +20,7 @@
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/outer_solvers.h>
+#include <cellwise/multigrid/timed_components.h>
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
@@ -38,8 +39,18 @@ namespace cellwise
       using VectorType = CellVector<double, MemorySpace::CUDA, Layout>;
 
       /// Set up on all levels of @p hierarchy (kept by reference); progress
-      /// goes to @p log if given.
-      MultigridSolver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr);
+      /// goes to @p log if given. With a @p timer (kept by reference), every
+      /// component call of the solves reports its begin and end to it (000
+      /// Table 11), as the parts "<smoother> smoother" (all levels but 0),
+      /// "coarse solve", "transfers", "level operators" (the cycle's A u),
+      /// "cycle: zero fills, vector operations" (the V-cycle's own work),
+      /// "FP64/FP32 conversions" (mixed precision), "FP64 operator" (the outer
+      /// iteration's residual) and "rebalancing (mean DSS)".
+      MultigridSolver(const LevelHierarchy      &hierarchy,
+                      unsigned int               degree,
+                      const MultigridParameters &parameters,
+                      std::ostream              *log   = nullptr,
+                      ComponentTimer            *timer = nullptr);
 
       /// Solve A u = b on the finest level from the given u (device vectors);
       /// b is the dual load vector. Dirichlet entries of u must hold the
@@ -84,6 +95,9 @@ namespace cellwise
       std::unique_ptr<LevelData>                                    fine_level_data_;
       VectorType                                                    mask_;
       std::shared_ptr<LaplaceOperator<double, Layout>>              fine_operator_;
+      /// The fine operator as the outer iteration calls it (timed or not).
+      std::shared_ptr<const LevelOperator<VectorType>>              outer_operator_;
+      ComponentTimer                                               *timer_;
       std::shared_ptr<const Preconditioner<VectorType>>             preconditioner_;
     };
   } // namespace cuda

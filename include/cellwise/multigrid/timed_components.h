@@ -1,0 +1,159 @@
+#pragma once
+/**
+ * @file
+ * Time per component of a solve (000 Table 11) without touching the
+ * algorithms: decorators with the interfaces of multigrid/interfaces.h that
+ * tell a ComponentTimer when each call of the component they wrap begins and
+ * ends. A backend supplies the timer (cuda::EventTimer records CUDA events
+ * in stream order); the solver wraps its components only when it is given a
+ * timer, so an untimed solve runs the plain components.
+ *
+ * Scopes nest: the timer attributes every interval to the innermost open
+ * part, so the parts are exclusive and add up to the timed span (e.g. a
+ * mixed-precision preconditioner's own time is its two conversions, the
+ * cycle's own time its zero fills and vector operations; the smoothers,
+ * transfers and level operators inside are their own parts).
+ */
+
+#include <cellwise/multigrid/interfaces.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace cellwise
+{
+  /// Receives the begin and end of component calls, in call order.
+  class ComponentTimer
+  {
+  public:
+    virtual ~ComponentTimer() = default;
+    /// A call of part @p part begins (nested inside any open part).
+    virtual void
+    begin(const std::string &part) = 0;
+    /// The innermost open part ends.
+    virtual void
+    end() = 0;
+  };
+
+  /// begin() on construction, end() on destruction (also on an exception).
+  class TimedScope
+  {
+  public:
+    TimedScope(ComponentTimer &timer, const std::string &part)
+      : timer_(timer)
+    {
+      timer_.begin(part);
+    }
+    ~TimedScope()
+    {
+      timer_.end();
+    }
+    TimedScope(const TimedScope &) = delete;
+    TimedScope &
+    operator=(const TimedScope &) = delete;
+
+  private:
+    ComponentTimer &timer_;
+  };
+
+  /// What the decorators share: the wrapped component, the timer, the part.
+  template <typename Interface>
+  class TimedComponent : public Interface
+  {
+  public:
+    TimedComponent(std::shared_ptr<const Interface> inner, ComponentTimer &timer, std::string part)
+      : inner_(std::move(inner))
+      , timer_(timer)
+      , part_(std::move(part))
+    {}
+
+  protected:
+    /// Calls @p call on the wrapped component inside a scope of the part.
+    template <typename Call>
+    void
+    timed(const Call &call) const
+    {
+      TimedScope scope(timer_, part_);
+      call(*inner_);
+    }
+
+  private:
+    std::shared_ptr<const Interface> inner_;
+    ComponentTimer                  &timer_;
+    std::string                      part_;
+  };
+
+  template <typename VectorType>
+  class TimedLevelOperator : public TimedComponent<LevelOperator<VectorType>>
+  {
+  public:
+    using TimedComponent<LevelOperator<VectorType>>::TimedComponent;
+    void
+    vmult(VectorType &dst, const VectorType &src) const override
+    {
+      this->timed([&](const LevelOperator<VectorType> &op) { op.vmult(dst, src); });
+    }
+    void
+    residual(VectorType &dst, const VectorType &b, const VectorType &u) const override
+    {
+      this->timed([&](const LevelOperator<VectorType> &op) { op.residual(dst, b, u); });
+    }
+  };
+
+  template <typename VectorType>
+  class TimedLevelSmoother : public TimedComponent<LevelSmoother<VectorType>>
+  {
+  public:
+    using TimedComponent<LevelSmoother<VectorType>>::TimedComponent;
+    void
+    smooth(VectorType &u, const VectorType &b, const bool zero_initial_guess, const SweepDirection direction) const override
+    {
+      this->timed([&](const LevelSmoother<VectorType> &s) { s.smooth(u, b, zero_initial_guess, direction); });
+    }
+  };
+
+  template <typename VectorType>
+  class TimedLevelTransfer : public TimedComponent<LevelTransfer<VectorType>>
+  {
+  public:
+    using TimedComponent<LevelTransfer<VectorType>>::TimedComponent;
+    void
+    prolongate_add(const unsigned int to_level, VectorType &fine, const VectorType &coarse) const override
+    {
+      this->timed([&](const LevelTransfer<VectorType> &t) { t.prolongate_add(to_level, fine, coarse); });
+    }
+    void
+    restrict_residual_add(const unsigned int from_level,
+                          VectorType        &coarse,
+                          const VectorType  &fine_b,
+                          const VectorType  &fine_Au) const override
+    {
+      this->timed([&](const LevelTransfer<VectorType> &t) { t.restrict_residual_add(from_level, coarse, fine_b, fine_Au); });
+    }
+  };
+
+  template <typename VectorType>
+  class TimedCoarseSolver : public TimedComponent<CoarseSolver<VectorType>>
+  {
+  public:
+    using TimedComponent<CoarseSolver<VectorType>>::TimedComponent;
+    void
+    solve(VectorType &u, const VectorType &b) const override
+    {
+      this->timed([&](const CoarseSolver<VectorType> &c) { c.solve(u, b); });
+    }
+  };
+
+  template <typename VectorType>
+  class TimedPreconditioner : public TimedComponent<Preconditioner<VectorType>>
+  {
+  public:
+    using TimedComponent<Preconditioner<VectorType>>::TimedComponent;
+    void
+    vmult(VectorType &z, const VectorType &r) const override
+    {
+      this->timed([&](const Preconditioner<VectorType> &p) { p.vmult(z, r); });
+    }
+  };
+} // namespace cellwise

@@ -1,0 +1,116 @@
+// The timing decorators of multigrid/timed_components.h: each call reaches
+// the wrapped component with the same arguments and is bracketed by one
+// begin/end pair of its part, nested scopes close innermost first, and an
+// exception from the component still closes its scope.
+
+#include <cellwise/multigrid/timed_components.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace cellwise;
+
+namespace
+{
+  using Vector = CellVector<double>;
+
+  /// Records "begin X" and "end" in call order.
+  class RecordingTimer : public ComponentTimer
+  {
+  public:
+    std::vector<std::string> events;
+    void
+    begin(const std::string &part) override
+    {
+      events.push_back("begin " + part);
+    }
+    void
+    end() override
+    {
+      events.push_back("end");
+    }
+  };
+
+  /// dst = 2 src; residual dst = b − 2 u; throws on a 0-cell vector.
+  class DoublingOperator : public LevelOperator<Vector>
+  {
+  public:
+    RecordingTimer *timer = nullptr;
+    void
+    vmult(Vector &dst, const Vector &src) const override
+    {
+      if (src.n_cells() == 0)
+        throw std::runtime_error("empty");
+      timer->events.push_back("vmult");
+      dst.reinit(src);
+      dst.equ(2., src);
+    }
+    void
+    residual(Vector &dst, const Vector &b, const Vector &u) const override
+    {
+      timer->events.push_back("residual");
+      dst = b;
+      dst.add(-2., u);
+    }
+  };
+
+  /// z = inner(r) + r, through the timed operator: a nested part.
+  class AddingPreconditioner : public Preconditioner<Vector>
+  {
+  public:
+    explicit AddingPreconditioner(const LevelOperator<Vector> &op)
+      : op_(op)
+    {}
+    void
+    vmult(Vector &z, const Vector &r) const override
+    {
+      op_.vmult(z, r);
+      z.add(1., r);
+    }
+
+  private:
+    const LevelOperator<Vector> &op_;
+  };
+} // namespace
+
+TEST(TimedComponents, forward_calls_inside_one_scope_each)
+{
+  RecordingTimer timer;
+  auto           op = std::make_shared<DoublingOperator>();
+  op->timer         = &timer;
+  const TimedLevelOperator<Vector> timed(op, timer, "operator");
+
+  Vector u(3, 2), b(3, 2), dst;
+  u(1, 4) = 1.5;
+  b(2, 0) = 4.;
+  timed.vmult(dst, u);
+  EXPECT_EQ(dst(1, 4), 3.);
+  timed.residual(dst, b, u);
+  EXPECT_EQ(dst(1, 4), -3.);
+  EXPECT_EQ(dst(2, 0), 4.);
+  EXPECT_EQ(timer.events, (std::vector<std::string>{"begin operator", "vmult", "end", "begin operator", "residual", "end"}));
+}
+
+TEST(TimedComponents, nested_scopes_and_exceptions)
+{
+  RecordingTimer timer;
+  auto           op = std::make_shared<DoublingOperator>();
+  op->timer         = &timer;
+  const TimedLevelOperator<Vector>  timed_op(op, timer, "operator");
+  const TimedPreconditioner<Vector> timed_preconditioner(std::make_shared<AddingPreconditioner>(timed_op), timer, "cycle");
+
+  Vector r(2, 1), z;
+  r(0, 0) = 1.;
+  timed_preconditioner.vmult(z, r);
+  EXPECT_EQ(z(0, 0), 3.);
+  EXPECT_EQ(timer.events, (std::vector<std::string>{"begin cycle", "begin operator", "vmult", "end", "end"}));
+
+  timer.events.clear();
+  Vector empty;
+  EXPECT_THROW(timed_preconditioner.vmult(z, empty), std::runtime_error);
+  EXPECT_EQ(timer.events, (std::vector<std::string>{"begin cycle", "begin operator", "end", "end"}));
+}
