@@ -16,7 +16,7 @@ stamp "configure and build (sm_${arch})"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCELLWISE_WITH_DEALII=OFF \
   > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" --target cellwise_cuda_tests cellwise-poisson cellwise-benchmark-kernels \
-  cellwise-benchmark-solver cellwise-benchmark-patch > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  cellwise-benchmark-solver cellwise-benchmark-patch cellwise-benchmark-mixed-solve cellwise-benchmark-adaptive > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 nvidia-smi > "$out/nvidia-smi.log" 2>&1
 
 run() { # run NAME SECONDS COMMAND...
@@ -33,10 +33,13 @@ run memcheck-patch 120 compute-sanitizer --tool memcheck build-gpu/tests/cellwis
 run bench-kernels 90 build-gpu/benchmarks/cellwise-benchmark-kernels 30
 run bench-solver 120 build-gpu/benchmarks/cellwise-benchmark-solver 30 7
 run bench-patch 90 build-gpu/benchmarks/cellwise-benchmark-patch
+run bench-mixed-solve 240 build-gpu/benchmarks/cellwise-benchmark-mixed-solve 10 8 6
+run bench-adaptive 150 build-gpu/benchmarks/cellwise-benchmark-adaptive 20
 
 poisson=build-gpu/examples/poisson/cellwise-poisson
 export OMP_NUM_THREADS=$(nproc)
 run solve-cg-chebyshev-fp64 120 $poisson --backend cuda --refinements 2-7 --tolerance 1e-14
 run solve-patch-forward-fp64 120 $poisson --backend cuda --smoother patch --solver stationary --refinements 2-7
 run solve-patch-forward-mixed 180 $poisson --backend cuda --smoother patch --solver stationary --precision mixed --refinements 4-8
+run solve-adaptive-octant-cuda 120 $poisson --backend cuda --refinements 2-4 --adaptive-steps 3 --marker octant --tolerance 1e-12
 stamp done

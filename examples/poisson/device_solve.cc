@@ -1,6 +1,7 @@
 #include "device_solve.h"
 
 #include <cellwise/base/cuda_check.h>
+#include <cellwise/cuda/adaptive_multigrid_solver.h>
 #include <cellwise/cuda/multigrid_solver.h>
 
 #include <chrono>
@@ -33,22 +34,72 @@ DeviceSolve::DeviceSolve(const cellwise::LevelHierarchy      &hierarchy,
 
 DeviceSolve::~DeviceSolve() = default;
 
+namespace
+{
+  /// Upload b and u, solve between two device synchronizations, download u.
+  template <typename Solver>
+  cellwise::SolveStatistics
+  timed_device_solve(const Solver                       &solver,
+                     cellwise::CellVector<double>       &u,
+                     const cellwise::CellVector<double> &b,
+                     cellwise::IterationControl         &control,
+                     double                             &solve_seconds)
+  {
+    using DeviceVector = cellwise::CellVector<double, cellwise::MemorySpace::CUDA, cellwise::CellContiguous>;
+    DeviceVector device_u, device_b;
+    device_b.copy_from_host(b);
+    device_u.copy_from_host(u);
+    // the solve alone: all uploads done before, the last kernel finished after
+    CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto                      start      = std::chrono::steady_clock::now();
+    const cellwise::SolveStatistics statistics = solver.solve(device_u, device_b, control);
+    CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+    solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    device_u.copy_to_host(u);
+    return statistics;
+  }
+} // namespace
+
 cellwise::SolveStatistics
 DeviceSolve::solve(cellwise::CellVector<double>       &u,
                    const cellwise::CellVector<double> &b,
                    cellwise::IterationControl         &control,
                    double                             &solve_seconds) const
 {
-  using DeviceVector = cellwise::CellVector<double, cellwise::MemorySpace::CUDA, cellwise::CellContiguous>;
-  DeviceVector device_u, device_b;
-  device_b.copy_from_host(b);
-  device_u.copy_from_host(u);
-  // the solve alone: all uploads done before, the last kernel finished after
-  CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
-  const auto                      start      = std::chrono::steady_clock::now();
-  const cellwise::SolveStatistics statistics = data_->solver.solve(device_u, device_b, control);
-  CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
-  solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  device_u.copy_to_host(u);
-  return statistics;
+  return timed_device_solve(data_->solver, u, b, control, solve_seconds);
+}
+
+struct AdaptiveDeviceSolve::Data
+{
+  explicit Data(const cellwise::LevelHierarchy      &hierarchy,
+                const unsigned int                   degree,
+                const cellwise::MultigridParameters &parameters,
+                std::ostream                        *log)
+    : solver(hierarchy, degree, parameters, log)
+  {}
+  cellwise::cuda::AdaptiveMultigridSolver<cellwise::CellContiguous> solver;
+};
+
+AdaptiveDeviceSolve::AdaptiveDeviceSolve(const cellwise::LevelHierarchy      &hierarchy,
+                                         const unsigned int                   degree,
+                                         const cellwise::MultigridParameters &parameters,
+                                         std::ostream                        *log)
+  : data_(std::make_unique<Data>(hierarchy, degree, parameters, log))
+{}
+
+AdaptiveDeviceSolve::~AdaptiveDeviceSolve() = default;
+
+const cellwise::ActiveMesh &
+AdaptiveDeviceSolve::active_mesh() const
+{
+  return data_->solver.active_mesh();
+}
+
+cellwise::SolveStatistics
+AdaptiveDeviceSolve::solve(cellwise::CellVector<double>       &u,
+                           const cellwise::CellVector<double> &b,
+                           cellwise::IterationControl         &control,
+                           double                             &solve_seconds) const
+{
+  return timed_device_solve(data_->solver, u, b, control, solve_seconds);
 }

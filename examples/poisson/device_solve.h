@@ -1,10 +1,12 @@
 #pragma once
-// The --backend cuda path of cellwise-poisson: the device multigrid solver
+// The --backend cuda path of cellwise-poisson: the device multigrid solvers
+// (uniform: DeviceSolve; locally refined, --adaptive-steps: AdaptiveDeviceSolve)
 // behind a host-vector interface, so that the program assembles b and
 // evaluates the error on the host as for --backend host. Compiled only where
 // the library has the CUDA backend (CELLWISE_WITH_CUDA).
 
 #include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -28,6 +30,30 @@ public:
 
   /// Upload b and u, solve on the device, download u. @p solve_seconds: the
   /// solve alone, between two device synchronizations (no transfers).
+  cellwise::SolveStatistics
+  solve(cellwise::CellVector<double> &u, const cellwise::CellVector<double> &b, cellwise::IterationControl &control, double &solve_seconds) const;
+
+private:
+  struct Data;
+  std::unique_ptr<Data> data_;
+};
+
+/// The device solver on a locally refined hierarchy (local smoothing,
+/// cellwise::cuda::AdaptiveMultigridSolver); vectors are active vectors in the
+/// order of active_mesh().
+class AdaptiveDeviceSolve
+{
+public:
+  AdaptiveDeviceSolve(const cellwise::LevelHierarchy      &hierarchy,
+                      unsigned int                         degree,
+                      const cellwise::MultigridParameters &parameters,
+                      std::ostream                        *log);
+  ~AdaptiveDeviceSolve();
+
+  const cellwise::ActiveMesh &
+  active_mesh() const;
+
+  /// As DeviceSolve::solve, on active vectors.
   cellwise::SolveStatistics
   solve(cellwise::CellVector<double> &u, const cellwise::CellVector<double> &b, cellwise::IterationControl &control, double &solve_seconds) const;
 

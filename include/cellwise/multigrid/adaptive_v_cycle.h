@@ -9,7 +9,9 @@
  * level 0's active cells in increasing cell index, then level 1's, ... (active
  * index a = level_offset[ℓ] + j for the j-th active cell of level ℓ).
  *
- * AdaptiveVCycle is a Preconditioner on active vectors, z = V r̃ from zero:
+ * LocalSmoothingVCycle (written once over the vector type, host and device;
+ * AdaptiveVCycle is its host instance) is a Preconditioner on active vectors,
+ * z = V r̃ from zero:
  *
  *  1. distribution (17): b_ℓ|_K = r̃|_K on the active cells K of level ℓ,
  *     b_ℓ|_K = 0 on its refined cells;
@@ -31,6 +33,7 @@
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/storage/cell_vector.h>
 
+#include <memory>
 #include <vector>
 
 namespace cellwise
@@ -122,20 +125,76 @@ namespace cellwise
       }
   }
 
+  /**
+   * The distribution (17) of an active vector into the level vectors and the
+   * reassembly (18) of an active vector from them, one implementation per
+   * backend (host: HostActiveLevelTransfer below; CUDA:
+   * cuda::ActiveMeshTransfer in cuda/active_mesh_transfer.h). The only
+   * backend-specific step of the adaptive cycle.
+   */
+  template <typename VectorType>
+  class ActiveLevelTransfer
+  {
+  public:
+    virtual ~ActiveLevelTransfer() = default;
+    /// level_vectors[ℓ] = active values on the active cells of ℓ, zero on its
+    /// refined cells.
+    virtual void
+    distribute(const VectorType &active, std::vector<VectorType> &level_vectors) const = 0;
+    /// active|_K = level_vectors[ℓ]|_K for the active cells K of every level.
+    virtual void
+    reassemble(const std::vector<VectorType> &level_vectors, VectorType &active) const = 0;
+  };
+
+  /// The host's ActiveLevelTransfer: distribute_to_levels and gather_from_levels.
   template <typename Number, typename Layout = CellContiguous>
-  class AdaptiveVCycle : public Preconditioner<CellVector<Number, MemorySpace::Host, Layout>>
+  class HostActiveLevelTransfer : public ActiveLevelTransfer<CellVector<Number, MemorySpace::Host, Layout>>
   {
   public:
     using VectorType = CellVector<Number, MemorySpace::Host, Layout>;
+
+    /// @p mesh is kept by reference.
+    explicit HostActiveLevelTransfer(const ActiveMesh &mesh)
+      : mesh_(mesh)
+    {}
+    void
+    distribute(const VectorType &active, std::vector<VectorType> &level_vectors) const override
+    {
+      distribute_to_levels(mesh_, active, level_vectors);
+    }
+    void
+    reassemble(const std::vector<VectorType> &level_vectors, VectorType &active) const override
+    {
+      gather_from_levels(mesh_, level_vectors, active);
+    }
+
+  private:
+    const ActiveMesh &mesh_;
+  };
+
+  /**
+   * The adaptive V-cycle with local smoothing, written once over the vector
+   * type (as VCycle): the host (AdaptiveVCycle below) and the CUDA backend
+   * (cuda::AdaptiveMultigridSolver) plug in their level components and their
+   * ActiveLevelTransfer.
+   */
+  template <typename VectorType>
+  class LocalSmoothingVCycle : public Preconditioner<VectorType>
+  {
+  public:
     using Parameters = typename VCycle<VectorType>::Parameters;
     /// Per level 0..L: operators on all cells of the level; smoothers (not
     /// used on level 0) built with the level's free mask; the transfer; the
     /// coarse solver of level 0; level_shapes sizes the level vectors.
     using Components = typename VCycle<VectorType>::Components;
 
-    /// @p mesh is kept by reference.
-    AdaptiveVCycle(const ActiveMesh &mesh, Components components, const Parameters &parameters)
+    /// @p mesh is kept by reference (used for the shape checks only).
+    LocalSmoothingVCycle(const ActiveMesh                                         &mesh,
+                         std::shared_ptr<const ActiveLevelTransfer<VectorType>> active_transfer,
+                         Components                                                components,
+                         const Parameters                                         &parameters)
       : mesh_(mesh)
+      , active_transfer_(std::move(active_transfer))
       , components_(std::move(components))
       , parameters_(parameters)
     {
@@ -144,6 +203,7 @@ namespace cellwise
                        components_.level_shapes.size() == n_levels && components_.coarse_solver &&
                        (n_levels == 1 || components_.transfer),
                      "adaptive V-cycle: the components do not cover the " << mesh.n_levels() << " levels");
+      CELLWISE_CHECK(active_transfer_, "adaptive V-cycle: no distribution/reassembly between active and level vectors");
       for (std::size_t l = 1; l < n_levels; ++l)
         CELLWISE_CHECK(components_.smoothers[l], "adaptive V-cycle: no smoother on level " << l);
       u_.resize(n_levels);
@@ -172,9 +232,12 @@ namespace cellwise
     void
     vmult(VectorType &z, const VectorType &r) const override
     {
-      distribute_to_levels(mesh_, r, b_);
+      CELLWISE_CHECK(r.n_cells() == mesh_.n_active_cells(),
+                     "adaptive V-cycle: active vector of " << r.n_cells() << " cells for " << mesh_.n_active_cells()
+                                                           << " active cells");
+      active_transfer_->distribute(r, b_);
       cycle(n_levels() - 1);
-      gather_from_levels(mesh_, u_, z);
+      active_transfer_->reassemble(u_, z);
     }
 
     const Components &
@@ -221,9 +284,27 @@ namespace cellwise
         smoother.smooth(u, b, false, parameters_.post_direction);
     }
 
-    const ActiveMesh               &mesh_;
-    Components                      components_;
-    Parameters                      parameters_;
-    mutable std::vector<VectorType> u_, b_, Au_;
+    const ActiveMesh                                      &mesh_;
+    std::shared_ptr<const ActiveLevelTransfer<VectorType>> active_transfer_;
+    Components                                             components_;
+    Parameters                                             parameters_;
+    mutable std::vector<VectorType>                        u_, b_, Au_;
+  };
+
+  /// The host adaptive V-cycle: LocalSmoothingVCycle with the host's
+  /// distribution and reassembly.
+  template <typename Number, typename Layout = CellContiguous>
+  class AdaptiveVCycle : public LocalSmoothingVCycle<CellVector<Number, MemorySpace::Host, Layout>>
+  {
+  public:
+    using VectorType = CellVector<Number, MemorySpace::Host, Layout>;
+    using Base       = LocalSmoothingVCycle<VectorType>;
+    using typename Base::Components;
+    using typename Base::Parameters;
+
+    /// @p mesh is kept by reference.
+    AdaptiveVCycle(const ActiveMesh &mesh, Components components, const Parameters &parameters)
+      : Base(mesh, std::make_shared<HostActiveLevelTransfer<Number, Layout>>(mesh), std::move(components), parameters)
+    {}
   };
 } // namespace cellwise

@@ -1,0 +1,158 @@
+// Set-up of the device adaptive multigrid solver: the same components per
+// level as the host builder (source/host/adaptive_multigrid_solver.cc), device
+// versions of each, plugged into the shared LocalSmoothingVCycle with the
+// device distribution and reassembly. No kernels here.
+
+#include <cellwise/base/config.h>
+#include <cellwise/cuda/active_mesh_transfer.h>
+#include <cellwise/cuda/adaptive_multigrid_solver.h>
+#include <cellwise/cuda/cell_transfer.h>
+#include <cellwise/cuda/coarse_solvers.h>
+#include <cellwise/cuda/point_smoothers.h>
+#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/refinement_edge.h>
+#include <cellwise/storage/dirichlet_mask.h>
+
+#include <chrono>
+#include <iomanip>
+#include <ostream>
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    namespace
+    {
+      template <typename Layout>
+      std::shared_ptr<const LevelSmoother<CellVector<double, MemorySpace::CUDA, Layout>>>
+      make_level_smoother(const Level                                          &level,
+                          const LaplaceOperator<double, Layout>                &op,
+                          const CellVector<double, MemorySpace::CUDA, Layout> &mask,
+                          const MultigridParameters                            &parameters)
+      {
+        switch (parameters.smoother)
+          {
+            case SmootherType::jacobi:
+              return std::make_shared<JacobiSmoother<double, Layout>>(
+                level, op, mask, typename JacobiSmoother<double, Layout>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
+            case SmootherType::chebyshev:
+              {
+                typename ChebyshevSmoother<double, Layout>::Parameters p;
+                p.degree                = parameters.chebyshev_degree;
+                p.smoothing_range       = parameters.smoothing_range;
+                p.eigenvalue_iterations = parameters.eigenvalue_iterations;
+                return std::make_shared<ChebyshevSmoother<double, Layout>>(level, op, mask, p);
+              }
+            default:
+              // As on the host: the patches are those whose 8 cells lie on the
+              // level (the host's make_vertex_patches, which the device smoother
+              // uses as it is); their interior DoFs never lie on E_l, so the
+              // smoother needs no mask and never writes E_l or the Dirichlet rim.
+              return std::make_shared<VertexPatchSmoother<double, Layout>>(level, op.degree(), parameters.patch_sweeps);
+          }
+      }
+    } // namespace
+
+    template <typename Layout>
+    AdaptiveMultigridSolver<Layout>::AdaptiveMultigridSolver(const LevelHierarchy      &hierarchy,
+                                                             const unsigned int         degree,
+                                                             const MultigridParameters &parameters,
+                                                             std::ostream              *log)
+      : hierarchy_(hierarchy)
+      , degree_(degree)
+      , parameters_(parameters)
+    {
+      check_degree(degree);
+      parameters.check();
+      CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the adaptive multigrid solver needs at least one level");
+      // Validate before any device work, so that the error is the first thing seen.
+      CELLWISE_CHECK(parameters.precision == Precision::fp64,
+                     "the adaptive solver runs in double precision only, not " << to_string(parameters.precision)
+                                                                                << " (also on the CUDA backend)");
+      CELLWISE_CHECK(!parameters.coefficient,
+                     "a variable coefficient is not available on the CUDA backend yet: use the host backend");
+      const auto start = std::chrono::steady_clock::now();
+      using V          = VectorType;
+
+      mesh_            = make_active_mesh(hierarchy);
+      active_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(mesh_.level, degree);
+      // Dirichlet copies of the active cells: those of their level's mask (a
+      // Dirichlet DoF lies on a boundary face of every box cell touching it).
+      HostVectorType host_active_mask(mesh_.n_active_cells(), degree);
+
+      typename LocalSmoothingVCycle<V>::Components components;
+      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+        {
+          const Level         &level     = hierarchy.level(l);
+          const HostVectorType dirichlet = make_dirichlet_mask<double, Layout>(level, degree, parameters.dirichlet_ids);
+          for (unsigned int j = 0; j < mesh_.active_cells[l].size(); ++j)
+            for (unsigned int i = 0; i < dirichlet.dofs_per_cell(); ++i)
+              host_active_mask(mesh_.level_offset[l] + j, i) = dirichlet(mesh_.active_cells[l][j], i);
+
+          const auto op = std::make_shared<LaplaceOperator<double, Layout>>(level, degree);
+          components.operators.push_back(op);
+          components.level_shapes.push_back(V(level.n_cells(), degree));
+          if (l == 0)
+            {
+              CELLWISE_CHECK(!has_refinement_edge(level), "level 0 must cover the domain");
+              components.smoothers.push_back(nullptr);
+              if (parameters.coarse_solver == CoarseSolverType::cholesky)
+                components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double, Layout>>(level, degree, dirichlet);
+              else
+                {
+                  V mask;
+                  mask.copy_from_host(dirichlet);
+                  components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(
+                    make_level_smoother<Layout>(level, *op, mask, parameters), parameters.coarse_smoother_applications);
+                }
+            }
+          else
+            {
+              // 0 on Dirichlet and on the refinement edge E_l (003 §5)
+              V free_mask;
+              free_mask.copy_from_host(make_free_mask<double, Layout>(level, degree, parameters.dirichlet_ids));
+              components.smoothers.push_back(make_level_smoother<Layout>(level, *op, free_mask, parameters));
+            }
+          if (log)
+            *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, " << std::setw(10)
+                 << mesh_.active_cells[l].size() << " active, "
+                 << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
+                 << " (device)" << std::endl;
+        }
+      active_mask_.copy_from_host(host_active_mask);
+      if (hierarchy.n_levels() > 1)
+        components.transfer = std::make_shared<CellTransfer<double, Layout>>(hierarchy, degree);
+
+      typename LocalSmoothingVCycle<V>::Parameters cycle;
+      cycle.pre_smoothing  = parameters.smoothing_steps;
+      cycle.post_smoothing = parameters.smoothing_steps;
+      cycle.pre_direction  = SweepDirection::forward;
+      cycle.post_direction = parameters.post_smoothing_direction();
+      cycle_ = std::make_shared<LocalSmoothingVCycle<V>>(mesh_, std::make_shared<ActiveMeshTransfer<double, Layout>>(mesh_),
+                                                         std::move(components), cycle);
+      if (log)
+        *log << "  adaptive set-up of " << hierarchy.n_levels() << " levels, " << mesh_.n_active_cells()
+             << " active cells on the device: " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+             << " s" << std::endl;
+    }
+
+    template <typename Layout>
+    AdaptiveMultigridSolver<Layout>::~AdaptiveMultigridSolver() = default;
+
+    template <typename Layout>
+    SolveStatistics
+    AdaptiveMultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
+    {
+      // FP64 only (checked at set-up): solve_outer never rebalances, so the
+      // averaging DSS it would take is never called.
+      return solve_outer(parameters_, *active_operator_, n_active_cells(), degree_, *cycle_, u, b, active_mask_, control,
+                         [](VectorType &) {
+                           CELLWISE_CHECK(false, "the adaptive solver does not rebalance: it runs in FP64 only");
+                         });
+    }
+
+    template class AdaptiveMultigridSolver<CellContiguous>;
+    template class AdaptiveMultigridSolver<CellBlocked<32>>;
+  } // namespace cuda
+} // namespace cellwise
