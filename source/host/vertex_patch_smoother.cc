@@ -252,7 +252,7 @@ namespace cellwise
     for (unsigned int sweep = 0; sweep < n_sweeps_; ++sweep)
       for (unsigned int step = 0; step < 8; ++step)
         {
-          const unsigned int colour = direction == SweepDirection::forward ? step : 7 - step;
+          const unsigned int colour = sweep_colour(step, direction);
           apply_colour(u, b, colour, zero_initial_guess && sweep == 0 && step == 0);
         }
   }

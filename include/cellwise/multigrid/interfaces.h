@@ -13,8 +13,9 @@
 
 namespace cellwise
 {
-  /// Order of the sub-steps of a multiplicative smoother (vertex-patch colours
-  /// 0..7 forward, 7..0 reverse); additive smoothers ignore it.
+  /// Order of the sub-steps of a multiplicative smoother (vertex-patch colours:
+  /// sweep_colour() in vertex_patch_smoother.h, forward 7..0, reverse 0..7);
+  /// additive smoothers ignore it.
   enum class SweepDirection
   {
     forward,
