@@ -1,34 +1,74 @@
-// Cell-wise prolongation and fused restriction on the device.
+// Cell-wise prolongation and fused restriction on the device: sum
+// factorization over the 2^3 children of a parent with one thread per 1D line
+// of a cell (the pattern of laplace_operator.cu), the line in registers, the
+// 1D matrices P_0, P_1 as a kernel parameter indexed with compile-time loop
+// indices only (every thread reads the same entry: constant-bank broadcast),
+// and shared memory only to turn the lines between directions.
 //
-// Both kernels run over the parents (cells of level l − 1); a block holds C
-// parents, each handled by n^3 threads, one per DoF (n = p + 1), and walks the
-// 8 child slots in order. The three 1D passes (x, y, z, as the host's
-// kernels/transfer_cell.h) go through shared memory: in each pass the thread
-// of DoF (i, j, k) computes its own output entry from the n entries of its
-// line, so there is no reduction between threads.
+// The children share partial results: child slot s = c_x + 2 c_y + 4 c_z
+// needs P_{c_z} ⊗ P_{c_y} ⊗ P_{c_x}, so the x pass is done once per c_x (2
+// results), the y pass once per (c_y, c_x) (4) and the z pass per child (8):
+// 14 n^3 line outputs per parent instead of 24 n^3 for 8 separate children,
+// and no slot-dependent matrix selection at all (both P_0 and P_1 are used by
+// every thread with compile-time indices). Restriction is the transpose: z
+// first (summing c_z), then y (summing c_y), then x (summing c_x).
 //
-// Thread mapping, t = threadIdx.x, C parents per block, n3 = n^3:
+//   prolongate_add (x, y, z):
+//   stage | thread owns line q | registers                  | reads            | writes
+//   ------+--------------------+----------------------------+------------------+------------------------
+//   X     | (j, k), along x    | coarse x-line u            | coarse (global;  | A_cx (shared 0, 1)
+//         |                    |                            |  contiguous: via |
+//         |                    |                            |  shared 3)       |
+//   Y     | (i, k), along y    | A_0, A_1 y-lines           | A                | B_{cy,cx} (shared
+//         |                    |                            |                  |  cx + 2 cy, aliasing A)
+//   Z     | (i, j), along z    | B_g z-line, fine z-lines   | B, fine (global, | fine (global) of the
+//         |                    |  of all 8 children, loaded |  loaded first)   |  children g, g + 4
+//         |                    |  at kernel start           |                  |
 //
-//   layout           | C                    | parent in block c | DoF d  | global load/store of d
-//   -----------------+----------------------+-------------------+--------+----------------------------
-//   CellContiguous   | 256 / n3 (>= 1)      | t / n3            | t % n3 | K n3 + d: a warp reads 32
-//                    |                      |                   |        | consecutive entries
-//   CellBlocked<B>   | largest 2^k <= 32    | t % C             | t / C  | (K/B) B n3 + d B + K%B: a
-//                    | with C n3 <= 1024    |                   |        | warp reads one DoF of C cells
+//   restrict_residual_add (z, y, x):
+//   Z     | (i, j), along z    | b − Au z-lines of the two  | fine b, Au       | C_g (shared g),
+//         |                    |  children g, g + 4         |  (global)        |  g = cx + 2 cy
+//   Y     | (i, k), along y    | C_0..C_3 y-lines           | C                | D_cx (shared cx, aliasing C)
+//   X     | (j, k), along x    | D_0, D_1 x-lines; old      | D, coarse        | coarse (global;
+//         |                    |  coarse loaded at start    |  (global)        |  contiguous: via shared 2)
 //
-//   parent K = C blockIdx.x + c; child of slot s: children[8 K + s]
-//   shared buffers: [c][d] at c (n3 + 1) + d (the pad keeps the blocked
-//   layout's threads, which differ in c, on different banks)
+// All global accesses of the fine vectors are z-lines: thread (i, j) of a cell
+// touches entries i + n j + n^2 k, so consecutive threads touch consecutive
+// entries (contiguous) or consecutive cells (blocked). n = p + 1, L = n^2
+// lines per cell, C parents per block, C L threads:
 //
-// With the child-major ordering the children of slot s of the C parents of a
-// block are C consecutive cells: each slot step streams one contiguous range.
-// Each thread loads its 8 children's entries before the first pass and keeps
-// them in registers: 8 or 16 loads in flight instead of 1 per slot step.
-// Measured on the H200 (Q3 FP64, fraction of a same-run copy): in L2 (16^3
-// cells) 0.81 -> 0.89, blocked layout at 128^3 0.27 -> 0.49; the contiguous
-// layout at 128^3 stayed at 0.63 (8 slot streams 1/8 of the fine vector apart:
-// still to be understood, see benchmarks/cuda_solver.cu).
-// Every parent is owned by one block, every child by its parent: no atomics.
+//   layout          | C                        | thread tid -> (c, q) | shared entry (c, i, j, k)
+//   ----------------+--------------------------+----------------------+-----------------------------------
+//   CellContiguous  | max(1, 128 / L)          | c = tid / L,         | c S + n^2 k + n ((j + k) % n)
+//                   |                          | q = tid % L          |   + (i + k) % n   (n = 2, 4, 8)
+//                   |                          |                      | c S + i + n j + n^2 k (other n)
+//   CellBlocked<B>  | 128 bytes / sizeof(Num), | c = tid % C,         | c + C (i' + n j + n^2 k),
+//                   | halved while C L > 1024  | q = tid / C          | i' = (i + j + k) % n for n = 8,
+//                   | or 4 n^3 C > 48 KB       |                      | i' = i otherwise
+//
+// Why these maps: a blocked warp holds one line of C cells per 128 bytes, so
+// the cell-fastest map serves each (half-)warp in one wavefront for x-, y- and
+// z-line accesses alike. The contiguous warp holds 32 lines of one or two
+// cells; the skew (rotating the x and y indices by k) makes the three access
+// patterns (fixed i, fixed j, fixed k) hit distinct banks for n = 2, 4, 8; the
+// cell stride S = n^3 + 4 (n = 2), n^3 + 16 (n = 4), n^3 + 1 (n = 6), n^3
+// (other n) separates the cells of one warp. Checked by enumerating the
+// shared-memory wavefronts of the x-, y- and z-line accesses (FP64: two
+// half-warps of 8-byte words; FP32: 32 words): conflict-free for the blocked
+// layout at n = 2..5, 8, 9 and the contiguous layout at n = 2, 4; the other
+// cases (odd n contiguous, n = 6, 7 blocked) keep some conflicts, which were
+// the fewest among the padded and skewed maps tried.
+//
+// Parent K = C blockIdx.x + c; child of slot s: children[8 K + s] (slot 0
+// also flags refinement). With the child-major ordering the children of slot
+// s of the C parents of a block are C consecutive cells: each of the 8 slot
+// streams of a block is one contiguous range. The fine loads are issued at the
+// start (prolongation: the 2n old values of up to 4 child pairs, as many as
+// fit in 64 registers, the others one pair ahead in stage Z; restriction:
+// the 16n values of b and Au, scheduled by the compiler), so that many loads are in flight per
+// SM while the block waits. Every parent is owned by one block, every child by
+// its parent: no atomics. Parents beyond n_parents and parents without
+// children compute on zeros (they take part in the barriers) and store nothing.
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
@@ -50,125 +90,230 @@ namespace cellwise
         Number values[2 * (p + 1) * (p + 1)];
       };
 
-      /// Parents per block: ~256 threads for the contiguous layout; for the
-      /// blocked layout as many as fit in 1024 threads (at most a layout block
-      /// of 32), so that a warp's load of one DoF covers many consecutive cells.
-      template <int p, bool cell_fastest>
+      /// Launch shape and shared-memory map (see the table above).
+      template <int p, typename Number, bool cell_fastest>
       struct TransferShape
       {
-        static constexpr int n  = p + 1;
-        static constexpr int n3 = n * n * n;
+        static constexpr int  n    = p + 1;
+        static constexpr int  L    = n * n;
+        static constexpr int  n3   = n * n * n;
+        static constexpr bool skew = cell_fastest ? (n == 8) : (n == 2 || n == 4 || n == 8);
+        static constexpr int  cell_stride =
+          cell_fastest ? n3 : n3 + (n == 2 ? 4 : (n == 4 ? 16 : (n == 6 ? 1 : 0)));
         static constexpr int
         choose()
         {
           if (!cell_fastest)
-            return n3 >= 256 ? 1 : 256 / n3;
-          int c = 32;
-          while (c > 1 && c * n3 > 1024)
+            return L >= 128 ? 1 : 128 / L;
+          int c = 128 / int(sizeof(Number));
+          while (c > 1 && (c * L > 1024 || 4 * n3 * c * int(sizeof(Number)) > 48 * 1024))
             c /= 2;
           return c;
         }
         static constexpr int cells   = choose();
-        static constexpr int threads = cells * n3;
-        static constexpr int stride  = n3 + 1;
+        static constexpr int threads = cells * L;
+        /// Child pairs whose old fine values prolongate_kernel loads before
+        /// the x pass: as many as fit in 64 registers, at least one.
+        static constexpr int preload_pairs =
+          256 / (2 * n * int(sizeof(Number))) >= 4 ? 4 : (256 / (2 * n * int(sizeof(Number))) >= 1 ? 256 / (2 * n * int(sizeof(Number))) : 1);
+        /// Entries of one of the four shared buffers.
+        static constexpr int buffer = cells * cell_stride;
+
+        /// Shared index of entry (i, j, k) of local cell c.
+        __device__ static int
+        at(const int c, const int i, const int j, const int k)
+        {
+          if constexpr (cell_fastest)
+            {
+              const int ii = skew ? ((i + j + k) & (n - 1)) : i;
+              return c + cells * (ii + n * j + L * k);
+            }
+          else if constexpr (skew)
+            return c * cell_stride + L * k + n * ((j + k) & (n - 1)) + ((i + k) & (n - 1));
+          else
+            return c * cell_stride + i + n * j + L * k;
+        }
       };
+      static_assert(TransferShape<3, double, false>::threads == 128 && TransferShape<3, double, true>::cells == 16,
+                    "the Q3 shapes the header comment describes");
 
-      /// One 1D pass along @p direction for the entry @p d = (i, j, k) of a cell:
-      /// sum_l A(row, l) in(.. l ..) with row the d-coordinate of the entry, A
-      /// = P (prolongation) or P^T (restriction), A n x n row-major.
-      template <int n, int direction, bool transpose, typename Number>
-      __device__ inline Number
-      line_product(const Number *A, const Number *in, const int d)
-      {
-        constexpr int step = direction == 0 ? 1 : (direction == 1 ? n : n * n);
-        const int     row  = (d / step) % n;
-        const int     base = d - row * step;
-        Number        sum  = 0;
-#pragma unroll
-        for (int l = 0; l < n; ++l)
-          sum += (transpose ? A[l * n + row] : A[row * n + l]) * in[base + l * step];
-        return sum;
-      }
+      template <int p, typename Number, typename Layout>
+      using ShapeOf = TransferShape<p, Number, (Layout::cell_block > 1)>;
 
-      template <int p, typename Layout>
-      using ShapeOf = TransferShape<p, (Layout::cell_block > 1)>;
-
-      template <int p, typename Layout>
+      /// Local cell c and line q of this thread.
+      template <typename Shape, bool cell_fastest>
       __device__ inline void
-      thread_position(int &c, int &d)
+      thread_position(int &c, int &q)
       {
-        using Shape = ShapeOf<p, Layout>;
-        if constexpr (Layout::cell_block > 1)
+        if constexpr (cell_fastest)
           {
             c = threadIdx.x % Shape::cells;
-            d = threadIdx.x / Shape::cells;
+            q = threadIdx.x / Shape::cells;
           }
         else
           {
-            c = threadIdx.x / Shape::n3;
-            d = threadIdx.x % Shape::n3;
+            c = threadIdx.x / Shape::L;
+            q = threadIdx.x % Shape::L;
           }
       }
 
+      /// The 8 children of @p parent (two 16-byte loads of the 32-byte row),
+      /// all -1 for a parent beyond the end.
+      __device__ inline void
+      load_children(const int *__restrict__ children, const unsigned int parent, const bool active, int child[8])
+      {
+        if (active)
+          {
+            const int4 *row = reinterpret_cast<const int4 *>(children + 8 * static_cast<std::size_t>(parent));
+            const int4  lo = row[0], hi = row[1];
+            child[0] = lo.x, child[1] = lo.y, child[2] = lo.z, child[3] = lo.w;
+            child[4] = hi.x, child[5] = hi.y, child[6] = hi.z, child[7] = hi.w;
+          }
+        else
+          for (int s = 0; s < 8; ++s)
+            child[s] = -1;
+      }
+
       template <int p, typename Number, typename Layout>
-      __global__ void __launch_bounds__(ShapeOf<p, Layout>::threads)
+      __global__ void __launch_bounds__(ShapeOf<p, Number, Layout>::threads)
       prolongate_kernel(const TransferMatrices<p, Number> matrices,
                         const int *__restrict__ children,
                         const Number *__restrict__ coarse,
                         Number            *fine,
                         const unsigned int n_parents)
       {
-        using Shape      = ShapeOf<p, Layout>;
-        constexpr int n  = Shape::n;
-        constexpr int n2 = n * n;
-        constexpr int n3 = Shape::n3;
-        __shared__ Number P[2 * n2];
-        __shared__ Number parent_buffer[Shape::cells * Shape::stride];
-        __shared__ Number x_buffer[Shape::cells * Shape::stride];
-        __shared__ Number y_buffer[Shape::cells * Shape::stride];
+        constexpr bool cell_fastest = Layout::cell_block > 1;
+        using Shape                 = ShapeOf<p, Number, Layout>;
+        constexpr int n             = Shape::n;
+        constexpr int L             = Shape::L;
+        constexpr int n3            = Shape::n3;
+        const Number *P             = matrices.values; // P_c(r, l) = P[c n^2 + r n + l]
+        __shared__ Number buffer[4 * Shape::buffer];
 
-        for (int k = threadIdx.x; k < 2 * n2; k += Shape::threads)
-          P[k] = matrices.values[k];
-        int c, d;
-        thread_position<p, Layout>(c, d);
-        const unsigned int parent  = blockIdx.x * Shape::cells + c;
-        const bool         refined = parent < n_parents && children[8 * static_cast<std::size_t>(parent)] >= 0;
-        Number *const      mine    = parent_buffer + c * Shape::stride;
-        Number *const      x_cell  = x_buffer + c * Shape::stride;
-        Number *const      y_cell  = y_buffer + c * Shape::stride;
-        // All 8 fine loads issued up front: a slot step alone has too few
-        // loads in flight per SM to cover the memory latency.
-        std::size_t index[8];
-        Number      old[8];
+        int c, q;
+        thread_position<Shape, cell_fastest>(c, q);
+        const unsigned int parent = blockIdx.x * Shape::cells + c;
+        int                child[8];
+        load_children(children, parent, parent < n_parents, child);
+        const bool refined = child[0] >= 0;
+
+        // Old fine values of the z-line (i, j) = (q % n, q / n) of the
+        // children of the first W pairs (g, g + 4), issued first: they arrive
+        // while the x and y passes run. W keeps them within ~64 registers
+        // (all 4 pairs up to Q3 in FP64, Q7 in FP32); stage Z issues the
+        // loads of pair g + W when it starts pair g.
+        constexpr int W = Shape::preload_pairs;
+        Number        old[4][2][n];
+        auto          load_pair = [&](const int g) {
+#pragma unroll
+          for (int cz = 0; cz < 2; ++cz)
+#pragma unroll
+            for (int k = 0; k < n; ++k)
+              old[g][cz][k] = fine[Layout::index(child[g + 4 * cz], q + L * k, n3)];
+        };
         if (refined)
           {
 #pragma unroll
-            for (int slot = 0; slot < 8; ++slot)
-              index[slot] = Layout::index(children[8 * static_cast<std::size_t>(parent) + slot], d, n3);
-#pragma unroll
-            for (int slot = 0; slot < 8; ++slot)
-              old[slot] = fine[index[slot]];
+            for (int g = 0; g < W; ++g)
+              load_pair(g);
           }
-        mine[d] = refined ? coarse[Layout::index(parent, d, n3)] : Number(0);
+
+        // ---- stage X: thread q = j + n k owns the x-line (:, j, k) of the parent
+        Number u[n];
+        if constexpr (cell_fastest)
+          {
+            // one entry of C consecutive cells per warp access: coalesced
+#pragma unroll
+            for (int i = 0; i < n; ++i)
+              u[i] = refined ? coarse[Layout::index(parent, i + n * q, n3)] : Number(0);
+          }
+        else
+          {
+            // load by z-planes (consecutive threads, consecutive entries) and
+            // turn to x-lines through shared buffer 3, unused until stage Y
+            Number *stage = buffer + 3 * Shape::buffer;
+#pragma unroll
+            for (int k = 0; k < n; ++k)
+              stage[Shape::at(c, q % n, q / n, k)] = refined ? coarse[Layout::index(parent, q + L * k, n3)] : Number(0);
+            __syncthreads();
+#pragma unroll
+            for (int i = 0; i < n; ++i)
+              u[i] = stage[Shape::at(c, i, q % n, q / n)];
+          }
+        {
+          const int j = q % n, k = q / n;
+#pragma unroll
+          for (int cx = 0; cx < 2; ++cx)
+#pragma unroll
+            for (int i = 0; i < n; ++i)
+              {
+                Number a = 0;
+#pragma unroll
+                for (int l = 0; l < n; ++l)
+                  a += P[cx * L + i * n + l] * u[l];
+                buffer[cx * Shape::buffer + Shape::at(c, i, j, k)] = a;
+              }
+        }
         __syncthreads();
 
+        // ---- stage Y: thread q = i + n k owns the y-line (i, :, k)
+        {
+          const int i = q % n, k = q / n;
+          Number    y[2][n];
 #pragma unroll
-        for (int slot = 0; slot < 8; ++slot)
-          {
-            // x_buffer is free: its last reader (the y pass of slot − 1) is
-            // behind the barrier before the z pass of slot − 1.
-            x_cell[d] = line_product<n, 0, false>(P + (slot & 1) * n2, mine, d);
-            __syncthreads();
-            y_cell[d] = line_product<n, 1, false>(P + ((slot >> 1) & 1) * n2, x_cell, d);
-            __syncthreads();
-            const Number value = line_product<n, 2, false>(P + ((slot >> 2) & 1) * n2, y_cell, d);
-            if (refined)
-              fine[index[slot]] = old[slot] + value;
-          }
+          for (int cx = 0; cx < 2; ++cx)
+#pragma unroll
+            for (int m = 0; m < n; ++m)
+              y[cx][m] = buffer[cx * Shape::buffer + Shape::at(c, i, m, k)];
+          __syncthreads(); // B overwrites A
+#pragma unroll
+          for (int cy = 0; cy < 2; ++cy)
+#pragma unroll
+            for (int cx = 0; cx < 2; ++cx)
+#pragma unroll
+              for (int j = 0; j < n; ++j)
+                {
+                  Number b = 0;
+#pragma unroll
+                  for (int m = 0; m < n; ++m)
+                    b += P[cy * L + j * n + m] * y[cx][m];
+                  buffer[(cx + 2 * cy) * Shape::buffer + Shape::at(c, i, j, k)] = b;
+                }
+        }
+        __syncthreads();
+
+        // ---- stage Z: thread q = i + n j owns the z-line (i, j, :); pair g =
+        // c_x + 2 c_y gives the children g (c_z = 0) and g + 4 (c_z = 1)
+        if (!refined)
+          return; // no barrier follows
+        {
+          const int i = q % n, j = q / n;
+#pragma unroll
+          for (int g = 0; g < 4; ++g)
+            {
+              if (g + W < 4)
+                load_pair(g + W);
+              Number z[n];
+#pragma unroll
+              for (int m = 0; m < n; ++m)
+                z[m] = buffer[g * Shape::buffer + Shape::at(c, i, j, m)];
+#pragma unroll
+              for (int cz = 0; cz < 2; ++cz)
+#pragma unroll
+                for (int k = 0; k < n; ++k)
+                  {
+                    Number value = 0;
+#pragma unroll
+                    for (int m = 0; m < n; ++m)
+                      value += P[cz * L + k * n + m] * z[m];
+                    fine[Layout::index(child[g + 4 * cz], q + L * k, n3)] = old[g][cz][k] + value;
+                  }
+            }
+        }
       }
 
       template <int p, typename Number, typename Layout>
-      __global__ void __launch_bounds__(ShapeOf<p, Layout>::threads)
+      __global__ void __launch_bounds__(ShapeOf<p, Number, Layout>::threads)
       restrict_kernel(const TransferMatrices<p, Number> matrices,
                       const int *__restrict__ children,
                       const Number *__restrict__ fine_b,
@@ -176,57 +321,135 @@ namespace cellwise
                       Number            *coarse,
                       const unsigned int n_parents)
       {
-        using Shape      = ShapeOf<p, Layout>;
-        constexpr int n  = Shape::n;
-        constexpr int n2 = n * n;
-        constexpr int n3 = Shape::n3;
-        __shared__ Number P[2 * n2];
-        __shared__ Number a_buffer[Shape::cells * Shape::stride];
-        __shared__ Number b_buffer[Shape::cells * Shape::stride];
+        constexpr bool cell_fastest = Layout::cell_block > 1;
+        using Shape                 = ShapeOf<p, Number, Layout>;
+        constexpr int n             = Shape::n;
+        constexpr int L             = Shape::L;
+        constexpr int n3            = Shape::n3;
+        const Number *P             = matrices.values; // P_c(r, l) = P[c n^2 + r n + l]
+        __shared__ Number buffer[4 * Shape::buffer];
 
-        for (int k = threadIdx.x; k < 2 * n2; k += Shape::threads)
-          P[k] = matrices.values[k];
-        int c, d;
-        thread_position<p, Layout>(c, d);
-        const unsigned int parent  = blockIdx.x * Shape::cells + c;
-        const bool         refined = parent < n_parents && children[8 * static_cast<std::size_t>(parent)] >= 0;
-        Number *const      a_cell  = a_buffer + c * Shape::stride;
-        Number *const      b_cell  = b_buffer + c * Shape::stride;
+        int c, q;
+        thread_position<Shape, cell_fastest>(c, q);
+        const unsigned int parent = blockIdx.x * Shape::cells + c;
+        int                child[8];
+        load_children(children, parent, parent < n_parents, child);
+        const bool refined = child[0] >= 0;
 
-        // All 16 fine loads issued up front (see prolongate_kernel).
-        Number residual[8];
-        if (refined)
-          {
-            std::size_t index[8];
+        // The parent's old values, loaded now so that the final update does
+        // not wait for memory: the x-line (j, k) = (q % n, q / n) for the
+        // blocked layout, the z-line (i, j) for the contiguous one (stored
+        // through shared memory below).
+        Number old[n];
 #pragma unroll
-            for (int slot = 0; slot < 8; ++slot)
-              index[slot] = Layout::index(children[8 * static_cast<std::size_t>(parent) + slot], d, n3);
-#pragma unroll
-            for (int slot = 0; slot < 8; ++slot)
-              residual[slot] = fine_b[index[slot]] - fine_Au[index[slot]];
-          }
-        else
-          {
-#pragma unroll
-            for (int slot = 0; slot < 8; ++slot)
-              residual[slot] = 0;
-          }
+        for (int r = 0; r < n; ++r)
+          old[r] = refined ? coarse[Layout::index(parent, cell_fastest ? r + n * q : q + L * r, n3)] : Number(0);
 
-        Number sum = 0; // the parent's entry d, summed over the children in slot order
+        // ---- stage Z: thread q = i + n j owns the z-line (i, j, :) of every
+        // child; C_g = sum_cz P_cz^T r_{g + 4 cz}, g = c_x + 2 c_y
+        {
+          const int i = q % n, j = q / n;
 #pragma unroll
-        for (int slot = 0; slot < 8; ++slot)
-          {
-            a_cell[d] = residual[slot];
-            __syncthreads();
-            b_cell[d] = line_product<n, 0, true>(P + (slot & 1) * n2, a_cell, d);
-            __syncthreads();
-            a_cell[d] = line_product<n, 1, true>(P + ((slot >> 1) & 1) * n2, b_cell, d);
-            __syncthreads();
-            sum += line_product<n, 2, true>(P + ((slot >> 2) & 1) * n2, a_cell, d);
-            __syncthreads(); // a_buffer is reloaded by the next slot
-          }
-        if (refined)
-          coarse[Layout::index(parent, d, n3)] += sum;
+          for (int g = 0; g < 4; ++g)
+            {
+              Number r[2][n];
+#pragma unroll
+              for (int cz = 0; cz < 2; ++cz)
+#pragma unroll
+                for (int k = 0; k < n; ++k)
+                  if (refined)
+                    {
+                      const std::size_t index = Layout::index(child[g + 4 * cz], q + L * k, n3);
+                      r[cz][k]                = fine_b[index] - fine_Au[index];
+                    }
+                  else
+                    r[cz][k] = 0;
+#pragma unroll
+              for (int m = 0; m < n; ++m)
+                {
+                  Number sum = 0;
+#pragma unroll
+                  for (int cz = 0; cz < 2; ++cz)
+#pragma unroll
+                    for (int k = 0; k < n; ++k)
+                      sum += P[cz * L + k * n + m] * r[cz][k];
+                  buffer[g * Shape::buffer + Shape::at(c, i, j, m)] = sum;
+                }
+            }
+        }
+        __syncthreads();
+
+        // ---- stage Y: thread q = i + n k owns the y-line (i, :, k);
+        // D_cx = sum_cy P_cy^T C_{cx + 2 cy}
+        {
+          const int i = q % n, k = q / n;
+          Number    y[4][n];
+#pragma unroll
+          for (int g = 0; g < 4; ++g)
+#pragma unroll
+            for (int j = 0; j < n; ++j)
+              y[g][j] = buffer[g * Shape::buffer + Shape::at(c, i, j, k)];
+          __syncthreads(); // D overwrites C
+#pragma unroll
+          for (int cx = 0; cx < 2; ++cx)
+#pragma unroll
+            for (int m = 0; m < n; ++m)
+              {
+                Number sum = 0;
+#pragma unroll
+                for (int cy = 0; cy < 2; ++cy)
+#pragma unroll
+                  for (int j = 0; j < n; ++j)
+                    sum += P[cy * L + j * n + m] * y[cx + 2 * cy][j];
+                buffer[cx * Shape::buffer + Shape::at(c, i, m, k)] = sum;
+              }
+        }
+        __syncthreads();
+
+        // ---- stage X: thread q = j + n k owns the x-line (:, j, k);
+        // parent += sum_cx P_cx^T D_cx
+        {
+          const int j = q % n, k = q / n;
+          Number    x[2][n];
+#pragma unroll
+          for (int cx = 0; cx < 2; ++cx)
+#pragma unroll
+            for (int i = 0; i < n; ++i)
+              x[cx][i] = buffer[cx * Shape::buffer + Shape::at(c, i, j, k)];
+          Number out[n];
+#pragma unroll
+          for (int l = 0; l < n; ++l)
+            {
+              out[l] = 0;
+#pragma unroll
+              for (int cx = 0; cx < 2; ++cx)
+#pragma unroll
+                for (int i = 0; i < n; ++i)
+                  out[l] += P[cx * L + i * n + l] * x[cx][i];
+            }
+          if constexpr (cell_fastest)
+            {
+              // one entry of C consecutive cells per warp access: coalesced
+              if (refined)
+#pragma unroll
+                for (int l = 0; l < n; ++l)
+                  coarse[Layout::index(parent, l + n * q, n3)] = old[l] + out[l];
+            }
+          else
+            {
+              // turn the x-lines to z-lines through shared buffer 2 (last
+              // read in stage Y, before the barrier) and store by z-planes
+              Number *stage = buffer + 2 * Shape::buffer;
+#pragma unroll
+              for (int l = 0; l < n; ++l)
+                stage[Shape::at(c, l, j, k)] = out[l];
+              __syncthreads();
+              if (refined)
+#pragma unroll
+                for (int r = 0; r < n; ++r)
+                  coarse[Layout::index(parent, q + L * r, n3)] = old[r] + stage[Shape::at(c, q % n, q / n, r)];
+            }
+        }
       }
 
       template <int p, typename Number>
@@ -332,7 +555,7 @@ namespace cellwise
         return;
       dispatch_degree(degree_, [&](auto degree) {
         constexpr int p = decltype(degree)::value;
-        using Shape     = ShapeOf<p, Layout>;
+        using Shape     = ShapeOf<p, Number, Layout>;
         prolongate_kernel<p, Number, Layout><<<n_blocks(n_parents, Shape::cells), Shape::threads>>>(
           make_matrices<p, Number>(prolongation_), children_[to_level - 1], coarse.data(), fine.data(), n_parents);
         CELLWISE_CUDA_CHECK_LAUNCH();
@@ -355,7 +578,7 @@ namespace cellwise
         return;
       dispatch_degree(degree_, [&](auto degree) {
         constexpr int p = decltype(degree)::value;
-        using Shape     = ShapeOf<p, Layout>;
+        using Shape     = ShapeOf<p, Number, Layout>;
         restrict_kernel<p, Number, Layout><<<n_blocks(n_parents, Shape::cells), Shape::threads>>>(
           make_matrices<p, Number>(prolongation_), children_[from_level - 1], fine_b.data(), fine_Au.data(),
           coarse.data(), n_parents);

@@ -36,7 +36,7 @@ TYPED_TEST(CudaDss, sum_and_mean_match_host)
       const Level          &level = mesh.levels.back();
       const cuda::LevelData level_data(level);
       ASSERT_EQ(level_data.n_cells(), level.n_cells());
-      for (unsigned int degree = 1; degree <= 5; ++degree)
+      for (unsigned int degree = 1; degree <= 8; ++degree)
         for (const DssMode mode : {DssMode::sum, DssMode::mean})
           {
             SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells of degree " << degree << ", "

@@ -26,6 +26,20 @@ namespace
     refine_finest_level(h, ordering, [](const unsigned int cell) { return cell % 3 == 1; });
     return h;
   }
+
+  /// coarse_box() (105 cells) refined once, all cells or every third: 105
+  /// parents leave the last thread block of the device kernels partial for
+  /// most degrees and layouts (refined_box's 24 and 192 parents fill them).
+  LevelHierarchy
+  odd_box(const bool all)
+  {
+    LevelHierarchy h = coarse_box();
+    if (all)
+      refine_finest_level(h, CellOrdering::child_major);
+    else
+      refine_finest_level(h, CellOrdering::child_major, [](const unsigned int cell) { return cell % 3 == 1; });
+    return h;
+  }
 } // namespace
 
 template <typename Pair>
@@ -50,7 +64,7 @@ TYPED_TEST(CudaTransfer, transfer_matches_host)
 
   const LevelHierarchy meshes[] = {refined_box(CellOrdering::child_major), refined_box(CellOrdering::cell_major),
                                    locally_refined_box(CellOrdering::child_major),
-                                   locally_refined_box(CellOrdering::cell_major)};
+                                   locally_refined_box(CellOrdering::cell_major), odd_box(true), odd_box(false)};
   for (const LevelHierarchy &mesh : meshes)
     for (unsigned int degree = 1; degree <= 8; ++degree)
       {

@@ -7,8 +7,9 @@
  * results agree to rounding.
  *
  * Both kernels run over the *parents* (the cells of level l − 1): one group of
- * threads per parent handles its 8 children in slot order, so that the parent
- * is read or written once and no two groups touch the same entry — no atomics.
+ * threads per parent handles all its 8 children (sharing the x and y passes
+ * between children), so that the parent is read or written once and no two
+ * groups touch the same entry — no atomics.
  * With the child-major ordering (CellOrdering::child_major, the default of
  * make_box_hierarchy) the children in one slot of consecutive parents are
  * consecutive cells, so each slot step of a block streams through one
