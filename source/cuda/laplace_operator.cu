@@ -8,7 +8,8 @@
 //
 //   stage | thread owns line | in registers                | reads from          | writes to
 //   ------+------------------+-----------------------------+---------------------+-----------------
-//   Z     | (i, j), along z  | a = M_z u, b = K_z u        | u (global)          | A, B (shared)
+//   Z     | (i, j), along z  | a = M_z u, b = K_z u        | u (global; fused    | A, B (shared;
+//         |                  |                             |  step: see below)   |  fused step: u, d)
 //   Y     | (i, k), along y  | w = c_y K_y a + c_z M_y b,  | A, B                | W, V (shared,
 //         |                  | v = c_x M_y a               |                     |  aliasing A, B)
 //   X     | (j, k), along x  | out = M_x w + K_x v         | W, V                | dst (global; for
@@ -34,6 +35,33 @@
 // The 1D matrices are passed by value as a kernel parameter: every thread reads
 // the same entry at the same time (loop indices are compile-time), so they are
 // broadcast from the constant bank.
+//
+// Modes: what stage Z loads and what stage X stores, per copy of a cell
+// (z = S r_old is the assembled residual the smoother step consumes; D^{-1}
+// the inverse diagonal with the masks folded in):
+//
+//   mode           | stage Z reads            | stage Z writes        | stage X writes
+//   ---------------+--------------------------+-----------------------+------------------
+//   overwrite      | u                        | -                     | dst = A u
+//   accumulate     | u                        | -                     | dst += A u
+//   residual_mode  | u                        | -                     | dst = b − A u
+//   fused step     | z (= dst), D^{-1},       | d = α d + β D^{-1} z  | dst = b − A u
+//   (smoother_step)|  u unless from zero,     |  if stored,           |  (z overwritten)
+//                  |  d if α ≠ 0              | u ← u + d (or d)      |
+//
+// overwrite and residual_mode take an optional mask (masked_vmult,
+// masked_residual: the outer iterations' Dirichlet mask), multiplied into the
+// result before its one store, which saves the pass of a separate
+// r.scale(mask) and rounds exactly as it.
+//
+// The fused step is a separate instantiation (template flag fused_step), so
+// that the code of the other three modes is unchanged; its output stage is
+// that of residual_mode. It replaces four passes of the unfused smoother step
+// (r.scale(D^{-1}), the updates of d and u, the residual) by one: for Jacobi
+// read u, z, D^{-1}, b and write u, r (6 vector passes instead of 9), for
+// Chebyshev also read and write d (8 instead of 12). The last step of a smooth
+// needs no residual and is the update alone (smoother_update_kernel, one
+// thread per entry, same arithmetic).
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
@@ -89,15 +117,46 @@ namespace cellwise
         static constexpr int buffer  = cells * buffer_per_cell();
       };
 
-      template <int p, typename Number, typename Layout, bool cell_fastest>
+      /// The vectors and scalars of the fused point-smoother step; read only
+      /// by the fused_step kernels. No __restrict__: u and d are read and
+      /// written, and z is read from dst, which the output stage overwrites.
+      template <typename Number>
+      struct StepArguments
+      {
+        Number       *u                = nullptr;
+        const Number *inverse_diagonal = nullptr;
+        Number       *update           = nullptr;
+        Number        alpha            = 0;
+        Number        beta             = 0;
+        bool          read_u           = false;
+        bool          read_update      = false;
+        bool          store_update     = false;
+      };
+
+      /// The correction d_new = α d + β D^{-1} z of one copy (d not read when
+      /// α = 0), in the order of the host composition: first s = D^{-1} z
+      /// (r.scale(D^{-1})), then d.sadd(α, β, s) or d.equ(β, s). Shared by the
+      /// fused kernel and the update-only kernel, so that the last step of a
+      /// smooth rounds as the others.
+      template <typename Number>
+      __device__ __forceinline__ Number
+      step_correction(const StepArguments<Number> &step, const Number z, const Number inverse_diagonal, const Number d)
+      {
+        const Number s = z * inverse_diagonal;
+        return step.read_update ? step.alpha * d + step.beta * s : step.beta * s;
+      }
+
+      template <int p, typename Number, typename Layout, bool cell_fastest, bool fused_step>
       __global__ void __launch_bounds__(LaunchShape<p, Number, cell_fastest>::threads)
       laplace_kernel(const CellMatrices<p, Number> matrices,
                      const Number *__restrict__ factors,
                      const Number *__restrict__ u,
-                     const Number      *b,
-                     Number            *dst,
-                     const unsigned int n_cells,
-                     const int          mode)
+                     const Number            *b,
+                     Number                  *dst,
+                     const unsigned int       n_cells,
+                     const int                mode,
+                     const StepArguments<Number> step,
+                     const Number *__restrict__ mask)
       {
         using Shape          = LaunchShape<p, Number, cell_fastest>;
         constexpr int n      = p + 1;
@@ -126,9 +185,50 @@ namespace cellwise
         // ---- stage Z: thread q = i + n j owns the z-line (i, j, :)
         {
           Number x[n];
+          if constexpr (!fused_step)
+            {
 #pragma unroll
-          for (int k = 0; k < n; ++k)
-            x[k] = active ? u[Layout::index(cell, q + L * k, n_dofs)] : Number(0);
+              for (int k = 0; k < n; ++k)
+                x[k] = active ? u[Layout::index(cell, q + L * k, n_dofs)] : Number(0);
+            }
+          else
+            {
+              // The smoother update of the line's copies, then the operator on
+              // the updated values. All loads come before the stores: u and d
+              // are not __restrict__, so the compiler could not hoist a load of
+              // the next copy above the store of the previous one, and the
+              // n loads of each vector would wait in sequence.
+#pragma unroll
+              for (int k = 0; k < n; ++k)
+                x[k] = Number(0);
+              if (active)
+                {
+                  std::size_t index[n];
+                  Number      z[n], inverse_diagonal[n], d[n], u_old[n];
+#pragma unroll
+                  for (int k = 0; k < n; ++k)
+                    {
+                      index[k]            = Layout::index(cell, q + L * k, n_dofs);
+                      z[k]                = dst[index[k]];
+                      inverse_diagonal[k] = step.inverse_diagonal[index[k]];
+                      d[k]                = step.read_update ? step.update[index[k]] : Number(0);
+                      u_old[k]            = step.read_u ? step.u[index[k]] : Number(0);
+                    }
+#pragma unroll
+                  for (int k = 0; k < n; ++k)
+                    {
+                      d[k] = step_correction(step, z[k], inverse_diagonal[k], d[k]);
+                      x[k] = step.read_u ? u_old[k] + d[k] : d[k];
+                    }
+#pragma unroll
+                  for (int k = 0; k < n; ++k)
+                    {
+                      step.u[index[k]] = x[k];
+                      if (step.store_update)
+                        step.update[index[k]] = d[k];
+                    }
+                }
+            }
 #pragma unroll
           for (int k = 0; k < n; ++k)
             {
@@ -181,19 +281,39 @@ namespace cellwise
         }
         __syncthreads();
 
+        // With a mask (the outer iterations' Dirichlet mask) the result is
+        // multiplied by it before the one store: bit for bit the separate
+        // r.scale(mask) pass it replaces.
         auto store = [&](const std::size_t index, const Number value) {
+          Number result;
           if (mode == overwrite)
-            dst[index] = value;
+            result = value;
           else if (mode == accumulate)
-            dst[index] += value;
+            result = dst[index] + value;
           else
-            dst[index] = b[index] - value;
+            result = b[index] - value;
+          if (mask)
+            result *= mask[index];
+          dst[index] = result;
         };
 
         // ---- stage X: thread q = j + n k owns the x-line (:, j, k)
         {
           const int j = q % n, k = q / n;
-          Number    xw[n], xv[n];
+          // The DoF of the i-th value this thread stores (x-line entry for the
+          // blocked layout, z-plane entry after the transposition otherwise).
+          auto out_dof = [&](const int i) -> int { return cell_fastest ? i + n * q : q + L * i; };
+          // Fused step: the b of these copies, loaded before the contraction so
+          // that the n loads are in flight together; with b not __restrict__,
+          // a load in the store loop would wait for the previous store.
+          Number b_out[n];
+          if constexpr (fused_step)
+            {
+#pragma unroll
+              for (int i = 0; i < n; ++i)
+                b_out[i] = active ? b[Layout::index(cell, out_dof(i), n_dofs)] : Number(0);
+            }
+          Number xw[n], xv[n];
 #pragma unroll
           for (int l = 0; l < n; ++l)
             {
@@ -216,7 +336,10 @@ namespace cellwise
                 return;
 #pragma unroll
               for (int i = 0; i < n; ++i)
-                store(Layout::index(cell, i + n * q, n_dofs), out[i]);
+                if constexpr (fused_step)
+                  dst[Layout::index(cell, out_dof(i), n_dofs)] = b_out[i] - out[i];
+                else
+                  store(Layout::index(cell, i + n * q, n_dofs), out[i]);
             }
           else
             {
@@ -236,7 +359,10 @@ namespace cellwise
               for (int plane = 0; plane < n; ++plane)
                 {
                   const int d = q + L * plane;
-                  store(Layout::index(cell, d, n_dofs), cell_buffer[(d / n) * (n + 1) + d % n]);
+                  if constexpr (fused_step)
+                    dst[Layout::index(cell, d, n_dofs)] = b_out[plane] - cell_buffer[(d / n) * (n + 1) + d % n];
+                  else
+                    store(Layout::index(cell, d, n_dofs), cell_buffer[(d / n) * (n + 1) + d % n]);
                 }
             }
         }
@@ -265,16 +391,36 @@ namespace cellwise
         diagonal[Layout::index(cell, dof, n_dofs)] = c[0] * ki * mj * mk + c[1] * mi * kj * mk + c[2] * mi * mj * kk;
       }
 
-      template <int p, typename Number, typename Layout>
+      /// The update-only step (no residual after it): one thread per stored
+      /// entry, padding included (all of its inputs are zero there, so it stays
+      /// zero).
+      template <typename Number>
+      __global__ void
+      smoother_update_kernel(const StepArguments<Number> step, const Number *z, const std::size_t n)
+      {
+        const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+        if (k >= n)
+          return;
+        const Number d = step_correction(step, z[k], step.inverse_diagonal[k], step.read_update ? step.update[k] : Number(0));
+        step.u[k]      = step.read_u ? step.u[k] + d : d;
+        if (step.store_update)
+          step.update[k] = d;
+      }
+
+      /// Launches the kernel of @p mode; with @p fused_step, the smoother step
+      /// of @p step in the load stage (u is then null and @p mode is residual_mode).
+      template <int p, typename Number, typename Layout, bool fused_step = false>
       void
-      launch_laplace(const std::vector<double> &mass,
-                     const std::vector<double> &stiffness,
-                     const Number              *factors,
-                     const Number              *u,
-                     const Number              *b,
-                     Number                    *dst,
-                     const unsigned int         n_cells,
-                     const int                  mode)
+      launch_laplace(const std::vector<double>   &mass,
+                     const std::vector<double>   &stiffness,
+                     const Number                *factors,
+                     const Number                *u,
+                     const Number                *b,
+                     Number                      *dst,
+                     const unsigned int           n_cells,
+                     const int                    mode,
+                     const StepArguments<Number> &step = {},
+                     const Number                *mask = nullptr)
       {
         constexpr bool cell_fastest = Layout::cell_block > 1;
         using Shape                 = LaunchShape<p, Number, cell_fastest>;
@@ -287,8 +433,8 @@ namespace cellwise
             matrices.stiffness[k] = static_cast<Number>(stiffness[k]);
           }
         const unsigned int blocks = (n_cells + Shape::cells - 1) / Shape::cells;
-        laplace_kernel<p, Number, Layout, cell_fastest>
-          <<<blocks, Shape::threads>>>(matrices, factors, u, b, dst, n_cells, mode);
+        laplace_kernel<p, Number, Layout, cell_fastest, fused_step>
+          <<<blocks, Shape::threads>>>(matrices, factors, u, b, dst, n_cells, mode, step, mask);
         CELLWISE_CUDA_CHECK_LAUNCH();
       }
     } // namespace
@@ -357,27 +503,39 @@ namespace cellwise
 
     template <typename Number, typename Layout>
     void
-    LaplaceOperator<Number, Layout>::apply(VectorType &dst, const VectorType *b, const VectorType &u, const int mode) const
+    LaplaceOperator<Number, Layout>::apply(VectorType       &dst,
+                                           const VectorType *b,
+                                           const VectorType &u,
+                                           const int         mode,
+                                           const VectorType *mask) const
     {
       if (n_cells_ == 0)
         return;
       dispatch_degree(degree_, [&](auto p) {
-        launch_laplace<decltype(p)::value, Number, Layout>(
-          mass_, stiffness_, factors_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
+        launch_laplace<decltype(p)::value, Number, Layout>(mass_, stiffness_, factors_, u.data(), b ? b->data() : nullptr,
+                                                           dst.data(), n_cells_, mode, StepArguments<Number>{},
+                                                           mask ? mask->data() : nullptr);
       });
+    }
+
+    template <typename Number, typename Layout>
+    void
+    LaplaceOperator<Number, Layout>::prepare_output(VectorType &dst, const VectorType &u, const char *function) const
+    {
+      CELLWISE_CHECK(u.n_cells() == n_cells_ && u.degree() == degree_,
+                     "cuda::LaplaceOperator::" << function << ": input has " << u.n_cells() << " cells of degree "
+                                               << u.degree() << ", the operator " << n_cells_ << " cells of degree "
+                                               << degree_);
+      CELLWISE_CHECK(&dst != &u, "cuda::LaplaceOperator::" << function << " cannot overwrite its input");
+      if (dst.n_cells() != u.n_cells() || dst.degree() != u.degree())
+        dst.reinit(u.n_cells(), u.degree());
     }
 
     template <typename Number, typename Layout>
     void
     LaplaceOperator<Number, Layout>::vmult(VectorType &dst, const VectorType &src) const
     {
-      CELLWISE_CHECK(src.n_cells() == n_cells_ && src.degree() == degree_,
-                     "cuda::LaplaceOperator::vmult: source has " << src.n_cells() << " cells of degree " << src.degree()
-                                                                 << ", the operator " << n_cells_ << " cells of degree "
-                                                                 << degree_);
-      CELLWISE_CHECK(&dst != &src, "cuda::LaplaceOperator::vmult cannot work in place");
-      if (dst.n_cells() != src.n_cells() || dst.degree() != src.degree())
-        dst.reinit(src.n_cells(), src.degree());
+      prepare_output(dst, src, "vmult");
       apply(dst, nullptr, src, overwrite);
     }
 
@@ -398,15 +556,89 @@ namespace cellwise
     void
     LaplaceOperator<Number, Layout>::residual(VectorType &dst, const VectorType &b, const VectorType &u) const
     {
-      CELLWISE_CHECK(u.n_cells() == n_cells_ && u.degree() == degree_,
-                     "cuda::LaplaceOperator::residual: iterate has " << u.n_cells() << " cells of degree " << u.degree()
-                                                                     << ", the operator " << n_cells_
-                                                                     << " cells of degree " << degree_);
       b.check_compatible(u);
-      CELLWISE_CHECK(&dst != &u, "cuda::LaplaceOperator::residual cannot overwrite the iterate");
-      if (dst.n_cells() != u.n_cells() || dst.degree() != u.degree())
-        dst.reinit(u.n_cells(), u.degree());
+      prepare_output(dst, u, "residual");
       apply(dst, &b, u, residual_mode);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    LaplaceOperator<Number, Layout>::masked_vmult(VectorType &dst, const VectorType &src, const VectorType &mask) const
+    {
+      mask.check_compatible(src);
+      CELLWISE_CHECK(&dst != &mask, "cuda::LaplaceOperator::masked_vmult: the output is the mask");
+      prepare_output(dst, src, "masked_vmult");
+      apply(dst, nullptr, src, overwrite, &mask);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    LaplaceOperator<Number, Layout>::masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const
+    {
+      mask.check_compatible(u);
+      b.check_compatible(u);
+      CELLWISE_CHECK(&dst != &mask, "cuda::LaplaceOperator::masked_residual: the output is the mask");
+      prepare_output(dst, u, "masked_residual");
+      apply(dst, &b, u, residual_mode, &mask);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    LaplaceOperator<Number, Layout>::smoother_step(VectorType         &u,
+                                                   VectorType         &r,
+                                                   VectorType         *update,
+                                                   const VectorType   &b,
+                                                   const VectorType   &inverse_diagonal,
+                                                   const SmootherStep &step) const
+    {
+      CELLWISE_CHECK(r.n_cells() == n_cells_ && r.degree() == degree_,
+                     "cuda::LaplaceOperator::smoother_step: residual has " << r.n_cells() << " cells of degree " << r.degree()
+                                                                           << ", the operator " << n_cells_
+                                                                           << " cells of degree " << degree_);
+      if (step.zero_initial_guess && (u.n_cells() != r.n_cells() || u.degree() != r.degree()))
+        u.reinit(r); // its content is ignored, only its shape matters
+      u.check_compatible(r);
+      inverse_diagonal.check_compatible(r);
+      const bool uses_update = step.alpha != Number(0) || step.store_update;
+      CELLWISE_CHECK(!uses_update || update != nullptr,
+                     "cuda::LaplaceOperator::smoother_step: a step with alpha = " << step.alpha
+                                                                                 << " or a stored update needs the update vector");
+      if (uses_update)
+        update->check_compatible(r);
+      if (step.compute_residual)
+        b.check_compatible(r);
+      // A copy of u or d is read and written by one thread; z is read in the
+      // load stage of a cell and r written in its output stage, after the
+      // block's barriers, so r may hold z. Any other aliasing would mix old and
+      // new values (b read after u or r is written): all must be distinct.
+      CELLWISE_CHECK(&u != &r && &u != &b && &r != &b && &u != &inverse_diagonal && &r != &inverse_diagonal &&
+                       (!uses_update || (update != &u && update != &r && update != &b && update != &inverse_diagonal)),
+                     "cuda::LaplaceOperator::smoother_step: u, r, b, the update and the inverse diagonal must be "
+                     "distinct vectors");
+      if (n_cells_ == 0)
+        return;
+
+      StepArguments<Number> arguments;
+      arguments.u                = u.data();
+      arguments.inverse_diagonal = inverse_diagonal.data();
+      arguments.update           = uses_update ? update->data() : nullptr;
+      arguments.alpha            = step.alpha;
+      arguments.beta             = step.beta;
+      arguments.read_u           = !step.zero_initial_guess;
+      arguments.read_update      = step.alpha != Number(0);
+      arguments.store_update     = step.store_update;
+
+      if (!step.compute_residual)
+        {
+          const std::size_t n = r.storage_size();
+          smoother_update_kernel<Number><<<static_cast<unsigned int>((n + 255) / 256), 256>>>(arguments, r.data(), n);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+          return;
+        }
+      dispatch_degree(degree_, [&](auto p) {
+        launch_laplace<decltype(p)::value, Number, Layout, true>(
+          mass_, stiffness_, factors_, nullptr, b.data(), r.data(), n_cells_, residual_mode, arguments);
+      });
     }
 
     template <typename Number, typename Layout>

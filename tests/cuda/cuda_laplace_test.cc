@@ -1,10 +1,18 @@
 // Device Laplace operator against the host LaplaceOperator on the same seeded
-// data: vmult, vmult_add, residual, cell diagonals; degrees 1..8.
+// data: vmult, vmult_add, residual, the masked vmult and residual (bit for bit
+// the unmasked ones followed by scale), cell diagonals; degrees 1..8. The fused
+// point-smoother step against the composition of the host operations it
+// replaces (scale, sadd / equ, add, residual).
 
 #include <cellwise/cuda/laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
+#include <cellwise/storage/dirichlet_mask.h>
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "cuda/cuda_test_utilities.h"
 #include "test_utilities.h"
@@ -76,6 +84,26 @@ TYPED_TEST(CudaLaplace, operator_matches_host)
         device_op.residual(db_copy, db_copy, du);
         EXPECT_LE(relative_difference(to_host(db_copy), expected), tol) << "residual with dst = b";
 
+        // masked vmult and residual: bit for bit the device operation followed
+        // by the separate scale (a 0/1 mask with zeros on the boundary)
+        {
+          const HostVector hmask = make_dirichlet_mask<Number, Layout>(level, degree);
+          const Vector     dmask = to_device(hmask);
+          Vector           separate(level.n_cells(), degree);
+          device_op.vmult(separate, du);
+          separate.scale(dmask);
+          ddst.fill(nan);
+          device_op.masked_vmult(ddst, du, dmask);
+          EXPECT_EQ(relative_difference(to_host(ddst), to_host(separate)), 0.) << "masked_vmult";
+          device_op.residual(separate, db, du);
+          separate.scale(dmask);
+          ddst.fill(nan);
+          device_op.masked_residual(ddst, db, du, dmask);
+          EXPECT_EQ(relative_difference(to_host(ddst), to_host(separate)), 0.) << "masked_residual";
+          Vector mask_copy(dmask);
+          EXPECT_THROW(device_op.masked_residual(mask_copy, db, du, mask_copy), Error);
+        }
+
         // cell diagonals
         host_op.compute_cell_diagonals(expected);
         Vector ddiag(level.n_cells(), degree);
@@ -97,4 +125,168 @@ TYPED_TEST(CudaLaplace, rejects_mismatched_vectors)
   EXPECT_THROW(op.vmult(dst, wrong_degree), Error);
   Vector u(mesh.levels.back().n_cells(), 2);
   EXPECT_THROW(op.vmult(u, u), Error);
+}
+
+namespace
+{
+  /// True if the stored entries (padding included) of @p a and @p b are the
+  /// same bits.
+  template <typename Number, typename Layout>
+  bool
+  bitwise_equal(const CellVector<Number, MemorySpace::Host, Layout> &a, const CellVector<Number, MemorySpace::Host, Layout> &b)
+  {
+    return a.storage_size() == b.storage_size() &&
+           std::memcmp(a.data(), b.data(), a.storage_size() * sizeof(Number)) == 0;
+  }
+
+  /// True if the layout padding of @p v (entries of no cell) is zero.
+  template <typename Number, typename Layout>
+  bool
+  padding_is_zero(const CellVector<Number, MemorySpace::Host, Layout> &v)
+  {
+    std::vector<bool> is_value(v.storage_size(), false);
+    for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
+      for (unsigned int i = 0; i < v.dofs_per_cell(); ++i)
+        is_value[Layout::index(cell, i, v.dofs_per_cell())] = true;
+    for (std::size_t k = 0; k < v.storage_size(); ++k)
+      if (!is_value[k] && v.data()[k] != Number(0))
+        return false;
+    return true;
+  }
+} // namespace
+
+TYPED_TEST(CudaLaplace, smoother_step_matches_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  using Step       = typename cuda::LaplaceOperator<Number, Layout>::SmootherStep;
+  const double tol = device_tolerance<Number>();
+  const Number nan = std::numeric_limits<Number>::quiet_NaN();
+
+  // The step kinds of the Jacobi and Chebyshev loops (alpha, beta, from zero,
+  // store d, residual), and a middle Chebyshev step whose d is read.
+  struct Case
+  {
+    const char *name;
+    double      alpha, beta;
+    bool        zero_initial_guess, store_update, compute_residual;
+  };
+  const Case cases[] = {
+    {"Jacobi step", 0., 0.7, false, false, true},
+    {"Jacobi step from zero", 0., 0.7, true, false, true},
+    {"last Jacobi step (update only)", 0., 0.7, false, false, false},
+    {"last Jacobi step from zero (one step)", 0., 0.7, true, false, false},
+    {"first Chebyshev step", 0., 0.37, false, true, true},
+    {"first Chebyshev step from zero", 0., 0.37, true, true, true},
+    {"Chebyshev step", 0.61, 1.3, false, true, true},
+    {"last Chebyshev step (update only)", 0.61, 1.3, false, false, false},
+  };
+
+  // 192 cells (6 blocks of 32) and 105 (not a multiple of 32)
+  const LevelHierarchy meshes[] = {refined_box(), coarse_box()};
+  for (const LevelHierarchy &mesh : meshes)
+    for (unsigned int degree = 1; degree <= 8; ++degree)
+      {
+        const Level &level = mesh.levels.back();
+        SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells of degree " << degree);
+        const LaplaceOperator<Number, Layout>       host_op(level, degree);
+        const cuda::LaplaceOperator<Number, Layout> device_op(level, degree);
+        const unsigned int                          n_cells = level.n_cells();
+
+        // z = S r_old (any dual values here), D^{-1} > 0 with about one copy
+        // in five masked (zero), d zero on the masked copies (as in the
+        // smoothers, where every d is D^{-1} times something).
+        HostVector z(n_cells, degree), inverse_diagonal(n_cells, degree), u0(n_cells, degree), d0(n_cells, degree),
+          b(n_cells, degree);
+        fill_random(z, 40 + degree);
+        fill_random(inverse_diagonal, 50 + degree);
+        fill_random(u0, 60 + degree);
+        fill_random(d0, 70 + degree);
+        fill_random(b, 80 + degree);
+        auto masked = [](const unsigned int cell, const unsigned int i) { return (7 * cell + 3 * i) % 5 == 0; };
+        for (unsigned int cell = 0; cell < n_cells; ++cell)
+          for (unsigned int i = 0; i < z.dofs_per_cell(); ++i)
+            {
+              inverse_diagonal(cell, i) = masked(cell, i) ? Number(0) : Number(0.5) + std::abs(inverse_diagonal(cell, i));
+              if (masked(cell, i))
+                d0(cell, i) = Number(0);
+            }
+        const Vector device_inverse_diagonal = to_device(inverse_diagonal), device_b = to_device(b);
+
+        for (const Case &c : cases)
+          {
+            SCOPED_TRACE(c.name);
+            Step step;
+            step.alpha              = Number(c.alpha);
+            step.beta               = Number(c.beta);
+            step.zero_initial_guess = c.zero_initial_guess;
+            step.store_update       = c.store_update;
+            step.compute_residual   = c.compute_residual;
+
+            // the host composition of the unfused step
+            HostVector s = z;
+            s.scale(inverse_diagonal);
+            HostVector d = d0;
+            if (c.alpha != 0.)
+              d.sadd(step.alpha, step.beta, s);
+            else
+              d.equ(step.beta, s);
+            HostVector u = u0;
+            if (c.zero_initial_guess)
+              u = d;
+            else
+              u.add(Number(1), d);
+            HostVector r = z;
+            if (c.compute_residual)
+              host_op.residual(r, b, u);
+
+            // device: outputs that are not read are poisoned
+            Vector device_u = to_device(u0), device_r = to_device(z), device_d = to_device(d0);
+            if (c.zero_initial_guess)
+              device_u.fill(nan);
+            if (c.alpha == 0. && c.store_update)
+              device_d.fill(nan);
+            const bool uses_d = c.alpha != 0. || c.store_update;
+            device_op.smoother_step(device_u, device_r, uses_d ? &device_d : nullptr, device_b, device_inverse_diagonal,
+                                    step);
+            const HostVector result_u = to_host(device_u), result_r = to_host(device_r), result_d = to_host(device_d);
+
+            EXPECT_LE(relative_difference(result_u, u), tol) << "u";
+            if (c.compute_residual)
+              EXPECT_LE(relative_difference(result_r, r), tol) << "r = b - A u";
+            else
+              EXPECT_TRUE(bitwise_equal(result_r, z)) << "r must not be touched by an update-only step";
+            if (c.store_update)
+              EXPECT_LE(relative_difference(result_d, d), tol) << "d";
+            else if (uses_d)
+              EXPECT_TRUE(bitwise_equal(result_d, d0)) << "d must not be written";
+            EXPECT_TRUE(padding_is_zero(result_u) && padding_is_zero(result_r) && padding_is_zero(result_d))
+              << "layout padding";
+
+            // masked copies: no update (u kept, or zero from a zero guess; d zero)
+            unsigned int n_wrong = 0;
+            for (unsigned int cell = 0; cell < n_cells; ++cell)
+              for (unsigned int i = 0; i < z.dofs_per_cell(); ++i)
+                if (masked(cell, i))
+                  {
+                    if (result_u(cell, i) != (c.zero_initial_guess ? Number(0) : u0(cell, i)))
+                      ++n_wrong;
+                    if (c.store_update && result_d(cell, i) != Number(0))
+                      ++n_wrong;
+                  }
+            EXPECT_EQ(n_wrong, 0u) << "masked copies changed";
+          }
+
+        // z may not be b, and the written vectors must be distinct
+        Vector device_u = to_device(u0), device_r = to_device(z);
+        Step   step;
+        EXPECT_THROW(device_op.smoother_step(device_u, device_r, nullptr, device_r, device_inverse_diagonal, step), Error);
+        EXPECT_THROW(device_op.smoother_step(device_u, device_u, nullptr, device_b, device_inverse_diagonal, step), Error);
+        step.store_update = true;
+        EXPECT_THROW(device_op.smoother_step(device_u, device_r, nullptr, device_b, device_inverse_diagonal, step), Error)
+          << "a stored update needs the vector";
+      }
 }

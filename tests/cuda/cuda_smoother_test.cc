@@ -1,15 +1,20 @@
 // Device point smoothers against the host ones on the same seeded data: the
 // DSS-Jacobi preconditioner (inverse diagonal, application), the Chebyshev
-// eigenvalue estimate, and one smooth() call of the Jacobi and Chebyshev
-// smoothers, from zero and from a given iterate. FP64, both layouts.
+// eigenvalue estimate, and two smooth() calls of the Jacobi (1..3 steps) and
+// Chebyshev (degree 1, 2, 4) smoothers, from zero and from a given iterate,
+// which exercise every kind of step of the fused device step loops. FP64,
+// both layouts.
 
 #include <cellwise/cuda/point_smoothers.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/chebyshev_smoother.h>
 #include <cellwise/multigrid/jacobi_smoother.h>
 #include <cellwise/storage/dirichlet_mask.h>
+#include <cellwise/storage/dss.h>
 
 #include <gtest/gtest.h>
+
+#include <limits>
 
 #include "cuda/cuda_test_utilities.h"
 #include "test_utilities.h"
@@ -39,6 +44,43 @@ namespace
     return make_box_hierarchy(box, 1);
   }
   constexpr double smoother_tolerance = 1e-12;
+
+  /// Two smooth() calls of each smoother (the first from zero if @p from_zero,
+  /// the second from the result: the scratch vectors are reused) give the same
+  /// iterates, and masked copies keep their value (zero from a zero guess).
+  /// The device iterate is NaN before a call from zero: its content must be
+  /// ignored.
+  template <typename HostSmoother, typename DeviceSmoother, typename HostVector, typename Vector>
+  void
+  expect_smoothers_agree(const HostSmoother   &host_s,
+                         const DeviceSmoother &device_s,
+                         const HostVector     &host_mask,
+                         const HostVector     &u0,
+                         const HostVector     &b,
+                         const Vector         &db,
+                         const bool            from_zero,
+                         const SweepDirection  direction)
+  {
+    HostVector hu = u0;
+    Vector     du = to_device(u0);
+    if (from_zero)
+      du.fill(std::numeric_limits<double>::quiet_NaN());
+    for (unsigned int call = 0; call < 2; ++call)
+      {
+        SCOPED_TRACE(::testing::Message() << "smooth() call " << call);
+        const bool zero_guess = from_zero && call == 0;
+        host_s.smooth(hu, b, zero_guess, direction);
+        device_s.smooth(du, db, zero_guess, direction);
+        const HostVector result = to_host(du);
+        EXPECT_LE(relative_difference(result, hu), smoother_tolerance);
+        unsigned int n_changed = 0;
+        for (unsigned int cell = 0; cell < result.n_cells(); ++cell)
+          for (unsigned int i = 0; i < result.dofs_per_cell(); ++i)
+            if (host_mask(cell, i) == 0 && result(cell, i) != (from_zero ? 0. : u0(cell, i)))
+              ++n_changed;
+        EXPECT_EQ(n_changed, 0u) << "masked copies were updated";
+      }
+  }
 } // namespace
 
 TYPED_TEST(CudaSmoother, jacobi_and_chebyshev_match_host)
@@ -72,36 +114,36 @@ TYPED_TEST(CudaSmoother, jacobi_and_chebyshev_match_host)
       HostVector b(level.n_cells(), degree), u0(level.n_cells(), degree);
       fill_random(b, 11 + degree);
       b.scale(host_mask);
+      // a continuous iterate that is not zero on the boundary, so that
+      // "masked copies get no update" is seen
       fill_random(u0, 13 + degree);
-      host_p.apply_in_place(u0); // continuous, zero on the boundary
+      apply_dss(level, u0, DssMode::mean);
       const Vector db = to_device(b);
 
+      // Jacobi of 1..3 steps and Chebyshev of degree 1, 2, 4: the device step
+      // loops have a first, middle and last step of their own
       for (const bool from_zero : {true, false})
         {
           SCOPED_TRACE(from_zero ? "from zero" : "from a given iterate");
-          {
-            const JacobiSmoother<double, Layout>       host_s(level, host_op, host_mask, {0.7, 2});
-            const cuda::JacobiSmoother<double, Layout> device_s(level, device_op, mask, {0.7, 2});
-            HostVector                                 hu = u0;
-            Vector                                     du = to_device(u0);
-            host_s.smooth(hu, b, from_zero, SweepDirection::forward);
-            device_s.smooth(du, db, from_zero, SweepDirection::forward);
-            EXPECT_LE(relative_difference(to_host(du), hu), smoother_tolerance) << "Jacobi";
-          }
-          {
-            typename ChebyshevSmoother<double, Layout>::Parameters       hp;
-            typename cuda::ChebyshevSmoother<double, Layout>::Parameters dp;
-            hp.degree = dp.degree = 4;
-            const ChebyshevSmoother<double, Layout>       host_s(level, host_op, host_mask, hp);
-            const cuda::ChebyshevSmoother<double, Layout> device_s(level, device_op, mask, dp);
-            EXPECT_NEAR(device_s.estimated_max_eigenvalue(), host_s.estimated_max_eigenvalue(),
-                        1e-12 * host_s.estimated_max_eigenvalue());
-            HostVector hu = u0;
-            Vector     du = to_device(u0);
-            host_s.smooth(hu, b, from_zero, SweepDirection::reverse);
-            device_s.smooth(du, db, from_zero, SweepDirection::reverse);
-            EXPECT_LE(relative_difference(to_host(du), hu), smoother_tolerance) << "Chebyshev";
-          }
+          for (const unsigned int n_steps : {1u, 2u, 3u})
+            {
+              SCOPED_TRACE(::testing::Message() << "Jacobi, " << n_steps << " steps");
+              const JacobiSmoother<double, Layout>       host_s(level, host_op, host_mask, {0.7, n_steps});
+              const cuda::JacobiSmoother<double, Layout> device_s(level, device_op, mask, {0.7, n_steps});
+              expect_smoothers_agree(host_s, device_s, host_mask, u0, b, db, from_zero, SweepDirection::forward);
+            }
+          for (const unsigned int chebyshev_degree : {1u, 2u, 4u})
+            {
+              SCOPED_TRACE(::testing::Message() << "Chebyshev of degree " << chebyshev_degree);
+              typename ChebyshevSmoother<double, Layout>::Parameters       hp;
+              typename cuda::ChebyshevSmoother<double, Layout>::Parameters dp;
+              hp.degree = dp.degree = chebyshev_degree;
+              const ChebyshevSmoother<double, Layout>       host_s(level, host_op, host_mask, hp);
+              const cuda::ChebyshevSmoother<double, Layout> device_s(level, device_op, mask, dp);
+              EXPECT_NEAR(device_s.estimated_max_eigenvalue(), host_s.estimated_max_eigenvalue(),
+                          1e-12 * host_s.estimated_max_eigenvalue());
+              expect_smoothers_agree(host_s, device_s, host_mask, u0, b, db, from_zero, SweepDirection::reverse);
+            }
         }
     }
 }

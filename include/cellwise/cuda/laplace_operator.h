@@ -63,13 +63,64 @@ namespace cellwise
       /// dst = b - A u, in one pass (b may be dst).
       void
       residual(VectorType &dst, const VectorType &b, const VectorType &u) const override;
+      /// dst = mask ∘ (A src), the mask applied in the store of the same pass.
+      void
+      masked_vmult(VectorType &dst, const VectorType &src, const VectorType &mask) const override;
+      /// dst = mask ∘ (b − A u), one pass.
+      void
+      masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const override;
       /// Cell-wise (unassembled) diagonals of the A_K.
       void
       compute_cell_diagonals(VectorType &diagonal) const;
 
+      /// Scalars and switches of smoother_step().
+      struct SmootherStep
+      {
+        /// Weight of the previous update d; 0: d is not read (Jacobi, first
+        /// Chebyshev step).
+        Number alpha = 0;
+        /// Weight of D^{-1} z.
+        Number beta = 1;
+        /// u is not read (its content is ignored): u ← d.
+        bool zero_initial_guess = false;
+        /// Write d (the next Chebyshev step reads it).
+        bool store_update = false;
+        /// r ← b − A u with the updated u; false (the last step of a smooth):
+        /// r and b are not touched, and the step is a plain vector update.
+        bool compute_residual = true;
+      };
+
+      /**
+       * One point-smoother step fused with the residual of the next (003 §5).
+       * On entry @p r holds z = S r_old, the assembled residual of the current
+       * iterate (the DSS stays a kernel of its own). Per copy,
+       *   d ← α d + β D^{-1} z,   u ← u + d   (u ← d with zero_initial_guess),
+       * and then, with the updated u, r ← b − A u; z is read in the load stage
+       * of the cell and r written in its output stage, so r may hold both. One
+       * pass reads u, z, D^{-1}, b (and d) and writes u, r (and d), where
+       * scale, vector updates and the residual kernel took four.
+       *
+       * The arithmetic per copy is that of the host composition
+       * r.scale(D^{-1}); d.sadd(α, β, r) (d.equ(β, r) if α = 0); u.add(1, d)
+       * (u = d from zero); residual(r, b, u). A copy with D^{-1} = 0 (masked:
+       * Dirichlet or refinement edge) gets the update α d only, none when d is
+       * zero there (as in the smoothers). @p update may be null unless α ≠ 0 or
+       * store_update; u, r, b and d must be distinct vectors.
+       */
+      void
+      smoother_step(VectorType       &u,
+                    VectorType       &r,
+                    VectorType       *update,
+                    const VectorType &b,
+                    const VectorType &inverse_diagonal,
+                    const SmootherStep &step) const;
+
     private:
       void
-      apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode) const;
+      apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode, const VectorType *mask = nullptr) const;
+      /// Checks the input @p u of @p function and sizes @p dst like it.
+      void
+      prepare_output(VectorType &dst, const VectorType &u, const char *function) const;
 
       unsigned int        degree_  = 0;
       unsigned int        n_cells_ = 0;

@@ -5,8 +5,11 @@
  * multigrid/dss_jacobi_preconditioner.h, jacobi_smoother.h and
  * chebyshev_smoother.h: the masked DSS-Jacobi preconditioner P = D^{-1} S
  * (device DSS, then the entrywise scaling by the stored inverse diagonal), and
- * the Jacobi and Chebyshev smoothers built on it through the algorithms that
- * host and device share (multigrid/point_smoother_steps.h).
+ * the Jacobi and Chebyshev smoothers. Their smooth() computes the iterates of
+ * the algorithms that host and device share (multigrid/point_smoother_steps.h)
+ * in a device step loop that fuses each step's update with the next residual
+ * (cuda::LaplaceOperator::smoother_step, 003 §5): the same iterates in exact
+ * arithmetic, the same Chebyshev scalars (ChebyshevRecurrence).
  *
  * The inverse diagonal is computed on the device: cell diagonals of the A_K,
  * DSS sum, inversion with the mask folded in (zero on masked copies). The
@@ -43,6 +46,10 @@ namespace cellwise
       /// dst = D^{-1} S src
       void
       vmult(VectorType &dst, const VectorType &src) const;
+      /// r ← S r in place: the DSS half of apply_in_place, for the fused step
+      /// loops, which apply D^{-1} inside LaplaceOperator::smoother_step.
+      void
+      assemble(VectorType &r) const;
       /// r ← D^{-1} S r in place
       void
       apply_in_place(VectorType &r) const override;

@@ -34,6 +34,22 @@ namespace cellwise
     /// dst = b − A u in one pass
     virtual void
     residual(VectorType &dst, const VectorType &b, const VectorType &u) const = 0;
+    /// dst = mask ∘ (A src): the outer iterations' operator output with the
+    /// Dirichlet entries zeroed (a backend may fold the mask into its pass;
+    /// the result must equal this composition bit for bit).
+    virtual void
+    masked_vmult(VectorType &dst, const VectorType &src, const VectorType &mask) const
+    {
+      vmult(dst, src);
+      dst.scale(mask);
+    }
+    /// dst = mask ∘ (b − A u), as masked_vmult.
+    virtual void
+    masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const
+    {
+      residual(dst, b, u);
+      dst.scale(mask);
+    }
   };
 
   /// A smoother of one level: consumes the residual through its assembly and

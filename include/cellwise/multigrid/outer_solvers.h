@@ -79,8 +79,7 @@ namespace cellwise
   {
     using Number = typename VectorType::value_type;
     VectorType r, z, p, q;
-    A.residual(r, b, u);
-    r.scale(mask);
+    A.masked_residual(r, b, u, mask);
     if (prepare_residual)
       prepare_residual(r, 0);
     z.reinit(r);
@@ -94,8 +93,7 @@ namespace cellwise
     q.reinit(r);
     for (unsigned int step = 1; state == IterationControl::iterate; ++step)
       {
-        A.vmult(q, p);
-        q.scale(mask);
+        A.masked_vmult(q, p, mask);
         const double pq = p.dot(q);
         CELLWISE_CHECK(pq > 0 || !std::isfinite(pq), "CG: ⟨p, A p⟩ = " << pq << " at step " << step << " is not positive: the operator is not positive definite");
         const double alpha = rz / pq;
@@ -143,8 +141,7 @@ namespace cellwise
     z.reinit(b);
     for (unsigned int step = 0;; ++step)
       {
-        A.residual(r, b, u);
-        r.scale(mask);
+        A.masked_residual(r, b, u, mask);
         if (prepare_residual)
           prepare_residual(r, step);
         V.vmult(z, r);

@@ -93,9 +93,57 @@ namespace cellwise
       }
   }
 
+  /**
+   * The scalars of the Chebyshev recurrence (Saad, Alg. 12.1; deal.II's
+   * PreconditionChebyshev) for P A on [λ_min, λ_max], step by step: step k
+   * forms d_k = α_k d_{k−1} + β_k P r_k and u ← u + d_k, with
+   *   θ = (λ_max + λ_min) / 2,  δ = (λ_max − λ_min) / 2,  σ = θ / δ,  ρ_0 = 1 / σ,
+   *   α_0 = 0, β_0 = 1 / θ;  ρ_k = 1 / (2 σ − ρ_{k−1}), α_k = ρ_k ρ_{k−1}, β_k = 2 ρ_k / δ.
+   * chebyshev_steps and the fused device step loop (cuda::ChebyshevSmoother)
+   * both take their scalars from here, so they use the same doubles.
+   */
+  class ChebyshevRecurrence
+  {
+  public:
+    ChebyshevRecurrence(const double min_eigenvalue, const double max_eigenvalue)
+      : theta_(0.5 * (max_eigenvalue + min_eigenvalue))
+      , delta_(0.5 * (max_eigenvalue - min_eigenvalue))
+      , sigma_(theta_ / delta_)
+      , rho_(1. / sigma_)
+      , alpha_(0.)
+      , beta_(1. / theta_)
+    {}
+
+    /// Weight α_k of the previous update d_{k−1} in the current step (0 in step 0).
+    double
+    alpha() const
+    {
+      return alpha_;
+    }
+    /// Weight β_k of P r_k in the current step.
+    double
+    beta() const
+    {
+      return beta_;
+    }
+    /// Moves on to the scalars of the next step.
+    void
+    advance()
+    {
+      const double rho_new = 1. / (2. * sigma_ - rho_);
+      alpha_               = rho_new * rho_;
+      beta_                = 2. * rho_new / delta_;
+      rho_                 = rho_new;
+    }
+
+  private:
+    double theta_, delta_, sigma_, rho_;
+    double alpha_, beta_;
+  };
+
   /// Chebyshev iteration of degree @p degree for P A on [λ_min, λ_max]
-  /// (Saad, Alg. 12.1; deal.II's PreconditionChebyshev):
-  ///   d_0 = P r_0 / θ,  d_k = ρ_k ρ_{k−1} d_{k−1} + (2 ρ_k / δ) P r_k,  u ← u + d_k.
+  /// (scalars of ChebyshevRecurrence):
+  ///   d_0 = P r_0 / θ,  d_k = α_k d_{k−1} + β_k P r_k,  u ← u + d_k.
   template <typename VectorType>
   void
   chebyshev_steps(const LevelOperator<VectorType>         &A,
@@ -109,11 +157,8 @@ namespace cellwise
                   VectorType                              &residual,
                   VectorType                              &update)
   {
-    using Number       = typename VectorType::value_type;
-    const double theta = 0.5 * (max_eigenvalue + min_eigenvalue);
-    const double delta = 0.5 * (max_eigenvalue - min_eigenvalue);
-    const double sigma = theta / delta;
-    double       rho   = 1. / sigma;
+    using Number = typename VectorType::value_type;
+    ChebyshevRecurrence coefficients(min_eigenvalue, max_eigenvalue);
 
     if (zero_initial_guess)
       residual = b;
@@ -121,7 +166,7 @@ namespace cellwise
       A.residual(residual, b, u);
     P.apply_in_place(residual);
     update.reinit(residual, true);
-    update.equ(Number(1. / theta), residual);
+    update.equ(Number(coefficients.beta()), residual);
     if (zero_initial_guess)
       u = update;
     else
@@ -129,12 +174,11 @@ namespace cellwise
 
     for (unsigned int k = 1; k < degree; ++k)
       {
-        const double rho_new = 1. / (2. * sigma - rho);
+        coefficients.advance();
         A.residual(residual, b, u);
         P.apply_in_place(residual);
-        update.sadd(Number(rho_new * rho), Number(2. * rho_new / delta), residual);
+        update.sadd(Number(coefficients.alpha()), Number(coefficients.beta()), residual);
         u.add(Number(1), update);
-        rho = rho_new;
       }
   }
 

@@ -99,6 +99,16 @@ namespace cellwise
     {
       this->timed([&](const LevelOperator<VectorType> &op) { op.residual(dst, b, u); });
     }
+    void
+    masked_vmult(VectorType &dst, const VectorType &src, const VectorType &mask) const override
+    {
+      this->timed([&](const LevelOperator<VectorType> &op) { op.masked_vmult(dst, src, mask); });
+    }
+    void
+    masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const override
+    {
+      this->timed([&](const LevelOperator<VectorType> &op) { op.masked_residual(dst, b, u, mask); });
+    }
   };
 
   template <typename VectorType>
