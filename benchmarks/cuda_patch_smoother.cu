@@ -6,7 +6,10 @@
 // 64*4*3 + 4 = 772 (000 Table 9); a colour step visits 8 cells per patch. Time
 // is the median of n_runs launches after warm-up (CUDA events). The traffic
 // stub does the loads and stores of the register kernel without arithmetic
-// (000 Table 8, reference row). The generic kernel (one block per patch) is
+// (000 Table 8, reference row). Register kernels: register_q3
+// (register-staged loads), register_q3_async (cp.async staging, the default)
+// and register_q3_symmetric (cp.async staging, reflection symmetry of 000
+// §6.4), each with its stub. The generic kernel (one block per patch) is
 // timed on the same colour for comparison.
 //
 // Usage: cellwise-benchmark-patch [n_runs]
@@ -136,6 +139,14 @@ main(int argc, char **argv)
           smoother.use_kernel(cuda::PatchKernel::register_q3_async);
           const double t_async      = median_time([&] { smoother.apply_colour(u, b, colour); }, n_runs);
           const double t_async_stub = median_time([&] { smoother.apply_traffic_stub(u, b, colour); }, n_runs);
+          const bool symmetric = smoother.symmetric_kernel_available();
+          double     t_symmetric = 0, t_symmetric_stub = 0;
+          if (symmetric)
+            {
+              smoother.use_kernel(cuda::PatchKernel::register_q3_symmetric);
+              t_symmetric      = median_time([&] { smoother.apply_colour(u, b, colour); }, n_runs);
+              t_symmetric_stub = median_time([&] { smoother.apply_traffic_stub(u, b, colour); }, n_runs);
+            }
           smoother.use_kernel(cuda::PatchKernel::generic);
           const double t_generic = median_time([&] { smoother.apply_colour(u, b, colour); }, n_runs);
           std::snprintf(title, sizeof(title), "colour step, register (%u patches)", smoother.patches().n_patches(colour));
@@ -143,14 +154,29 @@ main(int argc, char **argv)
           row("colour step, register: traffic stub", t_stub, bytes, copy_rate);
           row("colour step, register_async", t_async, bytes, copy_rate);
           row("colour step, register_async: traffic stub", t_async_stub, bytes, copy_rate);
+          if (symmetric)
+            {
+              row("colour step, register_symmetric", t_symmetric, bytes, copy_rate);
+              row("colour step, register_symmetric: traffic stub", t_symmetric_stub, bytes, copy_rate);
+            }
+          else
+            std::printf("| %-44s | %9s | %8s | %6s |\n", "register_symmetric not available", "", "", "");
           row("colour step, generic (block per patch)", t_generic, bytes, copy_rate);
         }
       else
         {
           const double bytes = 772. * visits;
-          for (const cuda::PatchKernel kernel : {cuda::PatchKernel::register_q3, cuda::PatchKernel::register_q3_async})
+          for (const cuda::PatchKernel kernel : {cuda::PatchKernel::register_q3, cuda::PatchKernel::register_q3_async,
+                                                 cuda::PatchKernel::register_q3_symmetric})
             {
-              const char *name = kernel == cuda::PatchKernel::register_q3 ? "register" : "register_async";
+              const char *name = kernel == cuda::PatchKernel::register_q3 ?
+                                   "register" :
+                                   (kernel == cuda::PatchKernel::register_q3_async ? "register_async" : "register_symmetric");
+              if (kernel == cuda::PatchKernel::register_q3_symmetric && !smoother.symmetric_kernel_available())
+                {
+                  std::printf("| %-44s | %9s | %8s | %6s |\n", "register_symmetric not available", "", "", "");
+                  continue;
+                }
               smoother.use_kernel(kernel);
               const double t_register =
                 median_time([&] { smoother.smooth(u, b, false, SweepDirection::forward); }, n_runs);

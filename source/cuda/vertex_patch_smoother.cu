@@ -74,6 +74,42 @@
 // float4 at stride 68 words (conflict-free per quarter warp). Lanes of missing
 // patches (patch count not a multiple of 4) compute on a copy of the warp's
 // first patch and skip their stores, so that all shuffles see a full warp.
+//
+// ---- register kernel with the reflection symmetry (000 §6.4) -------------
+//
+// register_q3_symmetric: lane mapping, cp.async staging, copy cascade and
+// shuffle partners as register_q3_async; the arithmetic uses that a patch of
+// equal cells (a uniform level, the register kernels' condition) is mirror
+// symmetric along each axis (J = reversal, derivation and checks in
+// doc/cuda_vertex_patch_smoother.md):
+//  - the reference K, M are persymmetric, so mode k of the cell eigenbasis is
+//    even or odd, τ_k = (+, -, +, -): a pencil of S^-1 or S^T needs
+//    e = (v0 + v3, v1 + v2), o = (v0 - v3, v1 - v2) and 2 terms per mode;
+//  - the patch modes are even (3) or odd (2, plus the zero row of F), and
+//    side 0 owns the even modes, side 1 the odd ones (register_q3 splits by
+//    eigenvalue order instead), so that with σ_0 = +1, σ_1 = -1
+//      B_{aā} = σ_a B_{aa} diag(τ),  F_{āa} = σ_ā F_{āā} J_4   (B = F S^-T).
+//
+//   step          | per pencil, per thread                       | instr.
+//   --------------+----------------------------------------------+--------
+//   S^-1, S^T     | e, o (4 add), out_k = T_k0 e0|o0 + T_k1 e1|o1 | 12 (16)
+//   forward       | w = x^_a + σ_a τ∘x^_ā (partner by shuffle)    | 16 (24)
+//                 | y_a = B_aa w                                 |
+//   backward      | z_a = F_aa^T y_a (4 nodes, 0 at the rim)     | 16 (24)
+//                 | d_a = z_a + σ_ā J z_ā (partner's z, shuffle) |
+//
+// (register_q3 in brackets.) The backward stage exchanges the partner's z (4
+// values per pencil) instead of its y (3). The rim stays ±0 exactly: z is 0
+// at the own rim (zero rim column of F_aa), and J maps the partner's rim onto
+// it; so the copy cascade applies unchanged. Because z feeds a shuffle, the
+// compiler no longer drops the backward work that the cascade overwrites (it
+// did for register_q3); the kernel skips it explicitly: backward x on the
+// faces y = 0, z = 0 (7 of 16 pencils), backward y on z = 0 (3 of 12), and in
+// the cascade the 11 shuffles whose results the next axis overwrites
+// (unify_copies_live: 37 of 48, same result bit for bit). Per thread (u != 0; PTX):
+// 2368 FP instructions against 3363, 293 shuffles in the solve and cascade
+// against 307. Tables per (axis, side), 29 words: B_aa (12), F_aa (12),
+// σ_a τ (4), σ_ā; then 1/μ~ per octant in the parity order of the modes.
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
@@ -85,6 +121,7 @@
 #include <cellwise/kernels/laplace_cell.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <type_traits>
@@ -822,12 +859,298 @@ namespace cellwise
               reinterpret_cast<float4 *>(u + static_cast<std::size_t>(other) * 64)[idx & 15] = y;
           }
       }
+
+      // ---- variant with the reflection symmetry (000 §6.4) ---------------
+      //
+      // Staging as register_q3_async; the arithmetic in the symmetric forms
+      // (header comment, doc/cuda_vertex_patch_smoother.md). Own tables:
+      // the patch modes are split between the sides by parity, not by
+      // eigenvalue order, so the blocks and the octants of 1/μ~ differ from
+      // those of the other register kernels.
+
+      constexpr int q3_sym_axis_stride = 29; // words per (axis, side): B_aa, F_aa (12 each), σ_a τ (4), σ_ā
+      constexpr int q3_sym_inverse_at  = 6 * q3_sym_axis_stride; // 8 x 27 inverse eigenvalue sums (parity order)
+      constexpr int q3_sym_table_size  = q3_sym_inverse_at + 8 * 27;
+      /// Offset of the symmetric tables in the smoother's register_tables_
+      /// (after the tables of the other register kernels and the 96 words of
+      /// S^-1, S^T, D kept on the host).
+      constexpr int q3_symmetric_tables_at = q3_table_size + 96;
+
+      /// v <- (T ⊗ T ⊗ T) v in place for T = S^-1 or S^T (row-major, parameter
+      /// bank): rows 0, 2 are even and rows 1, 3 odd under the reversal of the
+      /// 4 nodes, so out_k = T_k0 (v0 ± v3) + T_k1 (v1 ± v2); only the first
+      /// two entries of each row are read. 12 instructions per pencil.
+      __device__ __forceinline__ void
+      transform_cube_symmetric(const float *T, float (&v)[64])
+      {
+#pragma unroll
+        for (int axis = 0; axis < 3; ++axis)
+          {
+            const int stride = axis == 0 ? 1 : (axis == 1 ? 4 : 16);
+#pragma unroll
+            for (int q = 0; q < 16; ++q)
+              {
+                const int   base = axis == 0 ? 4 * q : (axis == 1 ? (q / 4) * 16 + q % 4 : q);
+                const float v0 = v[base], v1 = v[base + stride], v2 = v[base + 2 * stride], v3 = v[base + 3 * stride];
+                const float e0 = v0 + v3, e1 = v1 + v2, o0 = v0 - v3, o1 = v1 - v2;
+                v[base]              = fmaf(T[1], e1, T[0] * e0);
+                v[base + stride]     = fmaf(T[5], o1, T[4] * o0);
+                v[base + 2 * stride] = fmaf(T[9], e1, T[8] * e0);
+                v[base + 3 * stride] = fmaf(T[13], o1, T[12] * o0);
+              }
+          }
+      }
+
+      /// Forward transform in the symmetric form: with the partner's pencil
+      /// x^_ā (shuffle), w = x^_a + σ_a τ∘x^_ā and y_a = B_aa w (the partner's
+      /// block B_aā = σ_a B_aa diag(τ) is folded into w). 16 instructions per
+      /// pencil against 24. @p table: this axis and side.
+      template <int count, int stride_in, int stride_out, int axis_mask, typename InIndex, typename OutIndex>
+      __device__ __forceinline__ void
+      forward_axis_symmetric(const float *table, const float *in, float *out, InIndex in_base, OutIndex out_base)
+      {
+        // volatile: read per stage, as in forward_axis (else kept live and spilled)
+        float B[12], sign[4];
+#pragma unroll
+        for (int k = 0; k < 12; ++k)
+          B[k] = static_cast<const volatile float *>(table)[k];
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          sign[k] = static_cast<const volatile float *>(table)[24 + k];
+#pragma unroll
+        for (int q = 0; q < count; ++q)
+          {
+            float w[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              {
+                const float own   = in[in_base(q) + j * stride_in];
+                const float other = __shfl_xor_sync(full_mask, own, axis_mask);
+                w[j]              = fmaf(sign[j], other, own);
+              }
+#pragma unroll
+            for (int i = 0; i < 3; ++i)
+              {
+                float s = B[4 * i] * w[0];
+#pragma unroll
+                for (int j = 1; j < 4; ++j)
+                  s = fmaf(B[4 * i + j], w[j], s);
+                out[out_base(q) + i * stride_out] = s;
+              }
+          }
+      }
+
+      /// Backward transform in the symmetric form: z_a = F_aa^T y_a on the 4
+      /// nodes of the own cell (0 at its rim), then d_a = z_a + σ_ā J z_ā with
+      /// the partner's z (shuffle; F_āa = σ_ā F_āā J). 16 instructions and 4
+      /// shuffles per pencil against 24 and 3. Pencils with !live(q) are not
+      /// computed (their out stays unset): the copy cascade overwrites them
+      /// in every lane. The compiler cannot find this itself here, as it
+      /// did for backward_axis: z feeds a shuffle, which it keeps.
+      template <int count, int stride_in, int stride_out, int axis_mask, typename InIndex, typename OutIndex, typename Live>
+      __device__ __forceinline__ void
+      backward_axis_symmetric(const float *table, const float *in, float *out, InIndex in_base, OutIndex out_base, Live live)
+      {
+        float F[12];
+#pragma unroll
+        for (int k = 0; k < 12; ++k)
+          F[k] = static_cast<const volatile float *>(table)[12 + k];
+        const float partner_sign = static_cast<const volatile float *>(table)[28];
+#pragma unroll
+        for (int q = 0; q < count; ++q)
+          {
+            if (!live(q)) // compile-time after unrolling: no divergence
+              continue;
+            float z[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              {
+                float s = F[j] * in[in_base(q)];
+#pragma unroll
+                for (int i = 1; i < 3; ++i)
+                  s = fmaf(F[4 * i + j], in[in_base(q) + i * stride_in], s);
+                z[j] = s;
+              }
+            float other[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              other[j] = __shfl_xor_sync(full_mask, z[j], axis_mask);
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              out[out_base(q) + j * stride_out] = fmaf(partner_sign, other[3 - j], z[j]);
+          }
+      }
+
+      /// unify_copies without the shuffles whose results the next axis of the
+      /// cascade overwrites in every lane: the x copies of the faces y = 0 and
+      /// z = 0 and the y copies of the face z = 0 (37 shuffles instead of 48).
+      /// Every shuffle left reads a value computed by the backward x transform
+      /// or by an earlier axis of the cascade, so the result is that of
+      /// unify_copies, bit for bit: every copy of a DoF ends with the value of
+      /// the lowest lane holding it, and the rim stays ±0.
+      __device__ __forceinline__ void
+      unify_copies_live(float (&d)[64])
+      {
+#pragma unroll
+        for (int q = 0; q < 16; ++q) // x: (y, z) = (q % 4, q / 4)
+          if (q % 4 != 0 && q / 4 != 0)
+            d[4 * q] = __shfl_xor_sync(full_mask, d[4 * q + 3], 1);
+#pragma unroll
+        for (int q = 0; q < 16; ++q) // y: (x, z) = (q % 4, q / 4)
+          if (q / 4 != 0)
+            d[16 * (q / 4) + q % 4] = __shfl_xor_sync(full_mask, d[16 * (q / 4) + 12 + q % 4], 2);
+#pragma unroll
+        for (int q = 0; q < 16; ++q) // z: (x, y) = (q % 4, q / 4)
+          d[q] = __shfl_xor_sync(full_mask, d[48 + q], 4);
+      }
+
+      /// solve_in_registers with the symmetric forms and tables. The backward
+      /// transforms skip what the copy cascade overwrites: along x the pencils
+      /// on the faces y = 0 and z = 0 (7 of 16), along y those on z = 0 (3 of
+      /// 12); their nodes are set by the cascade from the faces y = 3, z = 3.
+      __device__ __forceinline__ void
+      solve_in_registers_symmetric(const float *table, const int c, const float (&r)[64], float (&d)[64])
+      {
+        const float *Tx = table + (0 + (c & 1)) * q3_sym_axis_stride;
+        const float *Ty = table + (2 + ((c >> 1) & 1)) * q3_sym_axis_stride;
+        const float *Tz = table + (4 + ((c >> 2) & 1)) * q3_sym_axis_stride;
+
+        float y1[48], y2[36], y3[27];
+        forward_axis_symmetric<16, 1, 1, 1>(Tx, r, y1, [](int q) { return 4 * q; }, [](int q) { return 3 * q; });
+        forward_axis_symmetric<12, 3, 3, 2>(Ty, y1, y2, [](int q) { return (q / 3) * 12 + q % 3; },
+                                            [](int q) { return (q / 3) * 9 + q % 3; });
+        forward_axis_symmetric<9, 9, 9, 4>(Tz, y2, y3, [](int q) { return q; }, [](int q) { return q; });
+        const float *inverse = table + q3_sym_inverse_at + c * 27;
+#pragma unroll
+        for (int k = 0; k < 27; ++k)
+          y3[k] *= inverse[k];
+        backward_axis_symmetric<9, 9, 9, 4>(
+          Tz, y3, y2, [](int q) { return q; }, [](int q) { return q; }, [](int) { return true; });
+        // pencil q: x-mode q % 3, z = q / 3
+        backward_axis_symmetric<12, 3, 3, 2>(
+          Ty, y2, y1, [](int q) { return (q / 3) * 9 + q % 3; }, [](int q) { return (q / 3) * 12 + q % 3; },
+          [](int q) { return q / 3 != 0; });
+        // pencil q: y = q % 4, z = q / 4
+        backward_axis_symmetric<16, 1, 1, 1>(
+          Tx, y1, d, [](int q) { return 3 * q; }, [](int q) { return 4 * q; },
+          [](int q) { return q % 4 != 0 && q / 4 != 0; });
+        unify_copies_live(d);
+      }
+
+      /// The colour step of register_q3_async (same staging and order of
+      /// loads, waits and stores) with the symmetric arithmetic; with @p stub
+      /// only its loads and stores.
+      template <bool stub>
+      __global__ void __launch_bounds__(32 * q3_async_warps)
+      register_q3_symmetric_kernel(const Q3Matrices mats,
+                                   const float *__restrict__ tables,
+                                   const unsigned int *__restrict__ patch_cells,
+                                   const float *__restrict__ b,
+                                   float             *u,
+                                   const unsigned int n_patches,
+                                   const int          u_is_zero,
+                                   const float        zero)
+      {
+        __shared__ __align__(16) float stage_u[q3_async_warps][32 * q3_stage];
+        __shared__ __align__(16) float stage_b[q3_async_warps][32 * q3_stage];
+        __shared__ float                table[q3_sym_table_size];
+        for (int i = threadIdx.x; i < q3_sym_table_size; i += 32 * q3_async_warps)
+          table[i] = tables[i];
+        __syncthreads();
+
+        const int          lane        = threadIdx.x & 31;
+        const int          warp        = threadIdx.x >> 5;
+        const unsigned int first_patch = (blockIdx.x * q3_async_warps + warp) * 4;
+        if (first_patch >= n_patches)
+          return; // the whole warp: no barrier follows
+        unsigned int patch = first_patch + (lane >> 3);
+        const bool   valid = patch < n_patches;
+        if (!valid)
+          patch = first_patch;
+        const int          c    = lane & 7;
+        const unsigned int cell = patch_cells[8 * static_cast<std::size_t>(patch) + c];
+        float             *su   = stage_u[warp];
+        float             *sb   = stage_b[warp];
+
+        if (!u_is_zero)
+          copy_cells_async(u, cell, su, lane);
+        copy_cells_async(b, cell, sb, lane);
+
+        float r[64], d[64];
+        if (!u_is_zero)
+          {
+            float v[64];
+            wait_copies<1>(); // u has arrived, b~ may still be in flight
+            read_own(su, lane, v);
+            if constexpr (!stub)
+              transform_cube_symmetric(mats.s_inverse, v);
+            wait_copies<0>();
+            read_own(sb, lane, r);
+            if constexpr (!stub)
+              transform_cube_symmetric(mats.s_transpose, r);
+#pragma unroll
+            for (int k = 0; k < 64; ++k)
+              r[k] = fmaf(stub ? zero : -mats.diagonal[k], v[k], r[k]);
+          }
+        else
+          {
+            wait_copies<0>();
+            read_own(sb, lane, r);
+            if constexpr (!stub)
+              transform_cube_symmetric(mats.s_transpose, r);
+          }
+
+        if constexpr (stub)
+          {
+#pragma unroll
+            for (int k = 0; k < 64; ++k)
+              d[k] = zero * r[k];
+          }
+        else
+          solve_in_registers_symmetric(table, c, r, d);
+
+        // u += d in the staged copy of u (zero where u is), then whole rows
+        if (!u_is_zero)
+          {
+#pragma unroll
+            for (int k = 0; k < 16; ++k)
+              {
+                float4 *slot = reinterpret_cast<float4 *>(su + lane * q3_stage + 4 * k);
+                float4  y    = *slot;
+                y.x += d[4 * k + 0];
+                y.y += d[4 * k + 1];
+                y.z += d[4 * k + 2];
+                y.w += d[4 * k + 3];
+                *slot = y;
+              }
+          }
+        else
+          {
+#pragma unroll
+            for (int k = 0; k < 16; ++k)
+              *reinterpret_cast<float4 *>(su + lane * q3_stage + 4 * k) =
+                make_float4(d[4 * k + 0], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]);
+          }
+        __syncwarp();
+#pragma unroll
+        for (int r = 0; r < 16; ++r)
+          {
+            const int          idx   = r * 32 + lane;
+            const unsigned int other = __shfl_sync(full_mask, cell, idx >> 4);
+            const bool         ok    = __shfl_sync(full_mask, valid ? 1 : 0, idx >> 4) != 0;
+            const float4       y     = *reinterpret_cast<const float4 *>(su + (idx >> 4) * q3_stage + (idx & 15) * 4);
+            if (ok)
+              reinterpret_cast<float4 *>(u + static_cast<std::size_t>(other) * 64)[idx & 15] = y;
+          }
+      }
     } // namespace
 
     namespace internal
     {
-      /// Launch the register colour step (or its traffic stub) on raw device
-      /// arrays; for the benchmark. @p tables as built by the smoother.
+      /// Launch the register colour step (or its traffic stub) of @p kernel
+      /// (register_q3, register_q3_async or register_q3_symmetric) on raw
+      /// device arrays. @p tables as built by the smoother for that kernel
+      /// (the symmetric variant has its own).
       void
       launch_register_q3(const float       *s_inverse,
                          const float       *s_transpose,
@@ -839,7 +1162,7 @@ namespace cellwise
                          float             *u,
                          bool               u_is_zero,
                          bool               stub,
-                         bool               async)
+                         PatchKernel        kernel)
       {
         if (n_patches == 0)
           return;
@@ -851,7 +1174,20 @@ namespace cellwise
           }
         for (int k = 0; k < 64; ++k)
           mats.diagonal[k] = diagonal[k];
-        if (async)
+        if (kernel == PatchKernel::register_q3_symmetric)
+          {
+            const unsigned int per_block = 4 * q3_async_warps;
+            const unsigned int blocks    = (n_patches + per_block - 1) / per_block;
+            if (stub)
+              register_q3_symmetric_kernel<true>
+                <<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
+            else
+              register_q3_symmetric_kernel<false>
+                <<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
+            CELLWISE_CUDA_CHECK_LAUNCH();
+            return;
+          }
+        if (kernel == PatchKernel::register_q3_async)
           {
             const unsigned int per_block = 4 * q3_async_warps;
             const unsigned int blocks    = (n_patches + per_block - 1) / per_block;
@@ -974,7 +1310,8 @@ namespace cellwise
       inverses_   = upload(inverse_data, "the vertex-patch inverses");
 
       // register kernel tables (layout in the comment at the top)
-      register_available_ = false;
+      register_available_  = false;
+      symmetric_available_ = false;
       register_tables_.clear();
       if constexpr (std::is_same_v<Number, float> && std::is_same_v<Layout, CellContiguous>)
         if (degree == 3 && n_inverses_ == 1)
@@ -986,8 +1323,9 @@ namespace cellwise
             if (equal)
               {
                 // device tables (q3_table_size words), then on the host only:
-                // S^-1, S^T (16 each) and D (64) for the kernel parameters
-                register_tables_.assign(q3_table_size + 96, 0.f);
+                // S^-1, S^T (16 each) and D (64) for the kernel parameters,
+                // then the tables of register_q3_symmetric (q3_sym_table_size)
+                register_tables_.assign(q3_symmetric_tables_at + q3_sym_table_size, 0.f);
                 const GeneralizedEigenpairs cell_pairs = solve_generalized_eigenproblem(matrices.stiffness, matrices.mass);
                 const DenseMatrix          &S          = cell_pairs.eigenvectors; // column k: mode k
                 double                      s_inverse[4][4];                     // S^-1 = S^T M
@@ -1052,11 +1390,111 @@ namespace cellwise
                     for (int i = 0; i < 4; ++i)
                       register_tables_[q3_table_size + 32 + 16 * k + 4 * j + i] =
                         float(c[0] * lambda[i] + c[1] * lambda[j] + c[2] * lambda[k]);
+
+                // register_q3_symmetric (000 §6.4): the forms need the mirror
+                // symmetry of the patch along each axis, i.e. equal cells in
+                // the patch (checked above: one patch inverse, h0 = h1 along
+                // every axis). Its consequences are checked here in FP64 on
+                // the actual tables, so that the kernel's hard-wired parities
+                // cannot silently disagree with the eigensolver's output; the
+                // signs of the eigenvectors (an eigensolver may return -s) do
+                // not matter: only parities enter, the entries are used as
+                // they are. Without them the variant is unavailable.
+                symmetric_available_ = true;
+                auto near            = [](const double a, const double b, const double scale) {
+                  return std::abs(a - b) <= 1e-10 * scale;
+                };
+                // cell modes: S(3 - j, k) = τ_k S(j, k) with τ = (+, -, +, -); then
+                // the rows of S^T and of S^-1 = S^T M (M persymmetric) as well
+                double tau[4];
+                for (int k = 0; k < 4; ++k)
+                  {
+                    tau[k]       = k % 2 == 0 ? 1. : -1.;
+                    double scale = 0;
+                    for (int j = 0; j < 4; ++j)
+                      scale = std::max({scale, std::abs(S(j, k)), std::abs(s_inverse[k][j])});
+                    for (int j = 0; j < 4; ++j)
+                      symmetric_available_ = symmetric_available_ && near(S(3 - j, k), tau[k] * S(j, k), scale) &&
+                                             near(s_inverse[k][3 - j], tau[k] * s_inverse[k][j], scale);
+                  }
+                // patch modes per axis: parity ε_k from F(k, node of cell 1) =
+                // ε_k F(k, mirrored node of cell 0); side 0 owns the 3 even
+                // modes, side 1 the 2 odd ones and the zero row (index 5)
+                int mode_of[3][2][3];
+                for (unsigned int d = 0; d < 3 && symmetric_available_; ++d)
+                  {
+                    const DenseMatrix &F      = inverse.axis(d).cellwise_transform;
+                    int                n_side[2] = {0, 0};
+                    for (int k = 0; k < 6; ++k)
+                      {
+                        double dot = 0, scale = 0;
+                        for (int j = 1; j < 4; ++j)
+                          {
+                            dot += F(k, column(1, 3 - j)) * F(k, column(0, j));
+                            scale = std::max(scale, std::abs(F(k, column(0, j))));
+                          }
+                        const int side = (k == 5 || dot < 0) ? 1 : 0;
+                        for (int j = 1; j < 4; ++j)
+                          symmetric_available_ = symmetric_available_ &&
+                                                 near(F(k, column(1, 3 - j)), (side == 0 ? 1. : -1.) * F(k, column(0, j)), scale);
+                        if (n_side[side] < 3)
+                          mode_of[d][side][n_side[side]] = k;
+                        ++n_side[side];
+                      }
+                    symmetric_available_ = symmetric_available_ && n_side[0] == 3 && n_side[1] == 3;
+                  }
+                if (symmetric_available_)
+                  {
+                    float *sym = register_tables_.data() + q3_symmetric_tables_at;
+                    for (unsigned int d = 0; d < 3; ++d)
+                      {
+                        const DenseMatrix &F = inverse.axis(d).cellwise_transform;
+                        for (unsigned int a = 0; a < 2; ++a)
+                          {
+                            float *block = sym + (2 * d + a) * q3_sym_axis_stride;
+                            const double sigma = a == 0 ? 1. : -1.;
+                            for (int i = 0; i < 3; ++i)
+                              {
+                                const int mode = mode_of[d][a][i];
+                                double    fo[4];
+                                for (int j = 0; j < 4; ++j)
+                                  {
+                                    const int own         = column(a, j);
+                                    fo[j]                 = own < 0 ? 0. : F(mode, own);
+                                    block[12 + 4 * i + j] = float(fo[j]); // F_aa, 0 in the rim column
+                                  }
+                                for (int k = 0; k < 4; ++k) // B_aa = F_aa S^-T
+                                  {
+                                    double sum = 0;
+                                    for (int j = 0; j < 4; ++j)
+                                      sum += fo[j] * s_inverse[k][j];
+                                    block[4 * i + k] = float(sum);
+                                  }
+                              }
+                            for (int k = 0; k < 4; ++k)
+                              block[24 + k] = float(sigma * tau[k]);
+                            block[28] = float(-sigma);
+                          }
+                      }
+                    for (unsigned int octant = 0; octant < 8; ++octant)
+                      for (int l = 0; l < 3; ++l)
+                        for (int k = 0; k < 3; ++k)
+                          for (int i = 0; i < 3; ++i)
+                            {
+                              const double sum =
+                                inverse.axis(0).padded_eigenvalues[mode_of[0][octant & 1][i]] +
+                                inverse.axis(1).padded_eigenvalues[mode_of[1][(octant >> 1) & 1][k]] +
+                                inverse.axis(2).padded_eigenvalues[mode_of[2][(octant >> 2) & 1][l]];
+                              sym[q3_sym_inverse_at + octant * 27 + (l * 3 + k) * 3 + i] = float(1. / sum);
+                            }
+                  }
                 register_tables_device_ = upload(register_tables_, "the register patch kernel tables");
                 register_available_     = true;
               }
           }
       if ((kernel_ == PatchKernel::register_q3 || kernel_ == PatchKernel::register_q3_async) && !register_available_)
+        kernel_ = PatchKernel::automatic;
+      if (kernel_ == PatchKernel::register_q3_symmetric && !symmetric_available_)
         kernel_ = PatchKernel::automatic;
     }
 
@@ -1068,6 +1506,10 @@ namespace cellwise
                      "cuda::VertexPatchSmoother: the register kernel needs FP32, degree 3, the cell-contiguous layout "
                      "and a uniform level (one patch inverse, equal cells along each axis); here degree "
                        << degree_ << " with " << n_inverses_ << " patch inverse(s)");
+      CELLWISE_CHECK(kernel != PatchKernel::register_q3_symmetric || symmetric_available_,
+                     "cuda::VertexPatchSmoother: register_q3_symmetric needs the register kernel and mirror-symmetric "
+                     "patches (equal cells in every patch; degree "
+                       << degree_ << ", " << n_inverses_ << " patch inverse(s))");
       kernel_ = kernel;
     }
 
@@ -1077,12 +1519,21 @@ namespace cellwise
     {
       if (kernel_ == PatchKernel::generic || !register_available_)
         return PatchKernel::generic;
-      // automatic: the cp.async variant (0.73 of a device copy for a full
-      // sweep at 128^3 on the H200 against 0.55 for the register-staged one).
-      // Both register kernels write one value into every copy of a patch DoF
-      // (unify_copies), so a continuous iterate stays continuous, as with the
-      // generic kernel.
+      // automatic: the symmetric variant where the patches are mirror
+      // symmetric, else the cp.async one (full sweep at 128^3 on the H200,
+      // 2026-11-30: 0.82, 0.80 and, register-staged, 0.57 of a device copy).
+      // All register kernels write one value into every copy of a patch DoF,
+      // so a continuous iterate stays continuous, as with the generic kernel.
+      if ((kernel_ == PatchKernel::register_q3_symmetric || kernel_ == PatchKernel::automatic) && symmetric_available_)
+        return PatchKernel::register_q3_symmetric;
       return kernel_ == PatchKernel::register_q3 ? PatchKernel::register_q3 : PatchKernel::register_q3_async;
+    }
+
+    template <typename Number, typename Layout>
+    const float *
+    VertexPatchSmoother<Number, Layout>::device_tables(const PatchKernel kernel) const
+    {
+      return register_tables_device_ + (kernel == PatchKernel::register_q3_symmetric ? q3_symmetric_tables_at : 0);
     }
 
     template <typename Number, typename Layout>
@@ -1113,9 +1564,9 @@ namespace cellwise
         {
           if constexpr (std::is_same_v<Number, float>)
             internal::launch_register_q3(register_tables_.data() + q3_table_size, register_tables_.data() + q3_table_size + 16,
-                                         register_tables_.data() + q3_table_size + 32, register_tables_device_,
+                                         register_tables_.data() + q3_table_size + 32, device_tables(active_kernel()),
                                          patch_cells_[colour], n_patches, b.data(), u.data(), u_is_zero, false,
-                                         active_kernel() == PatchKernel::register_q3_async);
+                                         active_kernel());
           return;
         }
       dispatch_degree(degree_, [&](auto p) {
@@ -1133,9 +1584,9 @@ namespace cellwise
       CELLWISE_CHECK(register_available_, "cuda::VertexPatchSmoother: the traffic stub needs the register kernel");
       if constexpr (std::is_same_v<Number, float>)
         internal::launch_register_q3(register_tables_.data() + q3_table_size, register_tables_.data() + q3_table_size + 16,
-                                     register_tables_.data() + q3_table_size + 32, register_tables_device_,
+                                     register_tables_.data() + q3_table_size + 32, device_tables(active_kernel()),
                                      patch_cells_[colour], patches_.n_patches(colour), b.data(), u.data(), u_is_zero,
-                                     true, active_kernel() == PatchKernel::register_q3_async);
+                                     true, active_kernel());
     }
 
     template <typename Number, typename Layout>

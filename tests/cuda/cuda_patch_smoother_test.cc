@@ -1,8 +1,8 @@
 // Device vertex-patch smoother against the host VertexPatchSmoother on the
 // same seeded random data: one colour step and whole sweeps (forward, reverse,
 // zero and non-zero initial guess), degrees 1..4, meshes whose cell counts are
-// not multiples of 32; the FP32 Q3 register kernel against the host FP64
-// reference.
+// not multiples of 32; the FP32 Q3 register kernels (register_q3,
+// register_q3_async, register_q3_symmetric) against the host FP64 reference.
 
 #include <cellwise/cuda/vertex_patch_smoother.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
@@ -27,6 +27,29 @@ namespace
     box.upper        = {{3., 2., 1.}};
     box.subdivisions = {{3, 2, 4}};
     return make_box_hierarchy(box, 2);
+  }
+
+  /// Every register-kernel test runs all of these.
+  constexpr cuda::PatchKernel register_kernels[] = {cuda::PatchKernel::register_q3, cuda::PatchKernel::register_q3_async,
+                                                    cuda::PatchKernel::register_q3_symmetric};
+
+  const char *
+  kernel_name(const cuda::PatchKernel kernel)
+  {
+    switch (kernel)
+      {
+        case cuda::PatchKernel::automatic:
+          return "automatic";
+        case cuda::PatchKernel::generic:
+          return "generic";
+        case cuda::PatchKernel::register_q3:
+          return "register_q3";
+        case cuda::PatchKernel::register_q3_async:
+          return "register_q3_async";
+        case cuda::PatchKernel::register_q3_symmetric:
+          return "register_q3_symmetric";
+      }
+    return "?";
   }
 
   template <typename Number>
@@ -135,10 +158,18 @@ TEST(CudaPatchSmootherChecks, rejects_what_it_cannot_do)
   cuda::VertexPatchSmoother<double>           fp64(level, 3);
   EXPECT_FALSE(fp64.register_kernel_available());
   EXPECT_THROW(fp64.use_kernel(cuda::PatchKernel::register_q3), Error);
+  EXPECT_FALSE(fp64.symmetric_kernel_available());
+  EXPECT_THROW(fp64.use_kernel(cuda::PatchKernel::register_q3_symmetric), Error);
   cuda::VertexPatchSmoother<float>            q2(level, 2);
   EXPECT_FALSE(q2.register_kernel_available());
+  EXPECT_FALSE(q2.symmetric_kernel_available());
+  EXPECT_THROW(q2.use_kernel(cuda::PatchKernel::register_q3_symmetric), Error);
   cuda::VertexPatchSmoother<float>            q3(level, 3);
   EXPECT_TRUE(q3.register_kernel_available());
+  EXPECT_TRUE(q3.symmetric_kernel_available());
+  // automatic takes the symmetric kernel where the patches allow it
+  EXPECT_EQ(q3.active_kernel(), cuda::PatchKernel::register_q3_symmetric);
+  q3.use_kernel(cuda::PatchKernel::register_q3_async);
   EXPECT_EQ(q3.active_kernel(), cuda::PatchKernel::register_q3_async);
   CellVector<float, MemorySpace::CUDA> u(level.n_cells(), 3), b(level.n_cells(), 3);
   EXPECT_THROW(q3.apply_colour(u, u, 0), Error);
@@ -156,31 +187,32 @@ TEST(CudaPatchSmootherFp32, sweep_keeps_copies_identical)
   CellVector<float, MemorySpace::Host> hu(level.n_cells(), 3), hb(level.n_cells(), 3);
   gather_by(numbering, random_vector(numbering.n_unique, 41), hu);
   fill_random(hb, 42);
-  for (const cuda::PatchKernel kernel :
-       {cuda::PatchKernel::generic, cuda::PatchKernel::register_q3, cuda::PatchKernel::register_q3_async})
+  for (const cuda::PatchKernel kernel : {cuda::PatchKernel::generic, cuda::PatchKernel::register_q3,
+                                         cuda::PatchKernel::register_q3_async, cuda::PatchKernel::register_q3_symmetric})
     {
       cuda::VertexPatchSmoother<float> device(level, 3);
       device.use_kernel(kernel);
       auto du = to_device(hu);
       device.smooth(du, to_device(hb), false, SweepDirection::forward);
       const double difference = max_copy_difference(numbering, to_host(du));
-      std::cout << "  kernel " << int(kernel) << ": largest difference between copies after a sweep " << difference << std::endl;
+      std::cout << "  kernel " << kernel_name(kernel) << ": largest difference between copies after a sweep " << difference
+                << std::endl;
       EXPECT_EQ(device.active_kernel(), kernel);
-      EXPECT_EQ(difference, 0.) << "kernel " << int(kernel);
+      EXPECT_EQ(difference, 0.) << "kernel " << kernel_name(kernel);
     }
 }
 
-// The FP32 register kernel (000 §5) against the host sweep in FP64 on the
-// same (FP32-representable) data: relative 1e-6 per colour step.
+// The FP32 register kernels (000 §5, §6.4) against the host sweep in FP64 on
+// the same (FP32-representable) data: relative 1e-6 per colour step.
 TEST(CudaPatchSmootherRegisterQ3, colour_step_matches_host_fp64)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
   const LevelHierarchy meshes[] = {refined_box(), twice_refined_box()};
   for (const LevelHierarchy &mesh : meshes)
-    for (const cuda::PatchKernel kernel : {cuda::PatchKernel::register_q3, cuda::PatchKernel::register_q3_async})
+    for (const cuda::PatchKernel kernel : register_kernels)
     {
       const Level &level = mesh.levels.back();
-      const char  *name  = kernel == cuda::PatchKernel::register_q3 ? "register_q3" : "register_q3_async";
+      const char  *name  = kernel_name(kernel);
       SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells, " << name);
       const VertexPatchSmoother<double> host(level, 3);
       cuda::VertexPatchSmoother<float>  device(level, 3);

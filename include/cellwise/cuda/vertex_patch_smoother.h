@@ -22,7 +22,11 @@
  *    fast diagonalization with butterfly shuffles, all intermediates in
  *    registers, shared memory only to coalesce loads and stores; two
  *    variants of the staging (register-staged loads with a second read of u;
- *    cp.async with u kept in shared memory, the default). Each lane computes
+ *    cp.async with u kept in shared memory, the default), and the cp.async
+ *    variant with the reflection symmetry of the patch (000 §6.4: even and odd
+ *    modes, the partner's blocks signed copies of the own ones; about 30 %
+ *    fewer instructions; the default where the patches are mirror
+ *    symmetric). Each lane computes
  *    its own cell's copy of the patch correction; a copy cascade over the
  *    three axes (the lower lane's value overwrites the upper lane's copy)
  *    then writes one value into every copy of a patch DoF, so that a
@@ -48,10 +52,13 @@ namespace cellwise
     /// Which colour-step kernel a cuda::VertexPatchSmoother runs.
     enum class PatchKernel
     {
-      automatic, ///< register_q3_async where register_kernel_available(), generic otherwise
+      automatic, ///< register_q3_symmetric, else register_q3_async, where available; generic otherwise
       generic,   ///< one thread block per patch, shared memory
       register_q3, ///< one cell per thread, registers and shuffles (FP32, Q3, uniform, CellContiguous)
-      register_q3_async ///< register_q3 with u and b~ staged by cp.async, u kept in shared memory
+      register_q3_async, ///< register_q3 with u and b~ staged by cp.async, u kept in shared memory
+      /// register_q3_async with the arithmetic reduced by the mirror symmetry
+      /// of a patch of equal cells (000 §6.4); only where selected explicitly
+      register_q3_symmetric
     };
 
     template <typename Number, typename Layout = CellContiguous>
@@ -90,8 +97,9 @@ namespace cellwise
       void
       apply_traffic_stub(VectorType &u, const VectorType &b, unsigned int colour, bool u_is_zero = false) const;
 
-      /// Select the colour-step kernel; throws if @p kernel is register_q3 and
-      /// register_kernel_available() is false.
+      /// Select the colour-step kernel; throws if @p kernel is a register
+      /// kernel and register_kernel_available() (for register_q3_symmetric:
+      /// symmetric_kernel_available()) is false.
       void
       use_kernel(PatchKernel kernel);
       /// True for FP32, p = 3, CellContiguous and a single patch inverse whose
@@ -101,7 +109,16 @@ namespace cellwise
       {
         return register_available_;
       }
-      /// The kernel apply_colour runs (generic, register_q3 or register_q3_async).
+      /// True where register_kernel_available() and the mirror symmetry of the
+      /// patch that register_q3_symmetric relies on was confirmed on its
+      /// tables (equal cells are already part of the condition above).
+      bool
+      symmetric_kernel_available() const
+      {
+        return symmetric_available_;
+      }
+      /// The kernel apply_colour runs (generic, register_q3, register_q3_async or
+      /// register_q3_symmetric).
       PatchKernel
       active_kernel() const;
 
@@ -136,6 +153,9 @@ namespace cellwise
       check_vectors(const VectorType &u, const VectorType &b) const;
       void
       release();
+      /// Device tables of the register kernel @p kernel.
+      const float *
+      device_tables(PatchKernel kernel) const;
 
       unsigned int degree_     = 0;
       unsigned int n_sweeps_   = 1;
@@ -156,9 +176,11 @@ namespace cellwise
       // register kernel (FP32 Q3) data: per axis and lane side the 3x4 blocks
       // of the forward (merged with the cell eigenbasis) and backward maps,
       // per modal octant the 27 inverse eigenvalue sums (uploaded), then the
-      // cell eigenbasis S^-1, S^T and diagonal D (kernel parameters); layout
-      // in the .cu
+      // cell eigenbasis S^-1, S^T and diagonal D (kernel parameters), then
+      // the tables of register_q3_symmetric (blocks of the modes split by
+      // parity); layout in the .cu
       bool               register_available_ = false;
+      bool               symmetric_available_ = false;
       PatchKernel        kernel_             = PatchKernel::automatic;
       std::vector<float> register_tables_;
       float             *register_tables_device_ = nullptr;
