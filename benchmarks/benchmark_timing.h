@@ -10,11 +10,20 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <vector>
 
 namespace
 {
+  /// Line-buffered stdout: a run stopped by a time limit keeps the rows it
+  /// printed (fully buffered output to a file would be lost).
+  inline void
+  line_buffered_stdout()
+  {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  }
+
   /// Copy of n16 16-byte words, grid-stride, 16-byte loads and stores.
   __global__ void
   copy_float4_kernel(const float4 *__restrict__ in, float4 *__restrict__ out, const std::size_t n16)

@@ -246,6 +246,7 @@ namespace
 int
 main(int argc, char **argv)
 {
+  line_buffered_stdout();
   try
     {
       const int n_runs = argc > 1 ? std::max(5, std::atoi(argv[1])) : 20;

@@ -135,6 +135,7 @@ namespace
 int
 main(int argc, char **argv)
 {
+  line_buffered_stdout();
   try
     {
       const int n_runs = argc > 1 ? std::max(20, std::atoi(argv[1])) : 30;

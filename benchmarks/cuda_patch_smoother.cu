@@ -68,6 +68,7 @@ namespace
 int
 main(int argc, char **argv)
 {
+  line_buffered_stdout();
   const int n_runs = argc > 1 ? std::atoi(argv[1]) : 20;
   if (!cuda::device_available())
     {

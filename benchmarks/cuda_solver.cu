@@ -77,6 +77,68 @@ namespace
                     median_time([&] { transfer.restrict_residual_add(L, uc, b, au); }, n_runs)});
   }
 
+  /// V-cycle and CG solve of the default problem, default parameters of
+  /// cellwise-poisson (CG, Cholesky coarse), Chebyshev(4) and Jacobi, with the
+  /// vectors in @p Layout.
+  template <typename Layout>
+  void
+  solver_rows(const LevelHierarchy     &hierarchy,
+              const unsigned int        degree,
+              const CellVector<double> &host_b,
+              const double              unique_dofs,
+              const int                 n_runs,
+              const char               *layout)
+  {
+    using Vector      = CellVector<double, MemorySpace::CUDA, Layout>;
+    const Level &fine = hierarchy.levels.back();
+    CellVector<double, MemorySpace::CUDA, CellContiguous> staged;
+    staged.copy_from_host(host_b);
+    Vector b;
+    b.copy_from(staged);
+    std::printf("%-36s %12s %12s %10s\n", (std::string("solver (CG, symmetric V-cycle), ") + layout).c_str(), "iterations",
+                "time [ms]", "GDoF/s");
+    for (const SmootherType smoother : {SmootherType::chebyshev, SmootherType::jacobi})
+      {
+        MultigridParameters parameters;
+        parameters.smoother = smoother;
+        const auto                         setup_start = std::chrono::steady_clock::now();
+        const cuda::MultigridSolver<Layout> solver(hierarchy, degree, parameters);
+        const double setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
+        Vector       r = random_device_vector<Layout>(fine.n_cells(), degree, 6), z(fine.n_cells(), degree);
+        r.scale(solver.dirichlet_mask());
+        const double cycle = median_time([&] { solver.preconditioner().vmult(z, r); }, std::max(5, n_runs / 3), 2);
+        std::printf("%-36s %12s %12.3f %10.3f   (set-up %.2f s)\n", ("V-cycle, " + to_string(smoother)).c_str(), "-",
+                    cycle * 1e3, unique_dofs / cycle * 1e-9, setup_seconds);
+
+        std::vector<double> times;
+        unsigned int        iterations = 0;
+        double              reduction  = 0;
+        for (int run = 0; run < 3; ++run)
+          {
+            Vector        u(fine.n_cells(), degree);
+            SolverControl control(200, 1e-14);
+            CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+            const auto start = std::chrono::steady_clock::now();
+            try
+              {
+                const SolveStatistics statistics = solver.solve(u, b, control);
+                iterations                       = statistics.iterations();
+                reduction                        = statistics.reduction();
+              }
+            catch (const NoConvergence &e)
+              {
+                std::printf("  CG did not reach 1e-14: %s\n", e.what());
+              }
+            CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+            times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          }
+        std::sort(times.begin(), times.end());
+        std::printf("%-36s %12u %12.3f %10.3f   (η_n/η_0 = %.2e, %.3f ms per iteration)\n",
+                    ("CG solve to 1e-14, " + to_string(smoother)).c_str(), iterations, times[1] * 1e3,
+                    unique_dofs / times[1] * 1e-9, reduction, times[1] * 1e3 / std::max(1u, iterations));
+      }
+  }
+
   void
   run_size(const int L, const int n_runs)
   {
@@ -114,56 +176,15 @@ namespace
                                },
                                host_b);
     }
-    Vector b;
-    b.copy_from_host(host_b);
-    // the solver, default parameters of cellwise-poisson (CG, Chebyshev(4), Cholesky coarse)
-    std::printf("%-36s %12s %12s %10s\n", "solver (CG, symmetric V-cycle)", "iterations", "time [ms]", "GDoF/s");
-    for (const SmootherType smoother : {SmootherType::chebyshev, SmootherType::jacobi})
-      {
-        MultigridParameters parameters;
-        parameters.smoother = smoother;
-        const auto                            setup_start = std::chrono::steady_clock::now();
-        const cuda::MultigridSolver<CellContiguous> solver(hierarchy, degree, parameters);
-        const double setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
-        Vector       r = random_device_vector<CellContiguous>(fine.n_cells(), degree, 6), z(fine.n_cells(), degree);
-        r.scale(solver.dirichlet_mask());
-        const double cycle = median_time([&] { solver.preconditioner().vmult(z, r); }, std::max(5, n_runs / 3), 2);
-        std::printf("%-36s %12s %12.3f %10.3f   (set-up %.2f s)\n", ("V-cycle, " + to_string(smoother)).c_str(), "-",
-                    cycle * 1e3, unique_dofs / cycle * 1e-9, setup_seconds);
-
-        std::vector<double> times;
-        unsigned int        iterations = 0;
-        double              reduction  = 0;
-        for (int run = 0; run < 3; ++run)
-          {
-            Vector        u(fine.n_cells(), degree);
-            SolverControl control(200, 1e-14);
-            CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
-            const auto start = std::chrono::steady_clock::now();
-            try
-              {
-                const SolveStatistics statistics = solver.solve(u, b, control);
-                iterations                       = statistics.iterations();
-                reduction                        = statistics.reduction();
-              }
-            catch (const NoConvergence &e)
-              {
-                std::printf("  CG did not reach 1e-14: %s\n", e.what());
-              }
-            CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
-            times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-          }
-        std::sort(times.begin(), times.end());
-        std::printf("%-36s %12u %12.3f %10.3f   (η_n/η_0 = %.2e, %.3f ms per iteration)\n",
-                    ("CG solve to 1e-14, " + to_string(smoother)).c_str(), iterations, times[1] * 1e3,
-                    unique_dofs / times[1] * 1e-9, reduction, times[1] * 1e3 / std::max(1u, iterations));
-      }
+    solver_rows<CellContiguous>(hierarchy, degree, host_b, unique_dofs, n_runs, "contiguous");
+    solver_rows<CellBlocked<32>>(hierarchy, degree, host_b, unique_dofs, n_runs, "blocked<32>");
   }
 } // namespace
 
 int
 main(int argc, char **argv)
 {
+  line_buffered_stdout();
   try
     {
       const int n_runs    = argc > 1 ? std::max(10, std::atoi(argv[1])) : 30;

@@ -106,6 +106,55 @@ namespace cellwise
         v[k] = static_cast<Number>(x[k]);
     }
 
+    /// Tile of 32 cells in both layouts: the 32 n3 values starting at
+    /// 32 n3 tile, ordered [cell][DoF] (cell-contiguous) or [DoF][cell]
+    /// (blocked by 32). relayout_kernel: one block of 256 threads per tile,
+    /// chunks of 32 DoFs; a chunk is read in the source's order into the
+    /// shared tile [cell][DoF] (row stride 33: conflict-free for the
+    /// cell-fastest accesses) and written in the destination's order.
+    /// Reads and writes then touch 32 runs of 32 consecutive values (or 32
+    /// consecutive values per DoF). Cells past n_cells: not read; written as
+    /// zero in the blocked padding, not written in the cell-contiguous layout
+    /// (no storage there).
+    constexpr unsigned int relayout_tile = 32;
+
+    template <bool blocked>
+    __device__ inline std::size_t
+    tile_offset(const unsigned int cell, const unsigned int dof, const unsigned int n3)
+    {
+      return blocked ? static_cast<std::size_t>(dof) * relayout_tile + cell : static_cast<std::size_t>(cell) * n3 + dof;
+    }
+
+    template <typename Number, typename OtherNumber, bool dst_blocked, bool src_blocked>
+    __global__ void __launch_bounds__(block_size)
+    relayout_kernel(Number *dst, const OtherNumber *src, const unsigned int n_cells, const unsigned int n3)
+    {
+      __shared__ Number   tile[relayout_tile][relayout_tile + 1];
+      const unsigned int  first_cell = blockIdx.x * relayout_tile;
+      const std::size_t   base       = static_cast<std::size_t>(first_cell) * n3;
+      for (unsigned int d0 = 0; d0 < n3; d0 += relayout_tile)
+        {
+          const unsigned int width = min(relayout_tile, n3 - d0);
+          for (unsigned int k = threadIdx.x; k < relayout_tile * width; k += block_size)
+            {
+              // source order: consecutive k are consecutive addresses
+              const unsigned int c = src_blocked ? k % relayout_tile : k / width;
+              const unsigned int d = src_blocked ? k / relayout_tile : k % width;
+              tile[c][d] = first_cell + c < n_cells ? static_cast<Number>(src[base + tile_offset<src_blocked>(c, d0 + d, n3)])
+                                                    : Number(0);
+            }
+          __syncthreads();
+          for (unsigned int k = threadIdx.x; k < relayout_tile * width; k += block_size)
+            {
+              const unsigned int c = dst_blocked ? k % relayout_tile : k / width;
+              const unsigned int d = dst_blocked ? k / relayout_tile : k % width;
+              if (dst_blocked || first_cell + c < n_cells)
+                dst[base + tile_offset<dst_blocked>(c, d0 + d, n3)] = tile[c][d];
+            }
+          __syncthreads(); // the tile is refilled by the next chunk
+        }
+    }
+
     enum class ReductionKind
     {
       dot,
@@ -375,6 +424,24 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  template <typename OtherNumber, typename OtherLayout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::copy_from(const CellVector<OtherNumber, MemorySpace::CUDA, OtherLayout> &other)
+  {
+    static_assert((Layout::cell_block == 1 || Layout::cell_block == relayout_tile) &&
+                    (OtherLayout::cell_block == 1 || OtherLayout::cell_block == relayout_tile),
+                  "relayout: cell-contiguous and blocked by 32 only");
+    if (n_cells_ != other.n_cells() || degree_ != other.degree())
+      reinit(other.n_cells(), other.degree());
+    if (n_cells_ == 0)
+      return;
+    const unsigned int n_tiles = (n_cells_ + relayout_tile - 1) / relayout_tile;
+    relayout_kernel<Number, OtherNumber, (Layout::cell_block > 1), (OtherLayout::cell_block > 1)>
+      <<<n_tiles, block_size>>>(values_, other.data(), n_cells_, dofs_per_cell());
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
   double *
   CellVector<Number, MemorySpace::CUDA, Layout>::reduction_buffer() const
   {
@@ -453,4 +520,14 @@ namespace cellwise
   CELLWISE_INSTANTIATE_CUDA_VECTOR(CellContiguous)
   CELLWISE_INSTANTIATE_CUDA_VECTOR(CellBlocked<32>)
 #undef CELLWISE_INSTANTIATE_CUDA_VECTOR
+
+#define CELLWISE_INSTANTIATE_RELAYOUT(Layout, OtherLayout)                                                                              \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::copy_from(const CellVector<double, MemorySpace::CUDA, OtherLayout> &); \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::copy_from(const CellVector<float, MemorySpace::CUDA, OtherLayout> &);  \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::copy_from(const CellVector<double, MemorySpace::CUDA, OtherLayout> &);  \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::copy_from(const CellVector<float, MemorySpace::CUDA, OtherLayout> &);
+
+  CELLWISE_INSTANTIATE_RELAYOUT(CellContiguous, CellBlocked<32>)
+  CELLWISE_INSTANTIATE_RELAYOUT(CellBlocked<32>, CellContiguous)
+#undef CELLWISE_INSTANTIATE_RELAYOUT
 } // namespace cellwise

@@ -151,9 +151,12 @@ namespace cellwise
         preconditioner_ = make_cycle<double, Layout>(hierarchy, degree, parameters, log, timer);
       else
         {
-          preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float, MemorySpace::CUDA, Layout>>>(
-            make_cycle<float, Layout>(hierarchy, degree, parameters, log, timer),
-            CellVector<float, MemorySpace::CUDA, Layout>(fine.n_cells(), degree));
+          // FP32 levels cell-contiguous whatever the outer layout (the register
+          // patch kernel needs it, 000 §5.2); the conversions change the layout
+          // in the same pass
+          using InnerVector = CellVector<float, MemorySpace::CUDA, CellContiguous>;
+          preconditioner_   = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
+            make_cycle<float, CellContiguous>(hierarchy, degree, parameters, log, timer), InnerVector(fine.n_cells(), degree));
           if (timer)
             preconditioner_ = std::make_shared<TimedPreconditioner<VectorType>>(preconditioner_, *timer, "FP64/FP32 conversions");
         }

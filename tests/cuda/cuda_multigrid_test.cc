@@ -120,28 +120,35 @@ TEST(CudaMultigridSolver, mixed_patch_solve_matches_host)
     {
       const LevelHierarchy mesh = make_box_hierarchy(BoxDescription{}, L);
       const Level         &fine = mesh.levels.back();
-      CellVector<double>   b, u_host(fine.n_cells(), 3), u_back;
+      CellVector<double>   b, u_host(fine.n_cells(), 3);
       assemble_right_hand_side(fine, 3, rhs, b);
       const MultigridSolver host(mesh, 3, parameters);
       SolverControl         host_control(50, 1e-9);
       const unsigned int    host_cycles = host.solve(u_host, b, host_control).iterations();
 
-      const cuda::MultigridSolver<> device(mesh, 3, parameters);
-      CellVector<double, MemorySpace::CUDA> db, du(fine.n_cells(), 3);
-      db.copy_from_host(b);
-      SolverControl      device_control(50, 1e-9);
-      const unsigned int device_cycles = device.solve(du, db, device_control).iterations();
-      u_back.reinit(fine.n_cells(), 3);
-      du.copy_to_host(u_back);
-      const double e_host = compute_l2_error(fine, u_host, solution), e_device = compute_l2_error(fine, u_back, solution);
-      std::cout << "  L = " << L << " mixed patch stationary: " << device_cycles << " cycles (host " << host_cycles
-                << "), L2 error " << e_device << " (host " << e_host << ")" << std::endl;
-      EXPECT_EQ(device_cycles, host_cycles) << "L = " << L;
-      // 1e-6 relative, but not below the rounding floor of the FP64 iterate:
-      // host and device sum in other orders, so u differs by ~1e-14 ‖u‖ after
-      // the solve, which at L = 6 (e ≈ 1e-9) is ~1e-5 of e
       const double u_norm = std::sqrt(u_host.dot(u_host) / u_host.storage_size());
-      EXPECT_NEAR(e_device, e_host, std::max(1e-6 * e_host, 1e-13 * u_norm)) << "L = " << L;
+      const double e_host = compute_l2_error(fine, u_host, solution);
+      // the FP64 outer vectors in both layouts (the FP32 levels are always
+      // cell-contiguous: the blocked outer converts and relayouts in one pass)
+      auto check_device = [&](auto layout, const char *layout_name) {
+        using Layout = decltype(layout);
+        const cuda::MultigridSolver<Layout>     device(mesh, 3, parameters);
+        CellVector<double, MemorySpace::CUDA, Layout> du(fine.n_cells(), 3);
+        const auto         db             = to_device(relayout<Layout>(b));
+        SolverControl      device_control(50, 1e-9);
+        const unsigned int device_cycles = device.solve(du, db, device_control).iterations();
+        const auto         u_back        = relayout<CellContiguous>(to_host(du));
+        const double       e_device      = compute_l2_error(fine, u_back, solution);
+        std::cout << "  L = " << L << " mixed patch stationary, " << layout_name << ": " << device_cycles
+                  << " cycles (host " << host_cycles << "), L2 error " << e_device << " (host " << e_host << ")" << std::endl;
+        EXPECT_EQ(device_cycles, host_cycles) << "L = " << L << ", " << layout_name;
+        // 1e-6 relative, but not below the rounding floor of the FP64 iterate:
+        // host and device sum in other orders, so u differs by ~1e-14 ‖u‖
+        // after the solve, which at L = 6 (e ≈ 1e-9) is ~1e-5 of e
+        EXPECT_NEAR(e_device, e_host, std::max(1e-6 * e_host, 1e-13 * u_norm)) << "L = " << L << ", " << layout_name;
+      };
+      check_device(CellContiguous{}, "cell-contiguous");
+      check_device(CellBlocked<32>{}, "blocked");
     }
 }
 

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 #include "cuda/cuda_test_utilities.h"
 #include "test_utilities.h"
 
@@ -130,6 +134,42 @@ TYPED_TEST(CudaCellVector, conversion_matches_host)
       d.copy_from(d_other);
       // conversion is correctly rounded on both sides: exact agreement
       EXPECT_EQ(relative_difference(to_host(d), expected), 0.) << n_cells << " cells of degree " << degree;
+    }
+}
+
+TYPED_TEST(CudaCellVector, relayout_conversion_matches_host)
+{
+  // copy_from the other layout (cell-contiguous <-> blocked by 32) and either
+  // number type: the host relayout of the host conversion, exactly; the
+  // blocked padding stays zero (a NaN there would show in the comparison of
+  // the storage); degree 8 has more DoFs than a tile chunk (729 > 32)
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number      = typename TestFixture::Number;
+  using Layout      = typename TestFixture::Layout;
+  using OtherLayout = std::conditional_t<Layout::cell_block == 1, CellBlocked<32>, CellContiguous>;
+  const std::pair<unsigned int, unsigned int> relayout_shapes[] = {{105, 1}, {192, 3}, {33, 8}, {1, 2}};
+  for (const auto &[n_cells, degree] : relayout_shapes)
+    {
+      CellVector<double, MemorySpace::Host, OtherLayout> h_double(n_cells, degree);
+      fill_random(h_double, 5);
+      CellVector<float, MemorySpace::Host, OtherLayout> h_float;
+      h_float.copy_from(h_double);
+      CellVector<Number, MemorySpace::Host, OtherLayout> from_double, from_float;
+      from_double.copy_from(h_double);
+      from_float.copy_from(h_float);
+
+      CellVector<Number, MemorySpace::CUDA, Layout> d(n_cells, degree);
+      d.fill(std::numeric_limits<Number>::quiet_NaN());
+      d.copy_from(to_device(h_double));
+      EXPECT_EQ(relative_difference(to_host(d), relayout<Layout>(from_double)), 0.)
+        << "from double, " << n_cells << " cells of degree " << degree;
+      d.fill(std::numeric_limits<Number>::quiet_NaN());
+      d.copy_from(to_device(h_float));
+      const auto back = to_host(d);
+      EXPECT_EQ(relative_difference(back, relayout<Layout>(from_float)), 0.)
+        << "from float, " << n_cells << " cells of degree " << degree;
+      for (std::size_t k = 0; k < back.storage_size(); ++k)
+        ASSERT_FALSE(std::isnan(back.data()[k])) << "entry " << k << " of the storage (padding included) not written";
     }
 }
 

@@ -134,6 +134,14 @@ namespace cellwise
     template <typename OtherNumber>
     void
     copy_from(const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &other);
+    /// Copy from the other layout (cell-contiguous <-> blocked by 32), with
+    /// conversion of the number type, in one pass: tiles of 32 cells turned
+    /// through shared memory, so that the reads and the writes are coalesced
+    /// (the mixed-precision solver's FP64 blocked outer vectors and FP32
+    /// cell-contiguous levels, 000 §5.2).
+    template <typename OtherNumber, typename OtherLayout>
+    void
+    copy_from(const CellVector<OtherNumber, MemorySpace::CUDA, OtherLayout> &other);
 
     /// Only zero may be assigned (as for deal.II's vectors).
     CellVector &
