@@ -8,8 +8,7 @@
 #include <cellwise/cuda/adaptive_multigrid_solver.h>
 #include <cellwise/cuda/cell_transfer.h>
 #include <cellwise/cuda/coarse_solvers.h>
-#include <cellwise/cuda/point_smoothers.h>
-#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/cuda/level_smoothers.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/storage/dirichlet_mask.h>
@@ -22,38 +21,6 @@ namespace cellwise
 {
   namespace cuda
   {
-    namespace
-    {
-      template <typename Layout>
-      std::shared_ptr<const LevelSmoother<CellVector<double, MemorySpace::CUDA, Layout>>>
-      make_level_smoother(const Level                                          &level,
-                          const LaplaceOperator<double, Layout>                &op,
-                          const CellVector<double, MemorySpace::CUDA, Layout> &mask,
-                          const MultigridParameters                            &parameters)
-      {
-        switch (parameters.smoother)
-          {
-            case SmootherType::jacobi:
-              return std::make_shared<JacobiSmoother<double, Layout>>(
-                level, op, mask, typename JacobiSmoother<double, Layout>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
-            case SmootherType::chebyshev:
-              {
-                typename ChebyshevSmoother<double, Layout>::Parameters p;
-                p.degree                = parameters.chebyshev_degree;
-                p.smoothing_range       = parameters.smoothing_range;
-                p.eigenvalue_iterations = parameters.eigenvalue_iterations;
-                return std::make_shared<ChebyshevSmoother<double, Layout>>(level, op, mask, p);
-              }
-            default:
-              // As on the host: the patches are those whose 8 cells lie on the
-              // level (the host's make_vertex_patches, which the device smoother
-              // uses as it is); their interior DoFs never lie on E_l, so the
-              // smoother needs no mask and never writes E_l or the Dirichlet rim.
-              return std::make_shared<VertexPatchSmoother<double, Layout>>(level, op.degree(), parameters.patch_sweeps);
-          }
-      }
-    } // namespace
-
     template <typename Layout>
     AdaptiveMultigridSolver<Layout>::AdaptiveMultigridSolver(const LevelHierarchy      &hierarchy,
                                                              const unsigned int         degree,
@@ -104,7 +71,7 @@ namespace cellwise
                   V mask;
                   mask.copy_from_host(dirichlet);
                   components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(
-                    make_level_smoother<Layout>(level, *op, mask, parameters), parameters.coarse_smoother_applications);
+                    make_level_smoother<double, Layout>(level, *op, mask, parameters), parameters.coarse_smoother_applications);
                 }
             }
           else
@@ -112,7 +79,7 @@ namespace cellwise
               // 0 on Dirichlet and on the refinement edge E_l (003 §5)
               V free_mask;
               free_mask.copy_from_host(make_free_mask<double, Layout>(level, degree, parameters.dirichlet_ids));
-              components.smoothers.push_back(make_level_smoother<Layout>(level, *op, free_mask, parameters));
+              components.smoothers.push_back(make_level_smoother<double, Layout>(level, *op, free_mask, parameters));
             }
           if (log)
             *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, " << std::setw(10)

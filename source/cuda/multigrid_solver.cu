@@ -8,8 +8,7 @@
 #include <cellwise/cuda/dss.h>
 #include <cellwise/cuda/level_data.h>
 #include <cellwise/cuda/multigrid_solver.h>
-#include <cellwise/cuda/point_smoothers.h>
-#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/cuda/level_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/timed_components.h>
 #include <cellwise/multigrid/coarse_solvers.h>
@@ -26,31 +25,6 @@ namespace cellwise
   {
     namespace
     {
-      template <typename Number, typename Layout>
-      std::shared_ptr<const LevelSmoother<CellVector<Number, MemorySpace::CUDA, Layout>>>
-      make_smoother(const Level                                          &level,
-                    const LaplaceOperator<Number, Layout>                &op,
-                    const CellVector<Number, MemorySpace::CUDA, Layout> &mask,
-                    const MultigridParameters                            &parameters)
-      {
-        switch (parameters.smoother)
-          {
-            case SmootherType::jacobi:
-              return std::make_shared<JacobiSmoother<Number, Layout>>(
-                level, op, mask, typename JacobiSmoother<Number, Layout>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
-            case SmootherType::chebyshev:
-              {
-                typename ChebyshevSmoother<Number, Layout>::Parameters p;
-                p.degree                = parameters.chebyshev_degree;
-                p.smoothing_range       = parameters.smoothing_range;
-                p.eigenvalue_iterations = parameters.eigenvalue_iterations;
-                return std::make_shared<ChebyshevSmoother<Number, Layout>>(level, op, mask, p);
-              }
-            default:
-              return std::make_shared<VertexPatchSmoother<Number, Layout>>(level, op.degree(), parameters.patch_sweeps);
-          }
-      }
-
       /// Wraps every component of a cycle so that it reports to @p timer.
       template <typename V>
       void
@@ -94,11 +68,11 @@ namespace cellwise
                 if (parameters.coarse_solver == CoarseSolverType::cholesky)
                   components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask);
                 else
-                  components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_smoother(level, *op, mask, parameters),
+                  components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, mask, parameters),
                                                                                         parameters.coarse_smoother_applications);
               }
             else
-              components.smoothers.push_back(make_smoother(level, *op, mask, parameters));
+              components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters));
             if (log)
               *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
                    << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
