@@ -45,6 +45,44 @@ namespace cellwise
           }
     }
 
+    /// The same neighbours for the children of a refinement, from the
+    /// parents' neighbours without a search (the coordinate map costs seconds
+    /// for 10^7 cells): across face f (axis d) the neighbour of the child in
+    /// slot s is its sibling s ^ (1 << d) if the child lies on the inner side
+    /// of its parent, otherwise the child in slot s ^ (1 << d) of the parent's
+    /// neighbour across f — boundary if that is boundary, none (refinement
+    /// edge) if it is none or not refined.
+    void
+    compute_child_neighbors(const Level &coarse, Level &fine)
+    {
+      fine.neighbors.resize(fine.n_cells());
+#pragma omp parallel for schedule(static)
+      for (unsigned int c = 0; c < fine.n_cells(); ++c)
+        {
+          const int          parent = fine.parent[c];
+          const unsigned int slot   = fine.child_slot[c];
+          for (unsigned int face = 0; face < 6; ++face)
+            {
+              const unsigned int d     = face / 2;
+              const unsigned int upper = face % 2;
+              const unsigned int other = slot ^ (1u << d);
+              if (((slot >> d) & 1) != upper) // the face is inside the parent
+                fine.neighbors[c][face] = coarse.children[parent][other];
+              else
+                {
+                  const int across = coarse.neighbors[parent][face];
+                  if (!face_neighbor::is_cell(across))
+                    fine.neighbors[c][face] = across; // boundary (same id) or none
+                  else
+                    {
+                      const int child         = coarse.children[across][other];
+                      fine.neighbors[c][face] = child >= 0 ? child : face_neighbor::none;
+                    }
+                }
+            }
+        }
+    }
+
     std::array<unsigned int, 3>
     cells_per_axis(const LevelHierarchy &hierarchy, const unsigned int level)
     {
@@ -151,8 +189,7 @@ namespace cellwise
         coarse.flags[parent] = cell_flags::refined;
       }
 
-    const unsigned int new_level = hierarchy.n_levels();
-    compute_neighbors(fine, cells_per_axis(hierarchy, new_level));
+    compute_child_neighbors(coarse, fine);
     hierarchy.levels.push_back(std::move(fine));
   }
 

@@ -2,11 +2,13 @@
 // orderings and bad input.
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 using namespace cellwise;
 
@@ -98,6 +100,50 @@ TEST_P(MeshOrdering, IndexOfChildFollowsOrdering)
       {
         const int expected = GetParam() == CellOrdering::child_major ? int(slot * n_parents + e) : int(8 * e + slot);
         EXPECT_EQ(h.level(0).children[e][slot], expected);
+      }
+}
+
+TEST_P(MeshOrdering, NeighboursEqualACoordinateSearch)
+{
+  // The builder derives the neighbours of children from their parents'; the
+  // reference searches the level for the cell at the mirror coordinates:
+  // outside the grid of the level -> boundary (id = face), not on the level ->
+  // none (refinement edge). Uniform and locally refined hierarchies (octant,
+  // ball and shell markers, refinement edges with level jumps).
+  const BoxDescription        box = unequal_box();
+  std::vector<LevelHierarchy> hierarchies;
+  hierarchies.push_back(make_box_hierarchy(box, 2, GetParam()));
+  for (const char *marker : {"octant", "ball", "shell"})
+    {
+      LevelHierarchy h = make_box_hierarchy(box, 1, GetParam());
+      const auto     m = make_marker(marker, box);
+      for (int step = 0; step < 2; ++step)
+        refine_finest_level(h, GetParam(), [&](const unsigned int c) { return m(h.levels.back().boxes[c]); });
+      hierarchies.push_back(std::move(h));
+    }
+  for (const LevelHierarchy &h : hierarchies)
+    for (unsigned int l = 0; l < h.n_levels(); ++l)
+      {
+        const Level                          &level = h.level(l);
+        std::map<std::array<int, 3>, int>     index_of;
+        for (unsigned int c = 0; c < level.n_cells(); ++c)
+          index_of[level.coordinates[c]] = int(c);
+        for (unsigned int c = 0; c < level.n_cells(); ++c)
+          for (unsigned int face = 0; face < 6; ++face)
+            {
+              const unsigned int d      = face / 2;
+              std::array<int, 3> mirror = level.coordinates[c];
+              mirror[d] += face % 2 == 0 ? -1 : 1;
+              int expected;
+              if (mirror[d] < 0 || mirror[d] >= int(box.subdivisions[d] << l))
+                expected = face_neighbor::boundary(face);
+              else
+                {
+                  const auto it = index_of.find(mirror);
+                  expected      = it == index_of.end() ? face_neighbor::none : it->second;
+                }
+              ASSERT_EQ(level.neighbors[c][face], expected) << "level " << l << ", cell " << c << ", face " << face;
+            }
       }
 }
 
