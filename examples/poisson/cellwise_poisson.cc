@@ -60,36 +60,12 @@ namespace
     return line;
   }
 
-  /// Stops after a fixed number of iterations (a NaN still fails).
-  class FixedIterations : public cellwise::IterationControl
-  {
-  public:
-    explicit FixedIterations(const unsigned int n)
-      : n_(n)
-    {}
-    State
-    check(const unsigned int step, const double value) override
-    {
-      if (!std::isfinite(value))
-        return failure;
-      return step >= n_ ? success : iterate;
-    }
-    std::string
-    failure_reason() const override
-    {
-      return "the monitored value is not a number";
-    }
-
-  private:
-    unsigned int n_;
-  };
-
   /// The stopping test of the options: tolerance or a fixed count.
   std::unique_ptr<cellwise::IterationControl>
   make_control(const ProgramOptions &options)
   {
     if (options.fixed_iterations > 0)
-      return std::make_unique<FixedIterations>(options.fixed_iterations);
+      return std::make_unique<cellwise::FixedIterationControl>(options.fixed_iterations);
     return std::make_unique<cellwise::SolverControl>(options.max_iterations, options.tolerance);
   }
 

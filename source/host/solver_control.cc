@@ -2,6 +2,7 @@
 #include <cellwise/multigrid/solver_control.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace cellwise
 {
@@ -82,5 +83,22 @@ namespace cellwise
       return n;
     const double fraction = std::log(before / target) / std::log(before / after);
     return (n - 1) + std::clamp(fraction, 0., 1.);
+  }
+  FixedIterationControl::FixedIterationControl(const unsigned int n_steps)
+    : n_steps_(n_steps)
+  {}
+
+  IterationControl::State
+  FixedIterationControl::check(const unsigned int step, const double value)
+  {
+    if (!std::isfinite(value))
+      return failure;
+    return step >= n_steps_ ? success : iterate;
+  }
+
+  std::string
+  FixedIterationControl::failure_reason() const
+  {
+    return "the monitored value is not a finite number";
   }
 } // namespace cellwise

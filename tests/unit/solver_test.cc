@@ -105,6 +105,17 @@ TEST(SolverControl, DecidesAsDocumented)
   EXPECT_THROW(SolverControl(5, -1.), Error);
 }
 
+TEST(FixedIterationControl, SucceedsAfterExactlyNSteps)
+{
+  FixedIterationControl control(3);
+  EXPECT_EQ(control.check(0, 1.), IterationControl::iterate);
+  EXPECT_EQ(control.check(2, 1e-30), IterationControl::iterate); // a tiny value does not stop it
+  EXPECT_EQ(control.check(3, 1e30), IterationControl::success);  // nor does a large one keep it going
+  EXPECT_EQ(control.check(1, std::nan("")), IterationControl::failure);
+  EXPECT_EQ(control.check(1, HUGE_VAL), IterationControl::failure);
+  EXPECT_NE(control.failure_reason().find("finite"), std::string::npos) << control.failure_reason();
+}
+
 TEST(SolveStatistics, FractionalCountInterpolatesLogarithmically)
 {
   SolveStatistics s;

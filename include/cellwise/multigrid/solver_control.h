@@ -99,6 +99,24 @@ namespace cellwise
     std::string  reason_;
   };
 
+  /// Success after exactly n steps, whatever the monitored value (for timed
+  /// solves with a fixed number of cycles, 000 Table 12, and --iterations);
+  /// a value that is not a finite number still fails.
+  class FixedIterationControl : public IterationControl
+  {
+  public:
+    explicit FixedIterationControl(unsigned int n_steps);
+
+    State
+    check(unsigned int step, double value) override;
+
+    std::string
+    failure_reason() const override;
+
+  private:
+    unsigned int n_steps_;
+  };
+
   /// What an outer iteration did: the monitor η_k = ⟨r_k, M^{-1} r_k⟩^{1/2}
   /// per iteration (index 0: initial).
   struct SolveStatistics
