@@ -29,9 +29,15 @@ run() { # run NAME SECONDS COMMAND...
 
 run cuda-tests 240 build-gpu/tests/cellwise_cuda_tests
 tail -3 "$out/cuda-tests.log"
-run memcheck-patch 120 compute-sanitizer --tool memcheck build-gpu/tests/cellwise_cuda_tests --gtest_filter='*Patch*:*Multigrid*'
+# the sanitizers on small meshes (CELLWISE_CUDA_TEST_MAX_LEVEL): every kernel
+# family once; racecheck on the kernels that share memory between threads
+sanitized="*Transfer*:*Dss*:*DSS*:*Laplace*:*CudaCellVector*:*Smoother*:*Adaptive*:*ActiveMesh*:*EventTimer*:*PatchSmootherFp32*"
+run memcheck 180 env CELLWISE_CUDA_TEST_MAX_LEVEL=3 compute-sanitizer --tool memcheck \
+  build-gpu/tests/cellwise_cuda_tests --gtest_filter="$sanitized"
+run racecheck 120 env CELLWISE_CUDA_TEST_MAX_LEVEL=3 compute-sanitizer --tool racecheck \
+  build-gpu/tests/cellwise_cuda_tests --gtest_filter='*Transfer*:*relayout*:*PatchSmootherFp32*:*Laplace*.smoother_step*'
 run bench-kernels 90 build-gpu/benchmarks/cellwise-benchmark-kernels 30
-run bench-solver 120 build-gpu/benchmarks/cellwise-benchmark-solver 30 7
+run bench-solver 180 build-gpu/benchmarks/cellwise-benchmark-solver 30 7
 run bench-patch 90 build-gpu/benchmarks/cellwise-benchmark-patch
 run bench-mixed-solve 240 build-gpu/benchmarks/cellwise-benchmark-mixed-solve 10 8 6
 run bench-adaptive 150 build-gpu/benchmarks/cellwise-benchmark-adaptive 20
@@ -40,6 +46,6 @@ poisson=build-gpu/examples/poisson/cellwise-poisson
 export OMP_NUM_THREADS=$(nproc)
 run solve-cg-chebyshev-fp64 120 $poisson --backend cuda --refinements 2-7 --tolerance 1e-14
 run solve-patch-forward-fp64 120 $poisson --backend cuda --smoother patch --solver stationary --refinements 2-7
-run solve-patch-forward-mixed 180 $poisson --backend cuda --smoother patch --solver stationary --precision mixed --refinements 4-8
+run solve-patch-forward-mixed 240 $poisson --backend cuda --smoother patch --solver stationary --precision mixed --refinements 4-8
 run solve-adaptive-octant-cuda 120 $poisson --backend cuda --refinements 2-4 --adaptive-steps 3 --marker octant --tolerance 1e-12
 stamp done
