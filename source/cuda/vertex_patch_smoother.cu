@@ -756,110 +756,6 @@ namespace cellwise
           }
       }
 
-      template <bool stub>
-      __global__ void __launch_bounds__(32 * q3_async_warps)
-      register_q3_async_kernel(const Q3Matrices mats,
-                               const float *__restrict__ tables,
-                               const unsigned int *__restrict__ patch_cells,
-                               const float *__restrict__ b,
-                               float             *u,
-                               const unsigned int n_patches,
-                               const int          u_is_zero,
-                               const float        zero)
-      {
-        __shared__ __align__(16) float stage_u[q3_async_warps][32 * q3_stage];
-        __shared__ __align__(16) float stage_b[q3_async_warps][32 * q3_stage];
-        __shared__ float                table[q3_table_size];
-        for (int i = threadIdx.x; i < q3_table_size; i += 32 * q3_async_warps)
-          table[i] = tables[i];
-        __syncthreads();
-
-        const int          lane        = threadIdx.x & 31;
-        const int          warp        = threadIdx.x >> 5;
-        const unsigned int first_patch = (blockIdx.x * q3_async_warps + warp) * 4;
-        if (first_patch >= n_patches)
-          return; // the whole warp: no barrier follows
-        unsigned int patch = first_patch + (lane >> 3);
-        const bool   valid = patch < n_patches;
-        if (!valid)
-          patch = first_patch;
-        const int          c    = lane & 7;
-        const unsigned int cell = patch_cells[8 * static_cast<std::size_t>(patch) + c];
-        float             *su   = stage_u[warp];
-        float             *sb   = stage_b[warp];
-
-        if (!u_is_zero)
-          copy_cells_async(u, cell, su, lane);
-        copy_cells_async(b, cell, sb, lane);
-
-        float r[64], d[64];
-        if (!u_is_zero)
-          {
-            float v[64];
-            wait_copies<1>(); // u has arrived, b~ may still be in flight
-            read_own(su, lane, v);
-            if constexpr (!stub)
-              transform_cube(mats.s_inverse, v);
-            wait_copies<0>();
-            read_own(sb, lane, r);
-            if constexpr (!stub)
-              transform_cube(mats.s_transpose, r);
-#pragma unroll
-            for (int k = 0; k < 64; ++k)
-              r[k] = fmaf(stub ? zero : -mats.diagonal[k], v[k], r[k]);
-          }
-        else
-          {
-            wait_copies<0>();
-            read_own(sb, lane, r);
-            if constexpr (!stub)
-              transform_cube(mats.s_transpose, r);
-          }
-
-        if constexpr (stub)
-          {
-#pragma unroll
-            for (int k = 0; k < 64; ++k)
-              d[k] = zero * r[k];
-          }
-        else
-          solve_in_registers(table, c, r, d);
-
-        // u += d in the staged copy of u (zero where u is), then whole rows
-        if (!u_is_zero)
-          {
-#pragma unroll
-            for (int k = 0; k < 16; ++k)
-              {
-                float4 *slot = reinterpret_cast<float4 *>(su + lane * q3_stage + 4 * k);
-                float4  y    = *slot;
-                y.x += d[4 * k + 0];
-                y.y += d[4 * k + 1];
-                y.z += d[4 * k + 2];
-                y.w += d[4 * k + 3];
-                *slot = y;
-              }
-          }
-        else
-          {
-#pragma unroll
-            for (int k = 0; k < 16; ++k)
-              *reinterpret_cast<float4 *>(su + lane * q3_stage + 4 * k) =
-                make_float4(d[4 * k + 0], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]);
-          }
-        __syncwarp();
-#pragma unroll
-        for (int r = 0; r < 16; ++r)
-          {
-            const int          idx   = r * 32 + lane;
-            const unsigned int other = __shfl_sync(full_mask, cell, idx >> 4);
-            const bool         ok    = __shfl_sync(full_mask, valid ? 1 : 0, idx >> 4) != 0;
-            const float4       y     = *reinterpret_cast<const float4 *>(su + (idx >> 4) * q3_stage + (idx & 15) * 4);
-            if (ok)
-              reinterpret_cast<float4 *>(u + static_cast<std::size_t>(other) * 64)[idx & 15] = y;
-          }
-      }
-
       // ---- variant with the reflection symmetry (000 §6.4) ---------------
       //
       // Staging as register_q3_async; the arithmetic in the symmetric forms
@@ -1037,24 +933,34 @@ namespace cellwise
         unify_copies_live(d);
       }
 
-      /// The colour step of register_q3_async (same staging and order of
-      /// loads, waits and stores) with the symmetric arithmetic; with @p stub
-      /// only its loads and stores.
-      template <bool stub>
+      /// The colour step with cp.async staging (register_q3_async), with the
+      /// arithmetic in the nodal forms or, with @p symmetric, in the symmetric
+      /// forms and their own tables (register_q3_symmetric): the same staging
+      /// and order of loads, waits and stores; with @p stub only the loads and
+      /// stores.
+      template <bool stub, bool symmetric>
       __global__ void __launch_bounds__(32 * q3_async_warps)
-      register_q3_symmetric_kernel(const Q3Matrices mats,
-                                   const float *__restrict__ tables,
-                                   const unsigned int *__restrict__ patch_cells,
-                                   const float *__restrict__ b,
-                                   float             *u,
-                                   const unsigned int n_patches,
-                                   const int          u_is_zero,
-                                   const float        zero)
+      register_q3_async_kernel(const Q3Matrices mats,
+                               const float *__restrict__ tables,
+                               const unsigned int *__restrict__ patch_cells,
+                               const float *__restrict__ b,
+                               float             *u,
+                               const unsigned int n_patches,
+                               const int          u_is_zero,
+                               const float        zero)
       {
+        constexpr int q3_tables = symmetric ? q3_sym_table_size : q3_table_size;
+        // the cell eigenbasis transform of the variant
+        auto cube = [](const float *T, float(&v)[64]) {
+          if constexpr (symmetric)
+            transform_cube_symmetric(T, v);
+          else
+            transform_cube(T, v);
+        };
         __shared__ __align__(16) float stage_u[q3_async_warps][32 * q3_stage];
         __shared__ __align__(16) float stage_b[q3_async_warps][32 * q3_stage];
-        __shared__ float                table[q3_sym_table_size];
-        for (int i = threadIdx.x; i < q3_sym_table_size; i += 32 * q3_async_warps)
+        __shared__ float                table[q3_tables];
+        for (int i = threadIdx.x; i < q3_tables; i += 32 * q3_async_warps)
           table[i] = tables[i];
         __syncthreads();
 
@@ -1083,11 +989,11 @@ namespace cellwise
             wait_copies<1>(); // u has arrived, b~ may still be in flight
             read_own(su, lane, v);
             if constexpr (!stub)
-              transform_cube_symmetric(mats.s_inverse, v);
+              cube(mats.s_inverse, v);
             wait_copies<0>();
             read_own(sb, lane, r);
             if constexpr (!stub)
-              transform_cube_symmetric(mats.s_transpose, r);
+              cube(mats.s_transpose, r);
 #pragma unroll
             for (int k = 0; k < 64; ++k)
               r[k] = fmaf(stub ? zero : -mats.diagonal[k], v[k], r[k]);
@@ -1097,7 +1003,7 @@ namespace cellwise
             wait_copies<0>();
             read_own(sb, lane, r);
             if constexpr (!stub)
-              transform_cube_symmetric(mats.s_transpose, r);
+              cube(mats.s_transpose, r);
           }
 
         if constexpr (stub)
@@ -1107,7 +1013,10 @@ namespace cellwise
               d[k] = zero * r[k];
           }
         else
-          solve_in_registers_symmetric(table, c, r, d);
+          if constexpr (symmetric)
+            solve_in_registers_symmetric(table, c, r, d);
+          else
+            solve_in_registers(table, c, r, d);
 
         // u += d in the staged copy of u (zero where u is), then whole rows
         if (!u_is_zero)
@@ -1174,29 +1083,21 @@ namespace cellwise
           }
         for (int k = 0; k < 64; ++k)
           mats.diagonal[k] = diagonal[k];
-        if (kernel == PatchKernel::register_q3_symmetric)
+        if (kernel == PatchKernel::register_q3_async || kernel == PatchKernel::register_q3_symmetric)
           {
             const unsigned int per_block = 4 * q3_async_warps;
             const unsigned int blocks    = (n_patches + per_block - 1) / per_block;
+            const bool         symmetric = kernel == PatchKernel::register_q3_symmetric;
+            auto launch = [&](auto stub_flag, auto symmetric_flag) {
+              register_q3_async_kernel<decltype(stub_flag)::value, decltype(symmetric_flag)::value>
+                <<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
+            };
+            using yes = std::true_type;
+            using no  = std::false_type;
             if (stub)
-              register_q3_symmetric_kernel<true>
-                <<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
+              symmetric ? launch(yes{}, yes{}) : launch(yes{}, no{});
             else
-              register_q3_symmetric_kernel<false>
-                <<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
-            CELLWISE_CUDA_CHECK_LAUNCH();
-            return;
-          }
-        if (kernel == PatchKernel::register_q3_async)
-          {
-            const unsigned int per_block = 4 * q3_async_warps;
-            const unsigned int blocks    = (n_patches + per_block - 1) / per_block;
-            if (stub)
-              register_q3_async_kernel<true>
-                <<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
-            else
-              register_q3_async_kernel<false>
-                <<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
+              symmetric ? launch(no{}, yes{}) : launch(no{}, no{});
             CELLWISE_CUDA_CHECK_LAUNCH();
             return;
           }
