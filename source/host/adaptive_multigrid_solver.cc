@@ -1,12 +1,10 @@
 #include <cellwise/base/config.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/cell_transfer.h>
-#include <cellwise/multigrid/chebyshev_smoother.h>
 #include <cellwise/multigrid/coarse_solvers.h>
-#include <cellwise/multigrid/jacobi_smoother.h>
+#include <cellwise/multigrid/level_smoothers.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/refinement_edge.h>
-#include <cellwise/multigrid/vertex_patch_smoother.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
@@ -19,28 +17,6 @@ namespace cellwise
   namespace
   {
     using V = CellVector<double>;
-
-    std::shared_ptr<const LevelSmoother<V>>
-    make_point_smoother(const Level &level, const LaplaceOperator<double> &op, const V &mask, const MultigridParameters &parameters)
-    {
-      // Vertex patches need all 8 cells of a vertex on the level; their interior
-      // DoFs then never lie on the refinement edge E_l (a face through such a
-      // DoF has the patch cells on both sides), so the patch smoother needs no
-      // mask: it leaves E_l and the Dirichlet rim untouched by construction.
-      if (parameters.smoother == SmootherType::patch)
-        return std::make_shared<VertexPatchSmoother<double>>(level, op.degree(), parameters.patch_sweeps);
-      if (parameters.smoother == SmootherType::jacobi)
-        return std::make_shared<JacobiSmoother<double>>(level,
-                                                        op,
-                                                        mask,
-                                                        JacobiSmoother<double>::Parameters{parameters.jacobi_omega,
-                                                                                           parameters.jacobi_steps});
-      ChebyshevSmoother<double>::Parameters p;
-      p.degree                = parameters.chebyshev_degree;
-      p.smoothing_range       = parameters.smoothing_range;
-      p.eigenvalue_iterations = parameters.eigenvalue_iterations;
-      return std::make_shared<ChebyshevSmoother<double>>(level, op, mask, p);
-    }
   } // namespace
 
   AdaptiveMultigridSolver::AdaptiveMultigridSolver(const LevelHierarchy      &hierarchy,
@@ -88,11 +64,11 @@ namespace cellwise
             if (parameters.coarse_solver == CoarseSolverType::cholesky)
               components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double>>(level, *op, dirichlet);
             else
-              components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_point_smoother(level, *op, dirichlet, parameters),
+              components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, dirichlet, parameters),
                                                                                    parameters.coarse_smoother_applications);
           }
         else
-          components.smoothers.push_back(make_point_smoother(level, *op, free_masks_.back(), parameters));
+          components.smoothers.push_back(make_level_smoother(level, *op, free_masks_.back(), parameters));
         if (log)
           *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, " << std::setw(10)
                << mesh_.active_cells[l].size() << " active, "

@@ -1,10 +1,8 @@
 #include <cellwise/base/config.h>
 #include <cellwise/multigrid/cell_transfer.h>
-#include <cellwise/multigrid/chebyshev_smoother.h>
 #include <cellwise/multigrid/coarse_solvers.h>
-#include <cellwise/multigrid/jacobi_smoother.h>
+#include <cellwise/multigrid/level_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
-#include <cellwise/multigrid/vertex_patch_smoother.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
@@ -129,31 +127,6 @@ namespace cellwise
 
   namespace
   {
-    template <typename Number>
-    std::shared_ptr<const LevelSmoother<CellVector<Number>>>
-    make_smoother(const Level                   &level,
-                  const LaplaceOperator<Number> &op,
-                  const CellVector<Number>      &mask,
-                  const MultigridParameters     &parameters)
-    {
-      switch (parameters.smoother)
-        {
-          case SmootherType::jacobi:
-            return std::make_shared<JacobiSmoother<Number>>(
-              level, op, mask, typename JacobiSmoother<Number>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
-          case SmootherType::chebyshev:
-            {
-              typename ChebyshevSmoother<Number>::Parameters p;
-              p.degree                = parameters.chebyshev_degree;
-              p.smoothing_range       = parameters.smoothing_range;
-              p.eigenvalue_iterations = parameters.eigenvalue_iterations;
-              return std::make_shared<ChebyshevSmoother<Number>>(level, op, mask, p);
-            }
-          default:
-            return std::make_shared<VertexPatchSmoother<Number>>(level, op.degree(), parameters.patch_sweeps);
-        }
-    }
-
     /// The V-cycle with all level components in precision Number.
     template <typename Number>
     std::shared_ptr<VCycle<CellVector<Number>>>
@@ -176,11 +149,11 @@ namespace cellwise
               if (parameters.coarse_solver == CoarseSolverType::cholesky)
                 components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number>>(level, *op, mask);
               else
-                components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_smoother(level, *op, mask, parameters),
+                components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, mask, parameters),
                                                                                       parameters.coarse_smoother_applications);
             }
           else
-            components.smoothers.push_back(make_smoother(level, *op, mask, parameters));
+            components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters));
           if (log)
             *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
                  << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
