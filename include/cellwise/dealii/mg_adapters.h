@@ -34,12 +34,10 @@
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/vector_transfer.h>
 #include <cellwise/multigrid/cell_transfer.h>
-#include <cellwise/multigrid/chebyshev_smoother.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/interfaces.h>
-#include <cellwise/multigrid/jacobi_smoother.h>
+#include <cellwise/multigrid/level_smoothers.h>
 #include <cellwise/multigrid/multigrid_solver.h>
-#include <cellwise/multigrid/vertex_patch_smoother.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
 #include <cellwise/storage/dirichlet_mask.h>
@@ -403,33 +401,10 @@ namespace cellwise::dealii
         masks.push_back(make_dirichlet_mask<Number>(imported.hierarchy.level(l), imported.degree, parameters.dirichlet_ids));
       smoothers_.resize(n_levels);
       for (unsigned int l = 0; l < n_levels; ++l)
-        smoothers_[l] = make_smoother(imported.hierarchy.level(l), imported.degree, l, parameters);
+        smoothers_[l] = make_level_smoother(imported.hierarchy.level(l), *operators[l], masks[l], parameters);
       if (parameters.coarse_solver == CoarseSolverType::cholesky)
         return std::make_shared<CholeskyCoarseSolver<Number>>(imported.hierarchy.level(0), *operators[0], masks[0]);
       return std::make_shared<SmootherCoarseSolver<VectorType>>(smoothers_[0], parameters.coarse_smoother_applications);
-    }
-
-    std::shared_ptr<const LevelSmoother<VectorType>>
-    make_smoother(const Level &level, const unsigned int degree, const unsigned int l, const MultigridParameters &parameters)
-    {
-      switch (parameters.smoother)
-        {
-          case SmootherType::jacobi:
-            return std::make_shared<JacobiSmoother<Number>>(
-              level, *operators[l], masks[l], typename JacobiSmoother<Number>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
-          case SmootherType::chebyshev:
-            {
-              typename ChebyshevSmoother<Number>::Parameters p;
-              p.degree                = parameters.chebyshev_degree;
-              p.smoothing_range       = parameters.smoothing_range;
-              p.eigenvalue_iterations = parameters.eigenvalue_iterations;
-              return std::make_shared<ChebyshevSmoother<Number>>(level, *operators[l], masks[l], p);
-            }
-          case SmootherType::patch:
-            return std::make_shared<VertexPatchSmoother<Number>>(level, degree, parameters.patch_sweeps);
-        }
-      CELLWISE_CHECK(false, "unknown smoother type");
-      return nullptr;
     }
   };
 } // namespace cellwise::dealii
