@@ -124,6 +124,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <utility>
 #include <type_traits>
 
 namespace cellwise
@@ -713,6 +715,12 @@ namespace cellwise
       // words per warp; blocks of two warps keep them in static shared memory.
 
       constexpr int q3_async_warps = 2;
+      /// Six blocks of two warps per multiprocessor: 6 x 36 KB of staging and
+      /// tables fit its 227 KB, and at most 168 registers per thread fill its
+      /// 64 K registers (the kernels need 165-168). The bound keeps the traffic
+      /// stub, which the compiler would give 226 registers, at the same
+      /// occupancy as the kernels it is the reference for.
+      constexpr int q3_async_blocks_per_multiprocessor = 6;
 
       /// Issue the copies of the 32 cells of the warp into @p stage (same
       /// rounds as load_cells) and commit them as one group.
@@ -938,8 +946,29 @@ namespace cellwise
       /// forms and their own tables (register_q3_symmetric): the same staging
       /// and order of loads, waits and stores; with @p stub only the loads and
       /// stores.
+      ///
+      /// Persistent and pipelined: the grid is one wave of resident blocks
+      /// (launch_register_q3), and warp w of the grid takes the groups of four
+      /// patches g = w, w + W, w + 2W, ... (W warps in the grid). The patches of
+      /// one colour share no cell, so the next group's u and b~ may be fetched
+      /// while the current group is solved. Two staging buffers per warp, X and
+      /// Y, whose roles alternate (u_is_zero: b~ always in Y, the result in X):
+      ///
+      ///   step                        | X            | Y
+      ///   ----------------------------+--------------+---------------------------
+      ///   (issued before)             | u(g)         | b~(g)
+      ///   wait u(g), S^-1⊗3 u         | read         |
+      ///   wait b~(g), read it         |              | read, then cp.async u(g+W)
+      ///   S^T⊗3 b~, solve             |              | (u(g+W) in flight)
+      ///   u += d, whole-row stores    | write, store |
+      ///   then                        | cp.async b~(g+W)
+      ///   next group                  | = its Y      | = its X
+      ///
+      /// so that the next u arrives behind the solve and the next b~ behind
+      /// S^-1⊗3 u, as the first group's b~ did in the one-group kernel
+      /// (0.82 of a copy for the full sweep at 128^3, the traffic stub 1.00).
       template <bool stub, bool symmetric>
-      __global__ void __launch_bounds__(32 * q3_async_warps)
+      __global__ void __launch_bounds__(32 * q3_async_warps, q3_async_blocks_per_multiprocessor)
       register_q3_async_kernel(const Q3Matrices mats,
                                const float *__restrict__ tables,
                                const unsigned int *__restrict__ patch_cells,
@@ -957,109 +986,168 @@ namespace cellwise
           else
             transform_cube(T, v);
         };
-        __shared__ __align__(16) float stage_u[q3_async_warps][32 * q3_stage];
-        __shared__ __align__(16) float stage_b[q3_async_warps][32 * q3_stage];
+        __shared__ __align__(16) float stage[q3_async_warps][2][32 * q3_stage];
         __shared__ float                table[q3_tables];
         for (int i = threadIdx.x; i < q3_tables; i += 32 * q3_async_warps)
           table[i] = tables[i];
         __syncthreads();
 
-        const int          lane        = threadIdx.x & 31;
-        const int          warp        = threadIdx.x >> 5;
-        const unsigned int first_patch = (blockIdx.x * q3_async_warps + warp) * 4;
-        if (first_patch >= n_patches)
+        const int          lane     = threadIdx.x & 31;
+        const int          warp     = threadIdx.x >> 5;
+        const int          c        = lane & 7;
+        const unsigned int n_groups = (n_patches + 3) / 4;
+        const unsigned int stride   = gridDim.x * q3_async_warps;
+        unsigned int       group    = blockIdx.x * q3_async_warps + warp;
+        if (group >= n_groups)
           return; // the whole warp: no barrier follows
-        unsigned int patch = first_patch + (lane >> 3);
-        const bool   valid = patch < n_patches;
-        if (!valid)
-          patch = first_patch;
-        const int          c    = lane & 7;
-        const unsigned int cell = patch_cells[8 * static_cast<std::size_t>(patch) + c];
-        float             *su   = stage_u[warp];
-        float             *sb   = stage_b[warp];
 
+        // This lane's cell in group g. Lanes of a missing patch (last group)
+        // compute on a copy of the group's first patch and do not store.
+        auto valid_in = [&](const unsigned int g) { return 4 * g + (lane >> 3) < n_patches; };
+        auto cell_in  = [&](const unsigned int g) {
+          const unsigned int patch = valid_in(g) ? 4 * g + (lane >> 3) : 4 * g;
+          return patch_cells[8 * static_cast<std::size_t>(patch) + c];
+        };
+        unsigned int cell = cell_in(group);
+        float       *x    = stage[warp][0]; // u in, u + d out
+        float       *y    = stage[warp][1]; // b~ in
         if (!u_is_zero)
-          copy_cells_async(u, cell, su, lane);
-        copy_cells_async(b, cell, sb, lane);
+          copy_cells_async(u, cell, x, lane);
+        copy_cells_async(b, cell, y, lane);
 
-        float r[64], d[64];
-        if (!u_is_zero)
+        for (;;)
           {
-            float v[64];
-            wait_copies<1>(); // u has arrived, b~ may still be in flight
-            read_own(su, lane, v);
-            if constexpr (!stub)
-              cube(mats.s_inverse, v);
-            wait_copies<0>();
-            read_own(sb, lane, r);
-            if constexpr (!stub)
-              cube(mats.s_transpose, r);
+            // (recomputed where used: fewer registers live through the solve)
+            auto               has_next  = [&] { return group + stride < n_groups; }; // the same in the whole warp
+            const unsigned int next_cell = has_next() ? cell_in(group + stride) : 0;
+
+            float r[64], d[64];
+            if (!u_is_zero)
+              {
+                float v[64];
+                wait_copies<1>(); // u has arrived, b~ may still be in flight
+                read_own(x, lane, v);
+                if constexpr (!stub)
+                  cube(mats.s_inverse, v);
+                wait_copies<0>();
+                read_own(y, lane, r);
+                if constexpr (!stub)
+                  cube(mats.s_transpose, r);
 #pragma unroll
-            for (int k = 0; k < 64; ++k)
-              r[k] = fmaf(stub ? zero : -mats.diagonal[k], v[k], r[k]);
-          }
-        else
-          {
-            wait_copies<0>();
-            read_own(sb, lane, r);
-            if constexpr (!stub)
-              cube(mats.s_transpose, r);
-          }
+                for (int k = 0; k < 64; ++k)
+                  r[k] = fmaf(stub ? zero : -mats.diagonal[k], v[k], r[k]);
+                // Every lane has read Y: the next u may land there. Issued
+                // here, where v is dead: the 16 addresses of the copies would
+                // otherwise be live next to v and r and spill.
+                __syncwarp();
+                if (has_next())
+                  copy_cells_async(u, next_cell, y, lane);
+              }
+            else
+              {
+                wait_copies<0>();
+                read_own(y, lane, r);
+                __syncwarp();
+                if (has_next())
+                  copy_cells_async(b, next_cell, y, lane);
+                if constexpr (!stub)
+                  cube(mats.s_transpose, r);
+              }
 
-        if constexpr (stub)
-          {
+            if constexpr (stub)
+              {
 #pragma unroll
-            for (int k = 0; k < 64; ++k)
-              d[k] = zero * r[k];
-          }
-        else
-          if constexpr (symmetric)
-            solve_in_registers_symmetric(table, c, r, d);
-          else
-            solve_in_registers(table, c, r, d);
+                for (int k = 0; k < 64; ++k)
+                  d[k] = zero * r[k];
+              }
+            else
+              if constexpr (symmetric)
+                solve_in_registers_symmetric(table, c, r, d);
+              else
+                solve_in_registers(table, c, r, d);
 
-        // u += d in the staged copy of u (zero where u is), then whole rows
-        if (!u_is_zero)
-          {
+            // u += d in the staged copy of u (zero where u is), then whole rows
+            if (!u_is_zero)
+              {
+#pragma unroll
+                for (int k = 0; k < 16; ++k)
+                  {
+                    float4 *slot = reinterpret_cast<float4 *>(x + lane * q3_stage + 4 * k);
+                    float4  w    = *slot;
+                    w.x += d[4 * k + 0];
+                    w.y += d[4 * k + 1];
+                    w.z += d[4 * k + 2];
+                    w.w += d[4 * k + 3];
+                    *slot = w;
+                  }
+              }
+            else
+              {
+#pragma unroll
+                for (int k = 0; k < 16; ++k)
+                  *reinterpret_cast<float4 *>(x + lane * q3_stage + 4 * k) =
+                    make_float4(d[4 * k + 0], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]);
+              }
+            __syncwarp();
 #pragma unroll
             for (int k = 0; k < 16; ++k)
               {
-                float4 *slot = reinterpret_cast<float4 *>(su + lane * q3_stage + 4 * k);
-                float4  y    = *slot;
-                y.x += d[4 * k + 0];
-                y.y += d[4 * k + 1];
-                y.z += d[4 * k + 2];
-                y.w += d[4 * k + 3];
-                *slot = y;
+                const int          idx   = k * 32 + lane;
+                const unsigned int other = __shfl_sync(full_mask, cell, idx >> 4);
+                const bool         ok    = __shfl_sync(full_mask, valid_in(group) ? 1 : 0, idx >> 4) != 0;
+                const float4       w     = *reinterpret_cast<const float4 *>(x + (idx >> 4) * q3_stage + (idx & 15) * 4);
+                if (ok)
+                  reinterpret_cast<float4 *>(u + static_cast<std::size_t>(other) * 64)[idx & 15] = w;
               }
-          }
-        else
-          {
-#pragma unroll
-            for (int k = 0; k < 16; ++k)
-              *reinterpret_cast<float4 *>(su + lane * q3_stage + 4 * k) =
-                make_float4(d[4 * k + 0], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]);
-          }
-        __syncwarp();
-#pragma unroll
-        for (int r = 0; r < 16; ++r)
-          {
-            const int          idx   = r * 32 + lane;
-            const unsigned int other = __shfl_sync(full_mask, cell, idx >> 4);
-            const bool         ok    = __shfl_sync(full_mask, valid ? 1 : 0, idx >> 4) != 0;
-            const float4       y     = *reinterpret_cast<const float4 *>(su + (idx >> 4) * q3_stage + (idx & 15) * 4);
-            if (ok)
-              reinterpret_cast<float4 *>(u + static_cast<std::size_t>(other) * 64)[idx & 15] = y;
+            if (!has_next())
+              break;
+            __syncwarp(); // every lane has stored from X: it may be refilled
+            if (!u_is_zero)
+              {
+                copy_cells_async(b, next_cell, x, lane);
+                float *const swap = x;
+                x                 = y;
+                y                 = swap;
+              }
+            group += stride;
+            cell = next_cell;
           }
       }
     } // namespace
 
     namespace internal
     {
+      /// How many blocks of @p threads of @p function the current device runs
+      /// at once (the number of multiprocessors times the blocks per
+      /// multiprocessor that registers and shared memory allow); queried once
+      /// per kernel and device.
+      template <typename Function>
+      unsigned int
+      resident_blocks(Function *function, const int threads)
+      {
+        static std::mutex                                         mutex;
+        static std::map<std::pair<const void *, int>, unsigned int> known;
+        int                                                       device = 0;
+        CELLWISE_CUDA_CHECK(cudaGetDevice(&device));
+        const std::lock_guard<std::mutex> lock(mutex);
+        const auto key = std::make_pair(reinterpret_cast<const void *>(function), device);
+        if (const auto it = known.find(key); it != known.end())
+          return it->second;
+        int per_multiprocessor = 0, multiprocessors = 0;
+        CELLWISE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, function, threads, 0));
+        CELLWISE_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+        CELLWISE_CHECK(per_multiprocessor > 0, "cuda::VertexPatchSmoother: no block of " << threads
+                                                 << " threads of the register kernel fits on a multiprocessor of this device");
+        const unsigned int blocks = static_cast<unsigned int>(per_multiprocessor) * static_cast<unsigned int>(multiprocessors);
+        known.emplace(key, blocks);
+        return blocks;
+      }
+
       /// Launch the register colour step (or its traffic stub) of @p kernel
       /// (register_q3, register_q3_async or register_q3_symmetric) on raw
       /// device arrays. @p tables as built by the smoother for that kernel
-      /// (the symmetric variant has its own).
+      /// (the symmetric variant has its own). @p max_blocks > 0 caps the grid
+      /// of the cp.async kernels (limit_register_grid).
       void
       launch_register_q3(const float       *s_inverse,
                          const float       *s_transpose,
@@ -1071,7 +1159,8 @@ namespace cellwise
                          float             *u,
                          bool               u_is_zero,
                          bool               stub,
-                         PatchKernel        kernel)
+                         PatchKernel        kernel,
+                         unsigned int       max_blocks)
       {
         if (n_patches == 0)
           return;
@@ -1086,11 +1175,15 @@ namespace cellwise
         if (kernel == PatchKernel::register_q3_async || kernel == PatchKernel::register_q3_symmetric)
           {
             const unsigned int per_block = 4 * q3_async_warps;
-            const unsigned int blocks    = (n_patches + per_block - 1) / per_block;
+            const unsigned int needed    = (n_patches + per_block - 1) / per_block;
             const bool         symmetric = kernel == PatchKernel::register_q3_symmetric;
             auto launch = [&](auto stub_flag, auto symmetric_flag) {
-              register_q3_async_kernel<decltype(stub_flag)::value, decltype(symmetric_flag)::value>
-                <<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
+              const auto function = register_q3_async_kernel<decltype(stub_flag)::value, decltype(symmetric_flag)::value>;
+              // one wave of resident blocks (the kernel loops over the groups)
+              unsigned int blocks = std::min(needed, resident_blocks(function, 32 * q3_async_warps));
+              if (max_blocks > 0)
+                blocks = std::min(blocks, max_blocks);
+              function<<<blocks, 32 * q3_async_warps>>>(mats, tables, patch_cells, b, u, n_patches, u_is_zero, 0.f);
             };
             using yes = std::true_type;
             using no  = std::false_type;
@@ -1467,7 +1560,7 @@ namespace cellwise
             internal::launch_register_q3(register_tables_.data() + q3_table_size, register_tables_.data() + q3_table_size + 16,
                                          register_tables_.data() + q3_table_size + 32, device_tables(active_kernel()),
                                          patch_cells_[colour], n_patches, b.data(), u.data(), u_is_zero, false,
-                                         active_kernel());
+                                         active_kernel(), register_grid_limit_);
           return;
         }
       dispatch_degree(degree_, [&](auto p) {
@@ -1487,7 +1580,7 @@ namespace cellwise
         internal::launch_register_q3(register_tables_.data() + q3_table_size, register_tables_.data() + q3_table_size + 16,
                                      register_tables_.data() + q3_table_size + 32, device_tables(active_kernel()),
                                      patch_cells_[colour], patches_.n_patches(colour), b.data(), u.data(), u_is_zero,
-                                     true, active_kernel());
+                                     true, active_kernel(), register_grid_limit_);
     }
 
     template <typename Number, typename Layout>

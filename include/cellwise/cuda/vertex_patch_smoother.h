@@ -122,6 +122,16 @@ namespace cellwise
       PatchKernel
       active_kernel() const;
 
+      /// At most @p max_blocks blocks for the cp.async register kernels
+      /// (0, the default: one wave of resident blocks). Their warps loop over
+      /// the groups of patches, so a small grid makes each warp take many
+      /// groups: tests use it to run the pipelined loop on small meshes.
+      void
+      limit_register_grid(const unsigned int max_blocks)
+      {
+        register_grid_limit_ = max_blocks;
+      }
+
       const VertexPatches &
       patches() const
       {
@@ -182,6 +192,7 @@ namespace cellwise
       bool               register_available_ = false;
       bool               symmetric_available_ = false;
       PatchKernel        kernel_             = PatchKernel::automatic;
+      unsigned int       register_grid_limit_ = 0;
       std::vector<float> register_tables_;
       float             *register_tables_device_ = nullptr;
     };
