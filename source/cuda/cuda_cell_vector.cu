@@ -20,6 +20,7 @@
 #include <cellwise/storage/cuda_cell_vector.h>
 
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 namespace cellwise
@@ -97,6 +98,30 @@ namespace cellwise
         v[k] *= d[k];
     }
 
+    /// a b rounded on its own: never contracted with a following addition
+    /// into an FMA (as nvcc does by default), so that v + a x rounds as on
+    /// the host for any a.
+    __device__ inline float
+    multiply_rn(const float a, const float b)
+    {
+      return __fmul_rn(a, b);
+    }
+    __device__ inline double
+    multiply_rn(const double a, const double b)
+    {
+      return __dmul_rn(a, b);
+    }
+
+    /// v += a Number(x): the host's rounding of copy_from followed by add.
+    template <typename Number, typename OtherNumber>
+    __global__ void
+    add_converted_kernel(Number *v, const Number a, const OtherNumber *x, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] = v[k] + multiply_rn(a, static_cast<Number>(x[k]));
+    }
+
     template <typename Number, typename OtherNumber>
     __global__ void
     convert_kernel(Number *v, const OtherNumber *x, const std::size_t n)
@@ -109,14 +134,21 @@ namespace cellwise
     /// Tile of 32 cells in both layouts: the 32 n3 values starting at
     /// 32 n3 tile, ordered [cell][DoF] (cell-contiguous) or [DoF][cell]
     /// (blocked by 32). relayout_kernel: one block of 256 threads per tile,
-    /// chunks of 32 DoFs; a chunk is read in the source's order into the
-    /// shared tile [cell][DoF] (row stride 33: conflict-free for the
-    /// cell-fastest accesses) and written in the destination's order.
-    /// Reads and writes then touch 32 runs of 32 consecutive values (or 32
-    /// consecutive values per DoF). Cells past n_cells: not read; written as
-    /// zero in the blocked padding, not written in the cell-contiguous layout
-    /// (no storage there).
-    constexpr unsigned int relayout_tile = 32;
+    /// rounds of up to 64 DoFs (all of a Q3 cell); a round is read in the
+    /// source's order into registers (8 values per thread, all loads in
+    /// flight together), put into the shared tile [cell][DoF] (row stride
+    /// 65: conflict-free for the cell-fastest and the DoF-fastest accesses)
+    /// and written in the destination's order. Reads and writes then touch
+    /// 32 runs of 64 consecutive values (or 32 consecutive values per DoF).
+    /// Cells past n_cells: not read; written as zero in the blocked padding,
+    /// not written in the cell-contiguous layout (no storage there). With
+    /// @p accumulate the destination is updated, dst += a tile (as
+    /// add_converted_kernel rounds), for the cells below n_cells only: the
+    /// blocked padding keeps its zeros; the destination's values of the round
+    /// are loaded together before any store.
+    constexpr unsigned int relayout_tile   = 32;
+    constexpr unsigned int relayout_round  = 64;
+    constexpr unsigned int relayout_values = relayout_tile * relayout_round / block_size;
 
     template <bool blocked>
     __device__ inline std::size_t
@@ -125,33 +157,71 @@ namespace cellwise
       return blocked ? static_cast<std::size_t>(dof) * relayout_tile + cell : static_cast<std::size_t>(cell) * n3 + dof;
     }
 
-    template <typename Number, typename OtherNumber, bool dst_blocked, bool src_blocked>
+    template <typename Number, typename OtherNumber, bool dst_blocked, bool src_blocked, bool accumulate = false>
     __global__ void __launch_bounds__(block_size)
-    relayout_kernel(Number *dst, const OtherNumber *src, const unsigned int n_cells, const unsigned int n3)
+    relayout_kernel(Number *dst, const OtherNumber *src, const unsigned int n_cells, const unsigned int n3, const Number a = Number(1))
     {
-      __shared__ Number   tile[relayout_tile][relayout_tile + 1];
-      const unsigned int  first_cell = blockIdx.x * relayout_tile;
-      const std::size_t   base       = static_cast<std::size_t>(first_cell) * n3;
-      for (unsigned int d0 = 0; d0 < n3; d0 += relayout_tile)
+      __shared__ Number  tile[relayout_tile][relayout_round + 1];
+      const unsigned int first_cell = blockIdx.x * relayout_tile;
+      const std::size_t  base       = static_cast<std::size_t>(first_cell) * n3;
+      for (unsigned int d0 = 0; d0 < n3; d0 += relayout_round)
         {
-          const unsigned int width = min(relayout_tile, n3 - d0);
-          for (unsigned int k = threadIdx.x; k < relayout_tile * width; k += block_size)
+          const unsigned int width = min(relayout_round, n3 - d0);
+          const unsigned int count = relayout_tile * width;
+          // value j of this thread in the given order: consecutive k are
+          // consecutive addresses of that layout
+          auto cell_of = [&](const unsigned int k, const bool blocked) { return blocked ? k % relayout_tile : k / width; };
+          auto dof_of  = [&](const unsigned int k, const bool blocked) { return blocked ? k / relayout_tile : k % width; };
+          OtherNumber x[relayout_values];
+#pragma unroll
+          for (unsigned int j = 0; j < relayout_values; ++j)
             {
-              // source order: consecutive k are consecutive addresses
-              const unsigned int c = src_blocked ? k % relayout_tile : k / width;
-              const unsigned int d = src_blocked ? k / relayout_tile : k % width;
-              tile[c][d] = first_cell + c < n_cells ? static_cast<Number>(src[base + tile_offset<src_blocked>(c, d0 + d, n3)])
-                                                    : Number(0);
+              const unsigned int k = threadIdx.x + j * block_size;
+              const unsigned int c = cell_of(k, src_blocked);
+              x[j] = k < count && first_cell + c < n_cells ? src[base + tile_offset<src_blocked>(c, d0 + dof_of(k, src_blocked), n3)]
+                                                           : OtherNumber(0);
+            }
+#pragma unroll
+          for (unsigned int j = 0; j < relayout_values; ++j)
+            {
+              const unsigned int k = threadIdx.x + j * block_size;
+              if (k < count)
+                tile[cell_of(k, src_blocked)][dof_of(k, src_blocked)] = static_cast<Number>(x[j]);
             }
           __syncthreads();
-          for (unsigned int k = threadIdx.x; k < relayout_tile * width; k += block_size)
+          if constexpr (accumulate)
             {
-              const unsigned int c = dst_blocked ? k % relayout_tile : k / width;
-              const unsigned int d = dst_blocked ? k / relayout_tile : k % width;
-              if (dst_blocked || first_cell + c < n_cells)
-                dst[base + tile_offset<dst_blocked>(c, d0 + d, n3)] = tile[c][d];
+              Number y[relayout_values];
+#pragma unroll
+              for (unsigned int j = 0; j < relayout_values; ++j)
+                {
+                  const unsigned int k = threadIdx.x + j * block_size;
+                  const unsigned int c = cell_of(k, dst_blocked);
+                  y[j] = k < count && first_cell + c < n_cells ? dst[base + tile_offset<dst_blocked>(c, d0 + dof_of(k, dst_blocked), n3)]
+                                                               : Number(0);
+                }
+#pragma unroll
+              for (unsigned int j = 0; j < relayout_values; ++j)
+                {
+                  const unsigned int k = threadIdx.x + j * block_size;
+                  const unsigned int c = cell_of(k, dst_blocked);
+                  const unsigned int d = dof_of(k, dst_blocked);
+                  if (k < count && first_cell + c < n_cells)
+                    dst[base + tile_offset<dst_blocked>(c, d0 + d, n3)] = y[j] + multiply_rn(a, tile[c][d]);
+                }
             }
-          __syncthreads(); // the tile is refilled by the next chunk
+          else
+            {
+#pragma unroll
+              for (unsigned int j = 0; j < relayout_values; ++j)
+                {
+                  const unsigned int k = threadIdx.x + j * block_size;
+                  const unsigned int c = cell_of(k, dst_blocked);
+                  if (k < count && (dst_blocked || first_cell + c < n_cells))
+                    dst[base + tile_offset<dst_blocked>(c, d0 + dof_of(k, dst_blocked), n3)] = tile[c][dof_of(k, dst_blocked)];
+                }
+            }
+          __syncthreads(); // the tile is refilled by the next round
         }
     }
 
@@ -379,6 +449,28 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  template <typename OtherNumber, typename OtherLayout>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::add(const Number a, const CellVector<OtherNumber, MemorySpace::CUDA, OtherLayout> &x)
+  {
+    check_compatible(x);
+    if (n_cells_ == 0)
+      return;
+    if constexpr (std::is_same_v<Layout, OtherLayout>)
+      add_converted_kernel<<<n_blocks(storage_size_), block_size>>>(values_, a, x.data(), storage_size_);
+    else
+      {
+        static_assert((Layout::cell_block == 1 || Layout::cell_block == relayout_tile) &&
+                        (OtherLayout::cell_block == 1 || OtherLayout::cell_block == relayout_tile),
+                      "add across layouts: cell-contiguous and blocked by 32 only");
+        const unsigned int n_tiles = (n_cells_ + relayout_tile - 1) / relayout_tile;
+        relayout_kernel<Number, OtherNumber, (Layout::cell_block > 1), (OtherLayout::cell_block > 1), true>
+          <<<n_tiles, block_size>>>(values_, x.data(), n_cells_, dofs_per_cell(), a);
+      }
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
   void
   CellVector<Number, MemorySpace::CUDA, Layout>::sadd(const Number s, const Number a, const CellVector &x)
   {
@@ -521,11 +613,24 @@ namespace cellwise
   CELLWISE_INSTANTIATE_CUDA_VECTOR(CellBlocked<32>)
 #undef CELLWISE_INSTANTIATE_CUDA_VECTOR
 
+  // add across precisions in one layout (the same number type is the plain add)
+#define CELLWISE_INSTANTIATE_MIXED_ADD(Layout)                                                                           \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::add(double, const CellVector<float, MemorySpace::CUDA, Layout> &); \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::add(float, const CellVector<double, MemorySpace::CUDA, Layout> &);
+
+  CELLWISE_INSTANTIATE_MIXED_ADD(CellContiguous)
+  CELLWISE_INSTANTIATE_MIXED_ADD(CellBlocked<32>)
+#undef CELLWISE_INSTANTIATE_MIXED_ADD
+
 #define CELLWISE_INSTANTIATE_RELAYOUT(Layout, OtherLayout)                                                                              \
   template void CellVector<double, MemorySpace::CUDA, Layout>::copy_from(const CellVector<double, MemorySpace::CUDA, OtherLayout> &); \
   template void CellVector<double, MemorySpace::CUDA, Layout>::copy_from(const CellVector<float, MemorySpace::CUDA, OtherLayout> &);  \
   template void CellVector<float, MemorySpace::CUDA, Layout>::copy_from(const CellVector<double, MemorySpace::CUDA, OtherLayout> &);  \
-  template void CellVector<float, MemorySpace::CUDA, Layout>::copy_from(const CellVector<float, MemorySpace::CUDA, OtherLayout> &);
+  template void CellVector<float, MemorySpace::CUDA, Layout>::copy_from(const CellVector<float, MemorySpace::CUDA, OtherLayout> &);  \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::add(double, const CellVector<double, MemorySpace::CUDA, OtherLayout> &); \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::add(double, const CellVector<float, MemorySpace::CUDA, OtherLayout> &);  \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::add(float, const CellVector<double, MemorySpace::CUDA, OtherLayout> &);   \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::add(float, const CellVector<float, MemorySpace::CUDA, OtherLayout> &);
 
   CELLWISE_INSTANTIATE_RELAYOUT(CellContiguous, CellBlocked<32>)
   CELLWISE_INSTANTIATE_RELAYOUT(CellBlocked<32>, CellContiguous)

@@ -132,7 +132,8 @@ namespace cellwise
           preconditioner_   = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
             make_cycle<float, CellContiguous>(hierarchy, degree, parameters, log, timer), InnerVector(fine.n_cells(), degree));
           if (timer)
-            preconditioner_ = std::make_shared<TimedPreconditioner<VectorType>>(preconditioner_, *timer, "FP64/FP32 conversions");
+            preconditioner_ = std::make_shared<TimedPreconditioner<VectorType>>(preconditioner_, *timer, "FP64/FP32 conversions",
+                                                                                "correction update (widened)");
         }
       if (log)
         *log << "  set-up of " << hierarchy.n_levels() << " levels on the device: "

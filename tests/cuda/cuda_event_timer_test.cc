@@ -107,6 +107,8 @@ TEST(CudaEventTimer, timed_solver_computes_what_the_untimed_one_does)
   const auto         parts  = timer.parts();
   const unsigned int cycles = timed_statistics.iterations() + 1; // one per monitor value
   EXPECT_EQ(find_part(parts, "FP64/FP32 conversions").calls, cycles);
+  // the FP32 correction is widened into u once per correction added
+  EXPECT_EQ(find_part(parts, "correction update (widened)").calls, timed_statistics.iterations());
   EXPECT_EQ(find_part(parts, "cycle: zero fills, vector operations").calls, cycles);
   EXPECT_EQ(find_part(parts, "FP64 operator").calls, cycles);
   EXPECT_EQ(find_part(parts, "rebalancing (mean DSS)").calls, cycles); // every cycle when stationary

@@ -173,6 +173,58 @@ TYPED_TEST(CudaCellVector, relayout_conversion_matches_host)
     }
 }
 
+TYPED_TEST(CudaCellVector, cross_precision_add_matches_host)
+{
+  // this += a x for x of the other number type, in the same layout and from
+  // the other layout (the mixed-precision stationary step's u += widen(z32)):
+  // the host's copy_from then add, in this layout, bit for bit over the whole
+  // storage (the blocked padding stays zero); degree 8 has more DoFs than a
+  // tile chunk, 33 and 105 cells are no multiple of 32, 0 cells is a no-op
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number      = typename TestFixture::Number;
+  using Layout      = typename TestFixture::Layout;
+  using OtherNumber = std::conditional_t<std::is_same_v<Number, double>, float, double>;
+  using OtherLayout = std::conditional_t<Layout::cell_block == 1, CellBlocked<32>, CellContiguous>;
+  const std::pair<unsigned int, unsigned int> add_shapes[] = {{105, 1}, {192, 3}, {33, 8}, {1, 2}};
+  auto check = [](auto source_layout, const auto x_number, const unsigned int n_cells, const unsigned int degree) {
+    using SourceLayout = decltype(source_layout);
+    using XNumber      = std::decay_t<decltype(x_number)>;
+    SCOPED_TRACE(::testing::Message() << n_cells << " cells of degree " << degree << ", from block " << SourceLayout::cell_block
+                                      << (std::is_same_v<XNumber, float> ? " float" : " double"));
+    CellVector<Number, MemorySpace::Host, Layout>        hv(n_cells, degree);
+    CellVector<XNumber, MemorySpace::Host, SourceLayout> hx(n_cells, degree);
+    fill_random(hv, 9);
+    fill_random(hx, 10);
+    const auto dx = to_device(hx);
+    for (const Number a : {Number(1), Number(-1.3)})
+      {
+        CellVector<Number, MemorySpace::Host, Layout> expected = hv, converted;
+        converted.copy_from(relayout<Layout>(hx));
+        expected.add(a, converted);
+        auto dv = to_device(hv);
+        dv.add(a, dx);
+        const auto result = to_host(dv);
+        ASSERT_EQ(result.storage_size(), expected.storage_size());
+        for (std::size_t k = 0; k < result.storage_size(); ++k)
+          ASSERT_EQ(result.data()[k], expected.data()[k]) << "a = " << a << ", storage entry " << k;
+      }
+  };
+  for (const auto &[n_cells, degree] : add_shapes)
+    {
+      check(Layout{}, OtherNumber{}, n_cells, degree);
+      check(OtherLayout{}, OtherNumber{}, n_cells, degree);
+      check(OtherLayout{}, Number{}, n_cells, degree);
+    }
+
+  CellVector<Number, MemorySpace::CUDA, Layout>           empty;
+  const CellVector<OtherNumber, MemorySpace::CUDA, OtherLayout> empty_other;
+  EXPECT_NO_THROW(empty.add(Number(1), empty_other));
+  CellVector<Number, MemorySpace::CUDA, Layout>            v(33, 2);
+  const CellVector<OtherNumber, MemorySpace::CUDA, Layout> wrong_cells(34, 2), wrong_degree(33, 3);
+  EXPECT_THROW(v.add(Number(1), wrong_cells), Error);
+  EXPECT_THROW(v.add(Number(1), wrong_degree), Error);
+}
+
 TYPED_TEST(CudaCellVector, reductions_match_host)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();

@@ -56,6 +56,44 @@ TEST(CellVector, AlgebraMatchesLoops)
   EXPECT_FLOAT_EQ(f(7, 9), float(a(7, 9)));
 }
 
+namespace
+{
+  /// this += a x across number types against copy_from then add, bit for bit
+  /// over the whole storage (the padding of the blocked layout included).
+  template <typename Number, typename OtherNumber, typename Layout>
+  void
+  check_cross_precision_add(const unsigned int n_cells, const unsigned int degree)
+  {
+    SCOPED_TRACE(::testing::Message() << n_cells << " cells of degree " << degree << ", block " << Layout::cell_block);
+    CellVector<Number, MemorySpace::Host, Layout>      v(n_cells, degree);
+    CellVector<OtherNumber, MemorySpace::Host, Layout> x(n_cells, degree);
+    fill_random(v, 7);
+    fill_random(x, 8);
+    for (const Number a : {Number(1), Number(-1.3), Number(0.7)})
+      {
+        CellVector<Number, MemorySpace::Host, Layout> expected = v, converted, result = v;
+        converted.copy_from(x);
+        expected.add(a, converted);
+        result.add(a, x);
+        ASSERT_EQ(result.storage_size(), expected.storage_size());
+        for (std::size_t k = 0; k < result.storage_size(); ++k)
+          ASSERT_EQ(result.data()[k], expected.data()[k]) << "a = " << a << ", storage entry " << k;
+      }
+    CellVector<OtherNumber, MemorySpace::Host, Layout> other_shape(n_cells + 1, degree);
+    EXPECT_THROW(v.add(Number(1), other_shape), Error);
+  }
+} // namespace
+
+TEST(CellVector, CrossPrecisionAddEqualsCopyThenAdd)
+{
+  // 45 cells: not a multiple of the cell block 32
+  check_cross_precision_add<double, float, CellContiguous>(45, 2);
+  check_cross_precision_add<float, double, CellContiguous>(45, 2);
+  check_cross_precision_add<double, float, CellBlocked<32>>(45, 3);
+  check_cross_precision_add<float, double, CellBlocked<32>>(45, 3);
+  check_cross_precision_add<double, float, CellContiguous>(0, 1);
+}
+
 TEST(CellVector, DotIsIndependentOfThreadCount)
 {
   CellVector<double> a(2000, 3), b(2000, 3);

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -188,4 +189,101 @@ TEST(MixedPrecision, ForwardCycleWithCgAndPatchIsRejected)
   parameters.rebalance_every = -2;
   parameters.outer           = OuterIteration::stationary;
   EXPECT_THROW(MultigridSolver(h, 3, parameters), Error);
+}
+
+namespace
+{
+  /// Hides the preconditioner's own stationary step: the outer iteration then
+  /// widens V r into an FP64 vector, pairs it with the FP64 residual and adds
+  /// it (the arithmetic before the fused step).
+  struct WidenedCorrection : Preconditioner<CellVector<double>>
+  {
+    explicit WidenedCorrection(const Preconditioner<CellVector<double>> &inner)
+      : inner(inner)
+    {}
+    void
+    vmult(CellVector<double> &z, const CellVector<double> &r) const override
+    {
+      inner.vmult(z, r);
+    }
+    const Preconditioner<CellVector<double>> &inner;
+  };
+
+  MultigridParameters
+  mixed_patch_stationary()
+  {
+    MultigridParameters parameters;
+    parameters.smoother  = SmootherType::patch;
+    parameters.outer     = OuterIteration::stationary;
+    parameters.precision = Precision::mixed;
+    return parameters;
+  }
+} // namespace
+
+TEST(MixedPrecision, FusedStepPairsTheFp32VectorsAndAddsTheWidenedCorrection)
+{
+  // apply: ⟨fl32(r), z32⟩ accumulated in double; add_correction: u += widen(z32),
+  // both bit for bit against the widened vmult (the widening is exact, so z32
+  // is the rounding of the widened correction).
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
+  const Level         &fine = h.levels.back();
+  MultigridSolver      solver(h, 3, mixed_patch_stationary());
+  const auto          &V = solver.preconditioner();
+  CellVector<double>   b, r, u(fine.n_cells(), 3);
+  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  solver.fine_operator().masked_residual(r, b, u, solver.dirichlet_mask());
+  apply_dss(fine, r, DssMode::mean);
+
+  CellVector<double> z(fine.n_cells(), 3);
+  V.vmult(z, r);
+  CellVector<float> r32, z32;
+  r32.copy_from(r);
+  z32.copy_from(z);
+  const double pairing_fp32 = r32.dot(z32);
+
+  const auto step = V.make_stationary_step();
+  const double rz  = step->apply(r);
+  EXPECT_EQ(rz, pairing_fp32);
+  EXPECT_NEAR(rz, r.dot(z), 1e-6 * rz) << "the pairings differ by more than the rounding of r";
+  fill_random(u, 4);
+  CellVector<double> expected = u;
+  expected.add(1., z);
+  step->add_correction(u);
+  for (std::size_t k = 0; k < u.storage_size(); ++k)
+    ASSERT_EQ(u.data()[k], expected.data()[k]) << "entry " << k;
+}
+
+TEST(MixedPrecision, FusedStepGivesTheIteratesOfTheWidenedOne)
+{
+  // The corrections are the same FP32 vectors, added exactly widened either
+  // way: the iterates agree bit for bit; only the monitor moves, by the
+  // rounding of the residual it pairs.
+  for (int L = 2; L <= 4; ++L)
+    {
+      SCOPED_TRACE(::testing::Message() << "L = " << L);
+      const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, L);
+      const Level         &fine = h.levels.back();
+      CellVector<double>   b;
+      assemble_right_hand_side(fine, 3, sine_rhs, b);
+      MultigridSolver                        solver(h, 3, mixed_patch_stationary());
+      const ResidualHook<CellVector<double>> rebalance = [&](CellVector<double> &r, unsigned int) {
+        apply_dss(fine, r, DssMode::mean);
+      };
+      const WidenedCorrection widened(solver.preconditioner());
+      CellVector<double>      u_fused(fine.n_cells(), 3), u_widened(fine.n_cells(), 3);
+      SolverControl           control_fused(50, 1e-9), control_widened(50, 1e-9);
+      const auto fused = solve_stationary<CellVector<double>>(solver.fine_operator(), solver.preconditioner(), u_fused, b,
+                                                              solver.dirichlet_mask(), control_fused, rebalance);
+      const auto reference = solve_stationary<CellVector<double>>(solver.fine_operator(), widened, u_widened, b,
+                                                                  solver.dirichlet_mask(), control_widened, rebalance);
+      ASSERT_EQ(fused.iterations(), reference.iterations());
+      double largest_change = 0;
+      for (std::size_t n = 0; n < fused.monitor.size(); ++n)
+        largest_change = std::max(largest_change, std::abs(fused.monitor[n] - reference.monitor[n]) / reference.monitor[n]);
+      std::cout << "L = " << L << ": " << fused.iterations() << " cycles, largest relative change of the monitor "
+                << largest_change << std::endl;
+      EXPECT_LE(largest_change, 1e-6);
+      for (std::size_t k = 0; k < u_fused.storage_size(); ++k)
+        ASSERT_EQ(u_fused.data()[k], u_widened.data()[k]) << "entry " << k;
+    }
 }

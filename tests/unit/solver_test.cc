@@ -202,3 +202,33 @@ TEST(OuterSolvers, IndefinitePreconditionerIsReportedNotRounding)
       EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
     }
 }
+
+TEST(OuterSolvers, GenericStationaryStepIsVmultDotAdd)
+{
+  // An FP64 preconditioner keeps the default step: apply is vmult and ⟨r, z⟩,
+  // add_correction is u += z, bit for bit (the FP64 stationary iteration is
+  // unchanged by the step).
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
+  const Level         &fine = h.levels.back();
+  MultigridSolver      solver(h, 2, MultigridParameters{});
+  const auto          &V = solver.preconditioner();
+  CellVector<double>   b, r, u(fine.n_cells(), 2);
+  assemble_right_hand_side(fine, 2, sine_rhs, b);
+  fill_random(u, 3);
+  u.scale(solver.dirichlet_mask());
+
+  const auto step = V.make_stationary_step();
+  for (int repeat = 0; repeat < 2; ++repeat)
+    {
+      solver.fine_operator().masked_residual(r, b, u, solver.dirichlet_mask());
+      CellVector<double> z(fine.n_cells(), 2);
+      V.vmult(z, r);
+      const double expected_rz = r.dot(z);
+      EXPECT_EQ(step->apply(r), expected_rz) << "step " << repeat;
+      CellVector<double> expected_u = u;
+      expected_u.add(1., z);
+      step->add_correction(u);
+      for (std::size_t k = 0; k < u.storage_size(); ++k)
+        ASSERT_EQ(u.data()[k], expected_u.data()[k]) << "step " << repeat << ", entry " << k;
+    }
+}

@@ -114,3 +114,81 @@ TEST(TimedComponents, nested_scopes_and_exceptions)
   EXPECT_THROW(timed_preconditioner.vmult(z, empty), std::runtime_error);
   EXPECT_EQ(timer.events, (std::vector<std::string>{"begin cycle", "begin operator", "end", "end"}));
 }
+
+namespace
+{
+  /// A preconditioner with a stationary step of its own, which records its calls.
+  class SteppingPreconditioner : public Preconditioner<Vector>
+  {
+  public:
+    explicit SteppingPreconditioner(RecordingTimer &timer)
+      : timer_(timer)
+    {}
+    void
+    vmult(Vector &z, const Vector &r) const override
+    {
+      timer_.events.push_back("vmult");
+      z = r;
+    }
+    std::unique_ptr<StationaryStep<Vector>>
+    make_stationary_step() const override
+    {
+      return std::make_unique<Step>(timer_);
+    }
+
+  private:
+    class Step : public StationaryStep<Vector>
+    {
+    public:
+      explicit Step(RecordingTimer &timer)
+        : timer_(timer)
+      {}
+      double
+      apply(const Vector &r) override
+      {
+        timer_.events.push_back("apply");
+        kept_ = r;
+        return 7.;
+      }
+      void
+      add_correction(Vector &u) const override
+      {
+        timer_.events.push_back("add_correction");
+        u.add(2., kept_);
+      }
+
+    private:
+      RecordingTimer &timer_;
+      Vector          kept_;
+    };
+    RecordingTimer &timer_;
+  };
+} // namespace
+
+TEST(TimedComponents, stationary_step_is_the_inner_one_in_two_parts)
+{
+  RecordingTimer                    timer;
+  const TimedPreconditioner<Vector> timed(std::make_shared<SteppingPreconditioner>(timer), timer, "conversions",
+                                          "correction update (widened)");
+  const auto step = timed.make_stationary_step();
+  Vector     r(2, 1), u(2, 1);
+  r(1, 3) = 1.5;
+  EXPECT_EQ(step->apply(r), 7.);
+  step->add_correction(u);
+  EXPECT_EQ(u(1, 3), 3.);
+  EXPECT_EQ(timer.events, (std::vector<std::string>{"begin conversions", "apply", "end", "begin correction update (widened)",
+                                                    "add_correction", "end"}));
+
+  // a preconditioner without a step of its own: vmult and the pairing in the
+  // part, u += z in the default correction part
+  timer.events.clear();
+  auto           op = std::make_shared<DoublingOperator>();
+  op->timer         = &timer;
+  const TimedPreconditioner<Vector> plain(std::make_shared<AddingPreconditioner>(*op), timer, "cycle");
+  const auto                        plain_step = plain.make_stationary_step();
+  EXPECT_EQ(plain_step->apply(r), 1.5 * 4.5); // z = 2 r + r
+  u = 0.;
+  plain_step->add_correction(u);
+  EXPECT_EQ(u(1, 3), 4.5);
+  EXPECT_EQ(timer.events, (std::vector<std::string>{"begin cycle", "vmult", "end", "begin correction update", "end"}));
+}

@@ -49,7 +49,11 @@ namespace cellwise
       /// "coarse solve", "transfers", "level operators" (the cycle's A u),
       /// "cycle: zero fills, vector operations" (the V-cycle's own work),
       /// "FP64/FP32 conversions" (mixed precision), "FP64 operator" (the outer
-      /// iteration's residual) and "rebalancing (mean DSS)".
+      /// iteration's residual) and "rebalancing (mean DSS)". In the
+      /// stationary iteration the monitor pairing ⟨r, V r⟩ is timed with the
+      /// cycle's outermost part (in mixed precision "FP64/FP32 conversions":
+      /// the rounding of r and the FP32 pairing), and u += V r as "correction
+      /// update (widened)" (mixed precision) or "correction update" (FP64).
       MultigridSolver(const LevelHierarchy      &hierarchy,
                       unsigned int               degree,
                       const MultigridParameters &parameters,

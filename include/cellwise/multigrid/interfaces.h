@@ -11,6 +11,8 @@
  * Levels are numbered 0 (coarsest) to L (finest), as in deal.II.
  */
 
+#include <memory>
+
 namespace cellwise
 {
   /// Order of the sub-steps of a multiplicative smoother (vertex-patch colours:
@@ -105,6 +107,30 @@ namespace cellwise
     apply_in_place(VectorType &r) const = 0;
   };
 
+  /**
+   * One step u ← u + V r of the stationary iteration with the monitor pairing
+   * ⟨r, V r⟩, split so that the preconditioner keeps the correction V r in
+   * whatever form it computed it. A mixed-precision preconditioner then never
+   * widens the correction into an outer-precision work vector: it pairs the
+   * residual and correction it actually saw and adds the correction to u,
+   * widening on the fly, in one pass (000 §7).
+   *
+   * A step holds work vectors of its own or of its preconditioner (which must
+   * outlive it) and serves one iteration at a time.
+   */
+  template <typename VectorType>
+  class StationaryStep
+  {
+  public:
+    virtual ~StationaryStep() = default;
+    /// Computes and keeps the correction V r; returns the pairing ⟨r, V r⟩.
+    virtual double
+    apply(const VectorType &r) = 0;
+    /// u += the correction kept by the last apply().
+    virtual void
+    add_correction(VectorType &u) const = 0;
+  };
+
   /// A preconditioner: z = M^{-1} r, r dual, z primal.
   template <typename VectorType>
   class Preconditioner
@@ -113,5 +139,44 @@ namespace cellwise
     virtual ~Preconditioner() = default;
     virtual void
     vmult(VectorType &z, const VectorType &r) const = 0;
+    /// The step of the stationary iteration with this preconditioner (which
+    /// must outlive it). The default keeps z = V r in a vector of VectorType:
+    /// vmult, ⟨r, z⟩ and u += z, as an outer iteration would do itself.
+    virtual std::unique_ptr<StationaryStep<VectorType>>
+    make_stationary_step() const;
   };
+
+  /// The default step of Preconditioner: z = V r in an outer work vector.
+  template <typename VectorType>
+  class PreconditionerStep : public StationaryStep<VectorType>
+  {
+  public:
+    explicit PreconditionerStep(const Preconditioner<VectorType> &V)
+      : V_(V)
+    {}
+    double
+    apply(const VectorType &r) override
+    {
+      if (z_.n_cells() != r.n_cells() || z_.degree() != r.degree())
+        z_.reinit(r); // zeroed once, on the first step
+      V_.vmult(z_, r);
+      return r.dot(z_);
+    }
+    void
+    add_correction(VectorType &u) const override
+    {
+      u.add(typename VectorType::value_type(1), z_);
+    }
+
+  private:
+    const Preconditioner<VectorType> &V_;
+    VectorType                        z_;
+  };
+
+  template <typename VectorType>
+  std::unique_ptr<StationaryStep<VectorType>>
+  Preconditioner<VectorType>::make_stationary_step() const
+  {
+    return std::make_unique<PreconditionerStep<VectorType>>(*this);
+  }
 } // namespace cellwise

@@ -26,6 +26,7 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <sstream>
 
 namespace cellwise
@@ -123,6 +124,11 @@ namespace cellwise
   /// η̂_{n+1} = η_n² / η_{n−1} (000 eq. 14) and the iteration stops when the
   /// estimate meets the tolerance, saving the extra cycle; η̂ is an estimate,
   /// not a bound. The last monitor entry is then the estimate.
+  ///
+  /// The cycle runs through V's StationaryStep: V r stays with the
+  /// preconditioner (in mixed precision the FP32 correction, paired with the
+  /// FP32 residual the cycle saw and widened while it is added to u), so that
+  /// no work vector of VectorType holds it.
   template <typename VectorType>
   SolveStatistics
   solve_stationary(const LevelOperator<VectorType>  &A,
@@ -134,18 +140,16 @@ namespace cellwise
                    const ResidualHook<VectorType>   &prepare_residual             = {},
                    const bool                        stop_on_extrapolated_monitor = false)
   {
-    using Number = typename VectorType::value_type;
-    VectorType      r, z;
-    SolveStatistics statistics;
-    double          initial_rz = 0;
-    z.reinit(b);
+    const std::unique_ptr<StationaryStep<VectorType>> cycle = V.make_stationary_step();
+    VectorType                                        r;
+    SolveStatistics                                   statistics;
+    double                                            initial_rz = 0;
     for (unsigned int step = 0;; ++step)
       {
         A.masked_residual(r, b, u, mask);
         if (prepare_residual)
           prepare_residual(r, step);
-        V.vmult(z, r);
-        const double rz = r.dot(z);
+        const double rz = cycle->apply(r);
         if (step == 0)
           initial_rz = std::abs(rz);
         statistics.monitor.push_back(std::isfinite(rz) ? internal::monitor_from_pairing("stationary iteration", rz, initial_rz, step) : rz);
@@ -154,7 +158,7 @@ namespace cellwise
           return statistics;
         if (state == IterationControl::failure)
           internal::throw_no_convergence("stationary iteration", control, step, statistics.monitor.back());
-        u.add(Number(1), z);
+        cycle->add_correction(u);
         if (stop_on_extrapolated_monitor && step >= 1)
           {
             const double eta      = statistics.monitor[step];

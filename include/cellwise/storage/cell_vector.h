@@ -224,6 +224,21 @@ namespace cellwise
       for (long k = 0; k < n; ++k)
         values_[k] += a * x.values_[k];
     }
+    /// this += a Number(x) for x of another number type (same layout): the
+    /// rounding of copy_from followed by add, without the converted copy (the
+    /// mixed-precision stationary step adds its FP32 correction to the FP64
+    /// iterate this way).
+    template <typename OtherNumber>
+    void
+    add(const Number a, const CellVector<OtherNumber, MemorySpace::Host, Layout> &x)
+    {
+      check_compatible(x);
+      const long         n   = static_cast<long>(values_.size());
+      const OtherNumber *src = x.data();
+#pragma omp parallel for
+      for (long k = 0; k < n; ++k)
+        values_[k] += a * static_cast<Number>(src[k]);
+    }
     /// this = s this + a x
     void
     sadd(const Number s, const Number a, const CellVector &x)

@@ -100,9 +100,9 @@ namespace cellwise
     }
 
     /// Throws unless @p other has the same number of cells and degree.
-    template <typename OtherNumber>
+    template <typename OtherNumber, typename OtherLayout>
     void
-    check_compatible(const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &other) const
+    check_compatible(const CellVector<OtherNumber, MemorySpace::CUDA, OtherLayout> &other) const
     {
       CELLWISE_CHECK(n_cells_ == other.n_cells() && degree_ == other.degree(),
                      "device cell vectors do not match: " << n_cells_ << " cells of degree " << degree_ << " against "
@@ -121,6 +121,22 @@ namespace cellwise
     /// this += a x
     void
     add(Number a, const CellVector &x);
+    /**
+     * this += a Number(x) for x of another number type and/or layout, in one
+     * pass: the value of each cell entry is converted to Number and added,
+     * rounded as the host's copy_from followed by add (a x is rounded before
+     * the addition, never fused into an FMA). The same layout: elementwise;
+     * the other layout (cell-contiguous <-> blocked by 32): tiles of 32 cells
+     * turned through shared memory as in the relayout copy_from, the padding
+     * of the blocked layout left zero. The mixed-precision stationary step adds
+     * its FP32 cell-contiguous correction to the FP64 (blocked) iterate this
+     * way, without a widened copy (000 §7). Instantiated for double += float
+     * and float += double in either layout, and for every number pair across
+     * the two layouts.
+     */
+    template <typename OtherNumber, typename OtherLayout>
+    void
+    add(Number a, const CellVector<OtherNumber, MemorySpace::CUDA, OtherLayout> &x);
     /// this = s this + a x
     void
     sadd(Number s, Number a, const CellVector &x);
