@@ -92,9 +92,9 @@
 //
 //   step          | per pencil, per thread                       | instr.
 //   --------------+----------------------------------------------+--------
-//   S^-1, S^T     | e, o (4 add), out_k = T_k0 e0|o0 + T_k1 e1|o1 | 12 (16)
-//   forward       | w = x^_a + σ_a τ∘x^_ā (partner by shuffle)    | 16 (24)
-//                 | y_a = B_aa w                                 |
+//   S^-1, S^T     | e, o (4 add), out_k = e0|o0 + T'_k1 e1|o1     |  8 (16)
+//   forward       | w = x^_a + σ_a τ∘x^_ā (partner by shuffle)    | 13 (24)
+//                 | y_a = B'_aa w, pivot entry of each row 1     |
 //   backward      | z_a = F_aa^T y_a (4 nodes, 0 at the rim)     | 16 (24)
 //                 | d_a = z_a + σ_ā J z_ā (partner's z, shuffle) |
 //
@@ -106,10 +106,20 @@
 // did for register_q3); the kernel skips it explicitly: backward x on the
 // faces y = 0, z = 0 (7 of 16 pencils), backward y on z = 0 (3 of 12), and in
 // the cascade the 11 shuffles whose results the next axis overwrites
-// (unify_copies_live: 37 of 48, same result bit for bit). Per thread (u != 0; PTX):
-// 2368 FP instructions against 3363, 293 shuffles in the solve and cascade
-// against 307. Tables per (axis, side), 29 words: B_aa (12), F_aa (12),
-// σ_a τ (4), σ_ā; then 1/μ~ per octant in the parity order of the modes.
+// (unify_copies_live: 37 of 48, same result bit for bit).
+//
+// Unit entries, whose factors move into diagonal tables: the rows of S^-1 and
+// S^T are divided by their first entries s_k, t_k (T'), so that v' = v / s³
+// and r^' = r^ / t³; r = t³ (r^' − D~ v') with D~ = D s³ / t³ (a kernel
+// parameter like D), and each axis's share of the separable t³ goes into its
+// forward block, B_aa diag(t). The rows of that block are divided by a pivot
+// entry (q3_forward_pivot) and the pivots of the three axes multiply the
+// inverse eigenvalue sums of the octant. This removes the first multiply of
+// every transform pencil and of every forward mode: per thread (u != 0) about
+// 1873 FP instructions against 2368 without it and 3363 for register_q3
+// (PTX); 293 shuffles in the solve and cascade against 307. Tables per (axis,
+// side), 29 words: B'_aa (12), F_aa (12), σ_a τ (4), σ_ā; then pivots/μ~ per
+// octant in the parity order of the modes.
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
@@ -772,6 +782,17 @@ namespace cellwise
       // eigenvalue order, so the blocks and the octants of 1/μ~ differ from
       // those of the other register kernels.
 
+      /// The entry of row i (patch mode i of the lane's side) of the forward
+      /// block B_aa that the tables divide out: a column where the row of
+      /// side 0 and that of side 1 (patch modes 0|1, 2|3, 4|zero row of F)
+      /// are both well away from zero; column 0, the constant cell mode, is
+      /// 0 for mode 3, so no single column does. Checked at set-up (the
+      /// variant is unavailable otherwise).
+      __host__ __device__ constexpr int
+      q3_forward_pivot(const int i)
+      {
+        return i == 0 ? 0 : (i == 1 ? 1 : 3);
+      }
       constexpr int q3_sym_axis_stride = 29; // words per (axis, side): B_aa, F_aa (12 each), σ_a τ (4), σ_ā
       constexpr int q3_sym_inverse_at  = 6 * q3_sym_axis_stride; // 8 x 27 inverse eigenvalue sums (parity order)
       constexpr int q3_sym_table_size  = q3_sym_inverse_at + 8 * 27;
@@ -779,11 +800,21 @@ namespace cellwise
       /// (after the tables of the other register kernels and the 96 words of
       /// S^-1, S^T, D kept on the host).
       constexpr int q3_symmetric_tables_at = q3_table_size + 96;
+      /// Then the kernel parameters of register_q3_symmetric (96 words, used
+      /// on the host): S^-1 and S^T with row k divided by its first entry
+      /// (s_k, t_k), and D~ = D (s ⊗ s ⊗ s) / (t ⊗ t ⊗ t). With v' = v / s³
+      /// and r^' = r^ / t³ from the scaled transforms, r = r^ - D v =
+      /// t³ (r^' - D~ v'); the factor t³ is separable and each forward block
+      /// takes its axis's share, B_aa diag(t) (column k times t_k).
+      constexpr int q3_symmetric_matrices_at = q3_symmetric_tables_at + q3_sym_table_size;
 
-      /// v <- (T ⊗ T ⊗ T) v in place for T = S^-1 or S^T (row-major, parameter
-      /// bank): rows 0, 2 are even and rows 1, 3 odd under the reversal of the
-      /// 4 nodes, so out_k = T_k0 (v0 ± v3) + T_k1 (v1 ± v2); only the first
-      /// two entries of each row are read. 12 instructions per pencil.
+      /// v <- (T ⊗ T ⊗ T) v in place for T = S^-1 or S^T with every row
+      /// divided by its first entry (row-major, parameter bank): rows 0, 2 are
+      /// even and rows 1, 3 odd under the reversal of the 4 nodes, so
+      /// out_k = (v0 ± v3) + T_k1 (v1 ± v2) with T_k0 = 1; only the second
+      /// entry of each row is read. The factors T_k0 dropped here are put back
+      /// in the diagonal and the forward blocks (symmetric_matrices_at).
+      /// 8 instructions per pencil (12 with T_k0).
       __device__ __forceinline__ void
       transform_cube_symmetric(const float *T, float (&v)[64])
       {
@@ -797,10 +828,10 @@ namespace cellwise
                 const int   base = axis == 0 ? 4 * q : (axis == 1 ? (q / 4) * 16 + q % 4 : q);
                 const float v0 = v[base], v1 = v[base + stride], v2 = v[base + 2 * stride], v3 = v[base + 3 * stride];
                 const float e0 = v0 + v3, e1 = v1 + v2, o0 = v0 - v3, o1 = v1 - v2;
-                v[base]              = fmaf(T[1], e1, T[0] * e0);
-                v[base + stride]     = fmaf(T[5], o1, T[4] * o0);
-                v[base + 2 * stride] = fmaf(T[9], e1, T[8] * e0);
-                v[base + 3 * stride] = fmaf(T[13], o1, T[12] * o0);
+                v[base]              = fmaf(T[1], e1, e0);
+                v[base + stride]     = fmaf(T[5], o1, o0);
+                v[base + 2 * stride] = fmaf(T[9], e1, e0);
+                v[base + 3 * stride] = fmaf(T[13], o1, o0);
               }
           }
       }
@@ -835,10 +866,14 @@ namespace cellwise
 #pragma unroll
             for (int i = 0; i < 3; ++i)
               {
-                float s = B[4 * i] * w[0];
+                // the pivot entry of row i is 1 (its value is in the inverse
+                // eigenvalue table): 3 multiply-adds per mode instead of 4
+                constexpr int pivot_of[3] = {q3_forward_pivot(0), q3_forward_pivot(1), q3_forward_pivot(2)};
+                float         s           = w[pivot_of[i]];
 #pragma unroll
-                for (int j = 1; j < 4; ++j)
-                  s = fmaf(B[4 * i + j], w[j], s);
+                for (int j = 0; j < 4; ++j)
+                  if (j != pivot_of[i])
+                    s = fmaf(B[4 * i + j], w[j], s);
                 out[out_base(q) + i * stride_out] = s;
               }
           }
@@ -1094,7 +1129,8 @@ namespace cellwise
               {
                 const int          idx   = k * 32 + lane;
                 const unsigned int other = __shfl_sync(full_mask, cell, idx >> 4);
-                const bool         ok    = __shfl_sync(full_mask, valid_in(group) ? 1 : 0, idx >> 4) != 0;
+                // the patch of the stored cell exists (no shuffle: its lane's patch is (idx >> 4) / 8)
+                const bool         ok    = 4 * group + ((idx >> 4) >> 3) < n_patches;
                 const float4       w     = *reinterpret_cast<const float4 *>(x + (idx >> 4) * q3_stage + (idx & 15) * 4);
                 if (ok)
                   reinterpret_cast<float4 *>(u + static_cast<std::size_t>(other) * 64)[idx & 15] = w;
@@ -1319,7 +1355,7 @@ namespace cellwise
                 // device tables (q3_table_size words), then on the host only:
                 // S^-1, S^T (16 each) and D (64) for the kernel parameters,
                 // then the tables of register_q3_symmetric (q3_sym_table_size)
-                register_tables_.assign(q3_symmetric_tables_at + q3_sym_table_size, 0.f);
+                register_tables_.assign(q3_symmetric_matrices_at + 96, 0.f);
                 const GeneralizedEigenpairs cell_pairs = solve_generalized_eigenproblem(matrices.stiffness, matrices.mass);
                 const DenseMatrix          &S          = cell_pairs.eigenvectors; // column k: mode k
                 double                      s_inverse[4][4];                     // S^-1 = S^T M
@@ -1437,9 +1473,39 @@ namespace cellwise
                       }
                     symmetric_available_ = symmetric_available_ && n_side[0] == 3 && n_side[1] == 3;
                   }
+                // the first entries of the rows of S^-1 and S^T, which the
+                // symmetric transforms divide out (see q3_symmetric_matrices_at)
+                double first_inverse[4], first_transpose[4];
+                for (int k = 0; k < 4; ++k)
+                  {
+                    first_inverse[k]   = s_inverse[k][0];
+                    first_transpose[k] = S(0, k);
+                    double scale_inverse = 0, scale_transpose = 0;
+                    for (int j = 0; j < 4; ++j)
+                      {
+                        scale_inverse   = std::max(scale_inverse, std::abs(s_inverse[k][j]));
+                        scale_transpose = std::max(scale_transpose, std::abs(S(j, k)));
+                      }
+                    symmetric_available_ = symmetric_available_ && std::abs(first_inverse[k]) > 1e-3 * scale_inverse &&
+                                           std::abs(first_transpose[k]) > 1e-3 * scale_transpose;
+                  }
                 if (symmetric_available_)
                   {
+                    float *matrices_sym = register_tables_.data() + q3_symmetric_matrices_at;
+                    for (int k = 0; k < 4; ++k)
+                      for (int i = 0; i < 4; ++i)
+                        {
+                          matrices_sym[4 * k + i]      = float(s_inverse[k][i] / first_inverse[k]);
+                          matrices_sym[16 + 4 * k + i] = float(S(i, k) / first_transpose[k]);
+                        }
+                    for (int k = 0; k < 4; ++k)
+                      for (int j = 0; j < 4; ++j)
+                        for (int i = 0; i < 4; ++i)
+                          matrices_sym[32 + 16 * k + 4 * j + i] =
+                            float((c[0] * lambda[i] + c[1] * lambda[j] + c[2] * lambda[k]) * first_inverse[i] * first_inverse[j] *
+                                  first_inverse[k] / (first_transpose[i] * first_transpose[j] * first_transpose[k]));
                     float *sym = register_tables_.data() + q3_symmetric_tables_at;
+                    double forward_pivot[3][2][3]; // pivot entries of the rows of B_aa diag(t), divided out
                     for (unsigned int d = 0; d < 3; ++d)
                       {
                         const DenseMatrix &F = inverse.axis(d).cellwise_transform;
@@ -1457,12 +1523,29 @@ namespace cellwise
                                     fo[j]                 = own < 0 ? 0. : F(mode, own);
                                     block[12 + 4 * i + j] = float(fo[j]); // F_aa, 0 in the rim column
                                   }
-                                for (int k = 0; k < 4; ++k) // B_aa = F_aa S^-T
+                                // B_aa = F_aa S^-T, times t_k (the scaled r^),
+                                // then the row divided by its pivot entry
+                                // (q3_forward_pivot), which the inverse
+                                // eigenvalue table multiplies back in
+                                double row[4];
+                                for (int k = 0; k < 4; ++k)
                                   {
-                                    double sum = 0;
+                                    row[k] = 0;
                                     for (int j = 0; j < 4; ++j)
-                                      sum += fo[j] * s_inverse[k][j];
-                                    block[4 * i + k] = float(sum);
+                                      row[k] += fo[j] * s_inverse[k][j];
+                                    row[k] *= first_transpose[k];
+                                  }
+                                const double largest = std::max({std::abs(row[0]), std::abs(row[1]), std::abs(row[2]), std::abs(row[3])});
+                                const double pivot   = row[q3_forward_pivot(i)];
+                                // the zero row of F (side 1, i = 2) stays zero,
+                                // its pivot 0: the kernel's implied 1 there
+                                // gives a value that the table's 0 removes
+                                forward_pivot[d][a][i] = pivot;
+                                if (largest > 0)
+                                  {
+                                    symmetric_available_ = symmetric_available_ && std::abs(pivot) > 1e-3 * largest;
+                                    for (int k = 0; k < 4; ++k)
+                                      block[4 * i + k] = float(row[k] / pivot);
                                   }
                               }
                             for (int k = 0; k < 4; ++k)
@@ -1479,7 +1562,9 @@ namespace cellwise
                                 inverse.axis(0).padded_eigenvalues[mode_of[0][octant & 1][i]] +
                                 inverse.axis(1).padded_eigenvalues[mode_of[1][(octant >> 1) & 1][k]] +
                                 inverse.axis(2).padded_eigenvalues[mode_of[2][(octant >> 2) & 1][l]];
-                              sym[q3_sym_inverse_at + octant * 27 + (l * 3 + k) * 3 + i] = float(1. / sum);
+                              const double pivots = forward_pivot[0][octant & 1][i] * forward_pivot[1][(octant >> 1) & 1][k] *
+                                                    forward_pivot[2][(octant >> 2) & 1][l];
+                              sym[q3_sym_inverse_at + octant * 27 + (l * 3 + k) * 3 + i] = float(pivots / sum);
                             }
                   }
                 register_tables_device_ = upload(register_tables_, "the register patch kernel tables");
@@ -1531,6 +1616,13 @@ namespace cellwise
     }
 
     template <typename Number, typename Layout>
+    const float *
+    VertexPatchSmoother<Number, Layout>::host_matrices(const PatchKernel kernel) const
+    {
+      return register_tables_.data() + (kernel == PatchKernel::register_q3_symmetric ? q3_symmetric_matrices_at : q3_table_size);
+    }
+
+    template <typename Number, typename Layout>
     void
     VertexPatchSmoother<Number, Layout>::check_vectors(const VectorType &u, const VectorType &b) const
     {
@@ -1557,10 +1649,12 @@ namespace cellwise
       if (active_kernel() != PatchKernel::generic)
         {
           if constexpr (std::is_same_v<Number, float>)
-            internal::launch_register_q3(register_tables_.data() + q3_table_size, register_tables_.data() + q3_table_size + 16,
-                                         register_tables_.data() + q3_table_size + 32, device_tables(active_kernel()),
-                                         patch_cells_[colour], n_patches, b.data(), u.data(), u_is_zero, false,
-                                         active_kernel(), register_grid_limit_);
+            {
+              const float *matrices = host_matrices(active_kernel());
+              internal::launch_register_q3(matrices, matrices + 16, matrices + 32, device_tables(active_kernel()),
+                                           patch_cells_[colour], n_patches, b.data(), u.data(), u_is_zero, false,
+                                           active_kernel(), register_grid_limit_);
+            }
           return;
         }
       dispatch_degree(degree_, [&](auto p) {
@@ -1577,10 +1671,12 @@ namespace cellwise
       CELLWISE_CHECK(colour < 8, "cuda::VertexPatchSmoother: colour " << colour << " is not in 0..7");
       CELLWISE_CHECK(register_available_, "cuda::VertexPatchSmoother: the traffic stub needs the register kernel");
       if constexpr (std::is_same_v<Number, float>)
-        internal::launch_register_q3(register_tables_.data() + q3_table_size, register_tables_.data() + q3_table_size + 16,
-                                     register_tables_.data() + q3_table_size + 32, device_tables(active_kernel()),
-                                     patch_cells_[colour], patches_.n_patches(colour), b.data(), u.data(), u_is_zero,
-                                     true, active_kernel(), register_grid_limit_);
+        {
+          const float *matrices = host_matrices(active_kernel());
+          internal::launch_register_q3(matrices, matrices + 16, matrices + 32, device_tables(active_kernel()),
+                                       patch_cells_[colour], patches_.n_patches(colour), b.data(), u.data(), u_is_zero,
+                                       true, active_kernel(), register_grid_limit_);
+        }
     }
 
     template <typename Number, typename Layout>

@@ -166,6 +166,10 @@ namespace cellwise
       /// Device tables of the register kernel @p kernel.
       const float *
       device_tables(PatchKernel kernel) const;
+      /// S^-1, S^T (16 each) and D (64) of the register kernel @p kernel, for
+      /// its kernel parameters (the symmetric variant's are scaled).
+      const float *
+      host_matrices(PatchKernel kernel) const;
 
       unsigned int degree_     = 0;
       unsigned int n_sweeps_   = 1;
