@@ -15,6 +15,7 @@
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace cellwise
@@ -69,6 +70,18 @@ namespace cellwise
       /// dst = mask ∘ (b − A u), one pass.
       void
       masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const override;
+
+      /**
+       * Keep a compact copy of @p mask, one bit per DoF of each cell:
+       * masked_vmult and masked_residual called with this very vector then
+       * read the bits instead of the vector (8 of the 32 bytes per entry of
+       * the FP64 residual), with the same result bit for bit. The values of
+       * @p mask must be 0 or 1 (checked); the vector must outlive its use
+       * here and must not change while it is the registered mask (another
+       * mask vector is read as before). A second call replaces the first.
+       */
+      void
+      use_dirichlet_mask(const VectorType &mask);
       /// Cell-wise (unassembled) diagonals of the A_K.
       void
       compute_cell_diagonals(VectorType &diagonal) const;
@@ -130,6 +143,13 @@ namespace cellwise
       std::vector<double> stiffness_;
       /// Device array of 3 n_cells entries (c_x, c_y, c_z) per cell.
       Number             *factors_ = nullptr;
+      /// use_dirichlet_mask: the registered vector (compared by address and
+      /// data), and per cell mask_words_ words of its bits (DoF d: bit d % 64
+      /// of word d / 64).
+      const VectorType   *mask_vector_ = nullptr;
+      const Number       *mask_data_   = nullptr;
+      std::uint64_t      *mask_bits_   = nullptr;
+      unsigned int        mask_words_  = 0;
     };
   } // namespace cuda
 } // namespace cellwise
