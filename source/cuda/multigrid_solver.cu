@@ -118,6 +118,7 @@ namespace cellwise
       fine_level_data_  = std::make_unique<LevelData>(fine);
       mask_.copy_from_host(make_dirichlet_mask<double, Layout>(fine, degree, parameters.dirichlet_ids));
       fine_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(fine, degree);
+      fine_operator_->use_dirichlet_mask(mask_); // the outer residual reads bits, not FP64 values
       outer_operator_ = fine_operator_;
       if (timer)
         outer_operator_ = std::make_shared<TimedLevelOperator<VectorType>>(fine_operator_, *timer, "FP64 operator");
@@ -153,7 +154,8 @@ namespace cellwise
                              return apply_dss(*fine_level_data_, r, DssMode::mean);
                            TimedScope scope(*timer_, "rebalancing (mean DSS)");
                            apply_dss(*fine_level_data_, r, DssMode::mean);
-                         });
+                         },
+                         &residual_);
     }
 
     template class MultigridSolver<CellContiguous>;

@@ -203,6 +203,6 @@ namespace cellwise
   MultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
     return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(), control,
-                       [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), r, DssMode::mean); });
+                       [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), r, DssMode::mean); }, &residual_);
   }
 } // namespace cellwise

@@ -152,6 +152,51 @@ TEST(CudaMultigridSolver, mixed_patch_solve_matches_host)
     }
 }
 
+// The device solve names a NaN in b or u (found through the first monitor,
+// not by separate passes over the inputs), in the mixed stationary iteration
+// and in FP64 CG, solving twice with the same solver (the kept residual).
+TEST(CudaMultigridSolver, names_non_finite_inputs)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy mesh = make_box_hierarchy(BoxDescription{}, 3);
+  const Level         &fine = mesh.levels.back();
+  CellVector<double>   b;
+  assemble_right_hand_side(fine, 3, [](const Point &) { return 1.; }, b);
+  for (const bool mixed : {true, false})
+    {
+      MultigridParameters parameters;
+      parameters.smoother  = mixed ? SmootherType::patch : SmootherType::chebyshev;
+      parameters.outer     = mixed ? OuterIteration::stationary : OuterIteration::cg;
+      parameters.precision = mixed ? Precision::mixed : Precision::fp64;
+      const cuda::MultigridSolver<CellBlocked<32>> solver(mesh, 3, parameters);
+      const auto                                   db = to_device(relayout<CellBlocked<32>>(b));
+      for (const bool bad_guess : {false, true})
+        {
+          SCOPED_TRACE(::testing::Message() << (mixed ? "mixed stationary" : "FP64 CG") << (bad_guess ? ", NaN in u" : ", NaN in b"));
+          CellVector<double> bad_b = b, u(fine.n_cells(), 3);
+          (bad_guess ? u : bad_b)(5, 7) = std::nan("");
+          auto          du = to_device(relayout<CellBlocked<32>>(u));
+          SolverControl control(20, 1e-9);
+          try
+            {
+              solver.solve(du, to_device(relayout<CellBlocked<32>>(bad_b)), control);
+              ADD_FAILURE() << "NaN accepted";
+            }
+          catch (const Error &e)
+            {
+              EXPECT_NE(std::string(e.what()).find(bad_guess ? "initial guess contains NaN" : "right-hand side contains NaN"),
+                        std::string::npos)
+                << e.what();
+            }
+          // and a clean solve with the same solver afterwards
+          CellVector<double, MemorySpace::CUDA, CellBlocked<32>> clean(fine.n_cells(), 3);
+          SolverControl                                          clean_control(20, 1e-9);
+          EXPECT_NO_THROW(solver.solve(clean, db, clean_control));
+          EXPECT_LE(clean_control.last_value(), 1e-9 * clean_control.initial_value());
+        }
+    }
+}
+
 TEST(CudaMultigridSolver, rejects_variable_coefficient)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();

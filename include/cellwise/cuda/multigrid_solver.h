@@ -67,6 +67,11 @@ namespace cellwise
       solve(VectorType &u, const VectorType &b, IterationControl &control) const;
 
       ~MultigridSolver();
+      /// Not copied or moved: the fine operator keeps the address of the
+      /// Dirichlet mask (LaplaceOperator::use_dirichlet_mask).
+      MultigridSolver(const MultigridSolver &) = delete;
+      MultigridSolver &
+      operator=(const MultigridSolver &) = delete;
 
       const LaplaceOperator<double, Layout> &
       fine_operator() const
@@ -102,6 +107,9 @@ namespace cellwise
       MultigridParameters                                           parameters_;
       std::unique_ptr<LevelData>                                    fine_level_data_;
       VectorType                                                    mask_;
+      /// The stationary iteration's residual, kept between solves (no
+      /// allocation and zero fill of an FP64 vector per solve).
+      mutable VectorType                                            residual_;
       std::shared_ptr<LaplaceOperator<double, Layout>>              fine_operator_;
       /// The fine operator as the outer iteration calls it (timed or not).
       std::shared_ptr<const LevelOperator<VectorType>>              outer_operator_;

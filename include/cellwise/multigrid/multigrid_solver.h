@@ -142,11 +142,12 @@ namespace cellwise
   };
 
   /**
-   * The outer solve shared by the host and CUDA multigrid solvers: checks the
-   * right-hand side and the initial guess, rebalances the FP64 residual every
+   * The outer solve shared by the host and CUDA multigrid solvers: reports a
+   * NaN or infinity in the right-hand side or the initial guess, rebalances the FP64 residual every
    * k-th iteration in mixed precision (with @p mean_dss, the averaging DSS of
    * the finest level), and runs CG or the stationary iteration as
-   * @p parameters say.
+   * @p parameters say (the stationary iteration keeps its residual in
+   * @p residual_storage if given).
    */
   template <typename VectorType, typename MeanDss>
   SolveStatistics
@@ -159,15 +160,14 @@ namespace cellwise
               const VectorType                   &b,
               const VectorType                   &mask,
               IterationControl                   &control,
-              const MeanDss                      &mean_dss)
+              const MeanDss                      &mean_dss,
+              VectorType                         *residual_storage = nullptr)
   {
     CELLWISE_CHECK(b.n_cells() == n_cells && b.degree() == degree,
                    "solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree() << ", the finest level has "
                                                 << n_cells << " cells of degree " << degree);
-    CELLWISE_CHECK(b.all_finite(), "solve: the right-hand side contains NaN or infinite values");
     if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
       u.reinit(b);
-    CELLWISE_CHECK(u.all_finite(), "solve: the initial guess contains NaN or infinite values");
 
     // Rebalancing removes the O(1) opposite-sign fluxes from the copies before
     // the residual is rounded to FP32 (000 §4.3–4.4); in FP64 it is optional.
@@ -178,9 +178,25 @@ namespace cellwise
         if (step % period == 0)
           mean_dss(r);
       };
-    if (parameters.outer == OuterIteration::cg)
-      return solve_cg(A, V, u, b, mask, control, rebalance);
-    return solve_stationary(A, V, u, b, mask, control, rebalance, parameters.stop_on_extrapolated_monitor);
+    try
+      {
+        if (parameters.outer == OuterIteration::cg)
+          return solve_cg(A, V, u, b, mask, control, rebalance);
+        return solve_stationary(A, V, u, b, mask, control, rebalance, parameters.stop_on_extrapolated_monitor,
+                                residual_storage);
+      }
+    catch (const NoConvergence &e)
+      {
+        // A NaN or infinity in b or u makes the first monitor non-finite, and
+        // the solvers stop there with u unchanged: name the input (two
+        // passes over b and u on this error path only, not in every solve).
+        if (e.last_step == 0 && !std::isfinite(e.last_value))
+          {
+            CELLWISE_CHECK(b.all_finite(), "solve: the right-hand side contains NaN or infinite values");
+            CELLWISE_CHECK(u.all_finite(), "solve: the initial guess contains NaN or infinite values");
+          }
+        throw;
+      }
   }
 
   class MultigridSolver
@@ -231,6 +247,8 @@ namespace cellwise
     unsigned int                                          degree_;
     MultigridParameters                                   parameters_;
     std::vector<VectorType>                               masks_;
+    /// The stationary iteration's residual, kept between solves.
+    mutable VectorType                                    residual_;
     std::shared_ptr<LaplaceOperator<double>>              fine_operator_;
     std::shared_ptr<const Preconditioner<VectorType>>     preconditioner_;
   };

@@ -48,6 +48,20 @@ namespace cellwise
       throw NoConvergence(message.str(), step, value);
     }
 
+    /// The first pairing ⟨r_0, V r_0⟩ is not finite: a NaN or infinity in b or
+    /// in u reaches it (through A u, the mask keeps NaN), so the solvers stop
+    /// here whatever the control says, before u is changed; solve_outer then
+    /// names the input (the inputs are checked only on this error path, which
+    /// saves two passes over them per solve).
+    [[noreturn]] inline void
+    throw_non_finite_start(const char *solver, const double rz)
+    {
+      std::ostringstream message;
+      message << solver << ": the initial monitor pairing ⟨r, V r⟩ is " << rz
+              << " (NaN or infinity in the right-hand side or the initial guess, or an overflow)";
+      throw NoConvergence(message.str(), 0, rz);
+    }
+
     /// η from ⟨r, z⟩. A negative pairing of more than rounding size (relative to
     /// the initial one) means the preconditioner is not positive definite; a
     /// tiny negative one is the rounding of a residual the cycle no longer
@@ -85,7 +99,9 @@ namespace cellwise
       prepare_residual(r, 0);
     z.reinit(r);
     V.vmult(z, r);
-    double          rz = r.dot(z);
+    double rz = r.dot(z);
+    if (!std::isfinite(rz))
+      internal::throw_non_finite_start("CG", rz);
     SolveStatistics statistics;
     const double    initial_rz = rz;
     statistics.monitor.push_back(internal::monitor_from_pairing("CG", rz, std::abs(rz), 0));
@@ -124,6 +140,8 @@ namespace cellwise
   /// η̂_{n+1} = η_n² / η_{n−1} (000 eq. 14) and the iteration stops when the
   /// estimate meets the tolerance, saving the extra cycle; η̂ is an estimate,
   /// not a bound. The last monitor entry is then the estimate.
+  /// @p residual_storage, if given, holds the residual (a solver that keeps
+  /// it saves an allocation and a zero fill per solve: 8.6 GB at L = 8).
   ///
   /// The cycle runs through V's StationaryStep: V r stays with the
   /// preconditioner (in mixed precision the FP32 correction, paired with the
@@ -138,10 +156,12 @@ namespace cellwise
                    const VectorType                 &mask,
                    IterationControl                 &control,
                    const ResidualHook<VectorType>   &prepare_residual             = {},
-                   const bool                        stop_on_extrapolated_monitor = false)
+                   const bool                        stop_on_extrapolated_monitor = false,
+                   VectorType                       *residual_storage             = nullptr)
   {
     const std::unique_ptr<StationaryStep<VectorType>> cycle = V.make_stationary_step();
-    VectorType                                        r;
+    VectorType                                        own_residual;
+    VectorType &r = residual_storage ? *residual_storage : own_residual;
     SolveStatistics                                   statistics;
     double                                            initial_rz = 0;
     for (unsigned int step = 0;; ++step)
@@ -150,6 +170,8 @@ namespace cellwise
         if (prepare_residual)
           prepare_residual(r, step);
         const double rz = cycle->apply(r);
+        if (step == 0 && !std::isfinite(rz))
+          internal::throw_non_finite_start("stationary iteration", rz);
         if (step == 0)
           initial_rz = std::abs(rz);
         statistics.monitor.push_back(std::isfinite(rz) ? internal::monitor_from_pairing("stationary iteration", rz, initial_rz, step) : rz);
