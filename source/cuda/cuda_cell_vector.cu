@@ -172,15 +172,23 @@ namespace cellwise
           // consecutive addresses of that layout
           auto cell_of = [&](const unsigned int k, const bool blocked) { return blocked ? k % relayout_tile : k / width; };
           auto dof_of  = [&](const unsigned int k, const bool blocked) { return blocked ? k / relayout_tile : k % width; };
-          OtherNumber x[relayout_values];
+          // this thread's values of the round from a vector in the layout
+          // @p blocked, all loads issued together (0 outside the round and
+          // past n_cells)
+          auto load = [&](const auto *from, auto blocked, auto (&values)[relayout_values]) {
+            using Value = std::remove_reference_t<decltype(values[0])>;
 #pragma unroll
-          for (unsigned int j = 0; j < relayout_values; ++j)
-            {
-              const unsigned int k = threadIdx.x + j * block_size;
-              const unsigned int c = cell_of(k, src_blocked);
-              x[j] = k < count && first_cell + c < n_cells ? src[base + tile_offset<src_blocked>(c, d0 + dof_of(k, src_blocked), n3)]
-                                                           : OtherNumber(0);
-            }
+            for (unsigned int j = 0; j < relayout_values; ++j)
+              {
+                const unsigned int k = threadIdx.x + j * block_size;
+                const unsigned int c = cell_of(k, blocked);
+                values[j]            = k < count && first_cell + c < n_cells
+                                         ? Value(from[base + tile_offset<decltype(blocked)::value>(c, d0 + dof_of(k, blocked), n3)])
+                                         : Value(0);
+              }
+          };
+          OtherNumber x[relayout_values];
+          load(src, std::bool_constant<src_blocked>{}, x);
 #pragma unroll
           for (unsigned int j = 0; j < relayout_values; ++j)
             {
@@ -192,14 +200,7 @@ namespace cellwise
           if constexpr (accumulate)
             {
               Number y[relayout_values];
-#pragma unroll
-              for (unsigned int j = 0; j < relayout_values; ++j)
-                {
-                  const unsigned int k = threadIdx.x + j * block_size;
-                  const unsigned int c = cell_of(k, dst_blocked);
-                  y[j] = k < count && first_cell + c < n_cells ? dst[base + tile_offset<dst_blocked>(c, d0 + dof_of(k, dst_blocked), n3)]
-                                                               : Number(0);
-                }
+              load(dst, std::bool_constant<dst_blocked>{}, y);
 #pragma unroll
               for (unsigned int j = 0; j < relayout_values; ++j)
                 {

@@ -110,7 +110,10 @@ INSTANTIATE_TEST_SUITE_P(Configurations,
 
 namespace
 {
-  /// Counts the cycles an outer iteration applies.
+  /// Counts the cycles an outer iteration applies. As a plain Preconditioner
+  /// it also hides the wrapped one's own stationary step: the stationary
+  /// iteration then widens V r into an FP64 vector, pairs it with the FP64
+  /// residual and adds it (the arithmetic before the fused mixed step).
   struct CountingPreconditioner : Preconditioner<CellVector<double>>
   {
     explicit CountingPreconditioner(const Preconditioner<CellVector<double>> &inner)
@@ -193,21 +196,6 @@ TEST(MixedPrecision, ForwardCycleWithCgAndPatchIsRejected)
 
 namespace
 {
-  /// Hides the preconditioner's own stationary step: the outer iteration then
-  /// widens V r into an FP64 vector, pairs it with the FP64 residual and adds
-  /// it (the arithmetic before the fused step).
-  struct WidenedCorrection : Preconditioner<CellVector<double>>
-  {
-    explicit WidenedCorrection(const Preconditioner<CellVector<double>> &inner)
-      : inner(inner)
-    {}
-    void
-    vmult(CellVector<double> &z, const CellVector<double> &r) const override
-    {
-      inner.vmult(z, r);
-    }
-    const Preconditioner<CellVector<double>> &inner;
-  };
 
   MultigridParameters
   mixed_patch_stationary()
@@ -269,7 +257,7 @@ TEST(MixedPrecision, FusedStepGivesTheIteratesOfTheWidenedOne)
       const ResidualHook<CellVector<double>> rebalance = [&](CellVector<double> &r, unsigned int) {
         apply_dss(fine, r, DssMode::mean);
       };
-      const WidenedCorrection widened(solver.preconditioner());
+      const CountingPreconditioner widened(solver.preconditioner());
       CellVector<double>      u_fused(fine.n_cells(), 3), u_widened(fine.n_cells(), 3);
       SolverControl           control_fused(50, 1e-9), control_widened(50, 1e-9);
       const auto fused = solve_stationary<CellVector<double>>(solver.fine_operator(), solver.preconditioner(), u_fused, b,
