@@ -31,11 +31,11 @@ run cuda-tests 240 build-gpu/tests/cellwise_cuda_tests
 tail -3 "$out/cuda-tests.log"
 # the sanitizers on small meshes (CELLWISE_CUDA_TEST_MAX_LEVEL): every kernel
 # family once; racecheck on the kernels that share memory between threads
-sanitized="*Transfer*:*Dss*:*DSS*:*Laplace*:*CudaCellVector*:*Smoother*:*Adaptive*:*ActiveMesh*:*EventTimer*:*PatchSmootherFp32*"
+sanitized="*Transfer*:*Dss*:*DSS*:*Laplace*:*CudaCellVector*:*Smoother*:*Adaptive*:*ActiveMesh*:*EventTimer*:*PatchSmootherFp32*:*PatchSmootherRegisterQ3*"
 run memcheck 180 env CELLWISE_CUDA_TEST_MAX_LEVEL=3 compute-sanitizer --tool memcheck \
   build-gpu/tests/cellwise_cuda_tests --gtest_filter="$sanitized"
 run racecheck 120 env CELLWISE_CUDA_TEST_MAX_LEVEL=3 compute-sanitizer --tool racecheck \
-  build-gpu/tests/cellwise_cuda_tests --gtest_filter='*Transfer*:*relayout*:*PatchSmootherFp32*:*Laplace*.smoother_step*'
+  build-gpu/tests/cellwise_cuda_tests --gtest_filter='*Transfer*:*relayout*:*PatchSmootherFp32*:*PatchSmootherRegisterQ3*:*Laplace*.smoother_step*'
 run bench-kernels 90 build-gpu/benchmarks/cellwise-benchmark-kernels 30
 run bench-solver 180 build-gpu/benchmarks/cellwise-benchmark-solver 30 7
 run bench-patch 90 build-gpu/benchmarks/cellwise-benchmark-patch

@@ -727,9 +727,9 @@ namespace cellwise
       constexpr int q3_async_warps = 2;
       /// Six blocks of two warps per multiprocessor: 6 x 36 KB of staging and
       /// tables fit its 227 KB, and at most 168 registers per thread fill its
-      /// 64 K registers (the kernels need 165-168). The bound keeps the traffic
-      /// stub, which the compiler would give 226 registers, at the same
-      /// occupancy as the kernels it is the reference for.
+      /// 64 K registers (the kernels need 154-168). The bound keeps the traffic
+      /// stub at the occupancy of the kernels it is the reference for (left
+      /// alone, the compiler gave a version of it 226 registers).
       constexpr int q3_async_blocks_per_multiprocessor = 6;
 
       /// Issue the copies of the 32 cells of the warp into @p stage (same
@@ -1000,8 +1000,10 @@ namespace cellwise
       ///   next group                  | = its Y      | = its X
       ///
       /// so that the next u arrives behind the solve and the next b~ behind
-      /// S^-1⊗3 u, as the first group's b~ did in the one-group kernel
-      /// (0.82 of a copy for the full sweep at 128^3, the traffic stub 1.00).
+      /// S^-1⊗3 u, as the first group's b~ did in the former one-group kernel
+      /// (full sweep at 128^3 on the H200: 0.82 of a copy with one group per
+      /// warp, 0.85 pipelined, 0.92 with the unit entries of the symmetric
+      /// forms).
       template <bool stub, bool symmetric>
       __global__ void __launch_bounds__(32 * q3_async_warps, q3_async_blocks_per_multiprocessor)
       register_q3_async_kernel(const Q3Matrices mats,

@@ -143,11 +143,11 @@ namespace cellwise
 
   /**
    * The outer solve shared by the host and CUDA multigrid solvers: reports a
-   * NaN or infinity in the right-hand side or the initial guess, rebalances the FP64 residual every
-   * k-th iteration in mixed precision (with @p mean_dss, the averaging DSS of
-   * the finest level), and runs CG or the stationary iteration as
-   * @p parameters say (the stationary iteration keeps its residual in
-   * @p residual_storage if given).
+   * NaN or infinity in the right-hand side or the initial guess, rebalances
+   * the FP64 residual every k-th iteration in mixed precision (with
+   * @p mean_dss, the averaging DSS of the finest level), and runs CG or the
+   * stationary iteration as @p parameters say (the stationary iteration keeps
+   * its residual in @p residual_storage if given).
    */
   template <typename VectorType, typename MeanDss>
   SolveStatistics
