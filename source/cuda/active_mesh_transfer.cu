@@ -117,16 +117,6 @@ namespace cellwise
             out[e] = level[Layout::index(active_cells[a - begin], i, n3)];
           }
       }
-
-      template <typename T>
-      T *
-      upload(const std::vector<T> &host, const char *what)
-      {
-        T *device = allocate<T>(host.size(), what);
-        if (!host.empty())
-          CELLWISE_CUDA_CHECK(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-        return device;
-      }
     } // namespace
 
     template <typename Number, typename Layout>

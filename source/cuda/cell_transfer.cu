@@ -530,10 +530,7 @@ namespace cellwise
                 }
             }
           children_.push_back(nullptr);
-          children_.back() = allocate<int>(children.size(), "the children table of a level");
-          if (!children.empty())
-            CELLWISE_CUDA_CHECK(cudaMemcpy(children_.back(), children.data(), children.size() * sizeof(int),
-                                           cudaMemcpyHostToDevice));
+          children_.back() = upload(children, "the children table of a level");
         }
     }
 

@@ -553,9 +553,7 @@ namespace cellwise
         }
       free_bytes(factors_);
       factors_ = nullptr;
-      factors_ = allocate<Number>(factors.size(), "the metric factors of the Laplace operator");
-      if (!factors.empty())
-        CELLWISE_CUDA_CHECK(cudaMemcpy(factors_, factors.data(), factors.size() * sizeof(Number), cudaMemcpyHostToDevice));
+      factors_ = upload(factors, "the metric factors of the Laplace operator");
       degree_  = degree;
       n_cells_ = level.n_cells();
       // a registered mask belongs to the old cells

@@ -1273,19 +1273,6 @@ namespace cellwise
         }
     }
 
-    namespace
-    {
-      template <typename T>
-      T *
-      upload(const std::vector<T> &host, const char *what)
-      {
-        T *device = allocate<T>(host.size(), what);
-        if (!host.empty())
-          CELLWISE_CUDA_CHECK(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-        return device;
-      }
-    } // namespace
-
     template <typename Number, typename Layout>
     void
     VertexPatchSmoother<Number, Layout>::reinit(const Level &level, const unsigned int degree, const unsigned int n_sweeps)

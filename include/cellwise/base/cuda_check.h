@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace cellwise
 {
@@ -87,3 +88,21 @@ namespace cellwise
       }                                                                                    \
     while (false)
 #endif
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    /// A device copy of @p host (allocate, then one cudaMemcpy); nullptr for an
+    /// empty vector. Errors name @p what.
+    template <typename T>
+    T *
+    upload(const std::vector<T> &host, const char *what)
+    {
+      T *device = allocate<T>(host.size(), what);
+      if (!host.empty())
+        CELLWISE_CUDA_CHECK(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+      return device;
+    }
+  } // namespace cuda
+} // namespace cellwise
