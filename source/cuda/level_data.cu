@@ -17,6 +17,7 @@ namespace cellwise
       : n_cells_(std::exchange(other.n_cells_, 0))
       , neighbors_(std::exchange(other.neighbors_, nullptr))
       , sizes_(std::exchange(other.sizes_, nullptr))
+      , fills_box_(std::exchange(other.fills_box_, false))
     {}
 
     LevelData &
@@ -25,6 +26,7 @@ namespace cellwise
       std::swap(n_cells_, other.n_cells_);
       std::swap(neighbors_, other.neighbors_);
       std::swap(sizes_, other.sizes_);
+      std::swap(fills_box_, other.fills_box_);
       return *this;
     }
 
@@ -41,6 +43,7 @@ namespace cellwise
       neighbors_ = nullptr;
       sizes_     = nullptr;
       n_cells_   = 0;
+      fills_box_ = false;
     }
 
     void
@@ -62,6 +65,7 @@ namespace cellwise
       neighbors_ = allocate<int>(neighbors.size(), "the neighbour table of a level");
       sizes_     = allocate<double>(sizes.size(), "the cell sizes of a level");
       n_cells_   = n;
+      fills_box_ = level.fills_box();
       if (n > 0)
         {
           CELLWISE_CUDA_CHECK(cudaMemcpy(neighbors_, neighbors.data(), neighbors.size() * sizeof(int), cudaMemcpyHostToDevice));

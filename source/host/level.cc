@@ -18,6 +18,43 @@ namespace cellwise
       std::count_if(flags.begin(), flags.end(), [](const std::uint8_t f) { return f & cell_flags::active; }));
   }
 
+  bool
+  Level::fills_box() const
+  {
+    const std::size_t n = n_cells();
+    if (n == 0 || coordinates.size() != n || neighbors.size() != n)
+      return false;
+    std::array<int, 3> lo = coordinates[0], hi = coordinates[0];
+    for (const auto &c : coordinates)
+      for (unsigned int d = 0; d < 3; ++d)
+        {
+          lo[d] = std::min(lo[d], c[d]);
+          hi[d] = std::max(hi[d], c[d]);
+        }
+    std::uint64_t volume = 1;
+    for (unsigned int d = 0; d < 3; ++d)
+      volume *= static_cast<std::uint64_t>(hi[d] - lo[d] + 1);
+    if (volume != n)
+      return false;
+    // With as many cells as positions, the neighbour checks below also rule
+    // out two cells at one position: some position would then be empty, and
+    // a cell next to it would name a neighbour at the wrong position.
+    for (std::size_t cell = 0; cell < n; ++cell)
+      for (unsigned int face = 0; face < 6; ++face)
+        {
+          const unsigned int d     = face / 2;
+          std::array<int, 3> there = coordinates[cell];
+          there[d] += face % 2 == 1 ? 1 : -1;
+          const bool inside   = there[d] >= lo[d] && there[d] <= hi[d];
+          const int  neighbor = neighbors[cell][face];
+          if (inside != face_neighbor::is_cell(neighbor))
+            return false;
+          if (inside && (static_cast<std::size_t>(neighbor) >= n || coordinates[neighbor] != there))
+            return false;
+        }
+    return true;
+  }
+
   unsigned int
   LevelHierarchy::n_active_cells() const
   {

@@ -147,6 +147,61 @@ TEST_P(MeshOrdering, NeighboursEqualACoordinateSearch)
       }
 }
 
+TEST_P(MeshOrdering, FillsBoxOnUniformLevelsOnly)
+{
+  // Every uniform level of a box fills it; a locally refined level does not;
+  // neither does a uniform level with one neighbour entry or one coordinate
+  // made inconsistent, or with a cell missing.
+  const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2, GetParam());
+  for (const Level &level : h.levels)
+    EXPECT_TRUE(level.fills_box());
+
+  LevelHierarchy local = make_box_hierarchy(unequal_box(), 1, GetParam());
+  refine_finest_level(local, GetParam(), [&](const unsigned int c) { return c != 5; });
+  EXPECT_FALSE(local.levels.back().fills_box());
+
+  // the first cell with a neighbour above along z, and the next one
+  const Level &fine  = h.levels.back();
+  unsigned int first = 0;
+  while (!face_neighbor::is_cell(fine.neighbors[first][5]))
+    ++first;
+  unsigned int second = first + 1;
+  while (!face_neighbor::is_cell(fine.neighbors[second][5]))
+    ++second;
+
+  Level wrong_neighbor = fine;
+  std::swap(wrong_neighbor.neighbors[first][5], wrong_neighbor.neighbors[second][5]);
+  EXPECT_FALSE(wrong_neighbor.fills_box());
+
+  Level edge                = fine;
+  edge.neighbors[first][5] = face_neighbor::none;
+  EXPECT_FALSE(edge.fills_box());
+
+  Level moved = h.levels.back();
+  moved.coordinates[3][0] += 1;
+  EXPECT_FALSE(moved.fills_box());
+
+  // two disjoint copies of the box: every neighbour entry is consistent
+  Level twice = fine;
+  for (unsigned int c = 0; c < fine.n_cells(); ++c)
+    {
+      twice.boxes.push_back(fine.boxes[c]);
+      twice.coordinates.push_back(fine.coordinates[c]);
+      std::array<int, 6> row = fine.neighbors[c];
+      for (int &other : row)
+        if (face_neighbor::is_cell(other))
+          other += int(fine.n_cells());
+      twice.neighbors.push_back(row);
+    }
+  EXPECT_FALSE(twice.fills_box());
+
+  Level missing = h.levels.back();
+  missing.boxes.pop_back();
+  missing.coordinates.pop_back();
+  missing.neighbors.pop_back();
+  EXPECT_FALSE(missing.fills_box());
+}
+
 INSTANTIATE_TEST_SUITE_P(Orderings, MeshOrdering, ::testing::Values(CellOrdering::cell_major, CellOrdering::child_major));
 
 TEST(Mesh, LocalRefinementLeavesRefinementEdge)

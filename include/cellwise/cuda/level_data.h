@@ -2,8 +2,8 @@
 /**
  * @file
  * The device copy of what the kernels of one level need from a Level: the six
- * same-level face neighbours per cell (encoded as in face_neighbor) and the
- * cell sizes. Uploaded once at construction; compiles with a plain C++
+ * same-level face neighbours per cell (encoded as in face_neighbor), the
+ * cell sizes and whether the cells fill a box of the lattice. Uploaded once at construction; compiles with a plain C++
  * compiler (implemented in source/cuda/level_data.cu).
  */
 
@@ -49,6 +49,12 @@ namespace cellwise
       {
         return sizes_;
       }
+      /// Level::fills_box() of the level (the device DSS then runs as one pass).
+      bool
+      fills_box() const
+      {
+        return fills_box_;
+      }
 
     private:
       void
@@ -57,6 +63,7 @@ namespace cellwise
       unsigned int n_cells_   = 0;
       int         *neighbors_ = nullptr;
       double      *sizes_     = nullptr;
+      bool         fills_box_ = false;
     };
   } // namespace cuda
 } // namespace cellwise

@@ -107,6 +107,14 @@ namespace cellwise
     /// Number of leaf cells.
     unsigned int
     n_active_cells() const;
+    /// Whether the cells fill a box of the level's lattice: every position
+    /// between the least and the largest coordinates holds one cell, and the
+    /// face neighbours are exactly the cells one position away (boundary or
+    /// none beyond the box). A uniform level of a box is one; a level with a
+    /// refinement edge is not. Then the copies of every node lie in a 2×2×2
+    /// sub-box of cells, which lets the device DSS run as one pass.
+    bool
+    fills_box() const;
   };
 
   /// The levels 0..L of a (possibly locally refined) mesh.
