@@ -1,9 +1,14 @@
-// Device DSS: three launches, one per axis d = 0, 1, 2 (the order of the host
-// apply_dss). Inside a pass, every face pair (cell K, upper face 2d+1) <->
-// (neighbour K', lower face 2d) is handled face DoF by face DoF, owned by the
-// lower cell K; no two items touch the same entry (for p >= 1 the lower and
-// upper face DoFs of a cell differ), so no atomics and no ordering between
-// items.
+// Device DSS, two schedules with the result of the host apply_dss bit for bit.
+// (A first one-pass version had one thread per node: its chain of dependent
+// neighbour loads and two to eight copies per thread left too few bytes in
+// flight; it ran at 0.43 of a copy, slower than the axis passes.)
+//
+// Axis passes (any level): three launches, one per axis d = 0, 1, 2 (the
+// order of the host apply_dss). Inside a pass, every face pair (cell K, upper
+// face 2d+1) <-> (neighbour K', lower face 2d) is handled face DoF by face
+// DoF, owned by the lower cell K; no two items touch the same entry (for
+// p >= 1 the lower and upper face DoFs of a cell differ), so no atomics and no
+// ordering between items.
 //
 // Item e (one face DoF (a, b) of one cell), m = n^2 face DoFs per face:
 //
@@ -23,6 +28,36 @@
 // entry: one transaction per face and warp), then its 2U entry loads, then
 // its 2U stores: U times the loads in flight per thread. The degree is a
 // template parameter so that the item decode divides by constants.
+//
+// One pass (blocked layout, levels that fill a box, Level::fills_box): each
+// pass above reads and writes the two face layers of its axis, half of a Q3
+// cell, so the three move 3/2 of the vector each way, although only the
+// n^3 − (n−2)^3 entries on the cell boundary (7/8 for Q3) have copies. In a
+// box the copies of a node lie in the cells of a 2×2×2 sub-box: c(s_x, s_y,
+// s_z) is reached from the node's lowest copy's cell K by s_x, s_y, s_z steps
+// up along x, y, z. The copies are gathered, combined in the order of the
+// passes
+//
+//   a(s_y, s_z) = f (v(0, s_y, s_z) + v(1, s_y, s_z))   (x pass; v(0, ..) alone
+//   b(s_z)      = f (a(0, s_z) + a(1, s_z))              if there is no copy
+//   result      = f (b(0) + b(1))                        above, and so on)
+//
+// with f = 1 (sum) or 1/2 (mean), and the result is written to every copy:
+// each boundary entry is read and written once.
+//
+// One thread per cell K handles the nodes whose lowest copy is K's: local
+// DoFs (i, j, k) with an index p along an axis with a cell above (else no
+// copy above), and with no index 0 along an axis with a cell below (else the
+// cell below handles it). The thread reads K's neighbour row once and the
+// rows of its neighbours above for the sub-box cells (two steps for the edge
+// sub-boxes, three for the far corner), then works through its nodes in
+// batches of rows of a z-plane: all copies of a batch (at most 32 values)
+// loaded, then combined and stored, so that many loads are in flight per
+// thread (Q3 FP64: 97 registers, no spills). A warp holds 32 consecutive
+// cells: in the blocked layout every load and store is one DoF of 32 cells
+// side by side. In the cell-contiguous layout the same accesses are 32
+// separate cells apart; that schedule is slower there than the axis passes
+// and runs only when asked for (DssSchedule::one_pass).
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
@@ -30,6 +65,7 @@
 #include <cellwise/kernels/face_dofs.h>
 
 #include <limits>
+#include <utility>
 
 namespace cellwise
 {
@@ -89,27 +125,180 @@ namespace cellwise
               v[theirs[u]]   = s;
             }
       }
+      /// Local DoF, in the cell of sub-box slot s, of the copy of node (i, j, k)
+      /// of the lowest cell: on the lower face along the axes where s steps up.
+      template <int p>
+      __device__ constexpr int
+      copy_dof(const int s, const int i, const int j, const int k)
+      {
+        return (s & 1 ? 0 : i) + (p + 1) * ((s & 2 ? 0 : j) + (p + 1) * (s & 4 ? 0 : k));
+      }
+
+      /// Whether the node (i, j, k) of the lowest cell can have a copy in slot s
+      /// (it steps up only along axes where the node is on the upper face).
+      template <int p>
+      __device__ constexpr bool
+      slot_possible(const int s, const int i, const int j, const int k)
+      {
+        return (!(s & 1) || i == p) && (!(s & 2) || j == p) && (!(s & 4) || k == p);
+      }
+
+      /// The nodes of rows j_begin..j_end of plane k that this cell owns (see
+      /// the header): all their copies loaded first, then combined in the order
+      /// of the axis passes and stored. @p copy[s]: entry 0 of the cell in
+      /// sub-box slot s (null: no cell there); entries are @p stride apart.
+      template <int p, int k, int j_begin, int j_end, unsigned int stride, typename Number>
+      __device__ __forceinline__ void
+      dss_box_rows(Number *const (&copy)[8], const bool below_x, const bool below_y, const Number factor)
+      {
+        constexpr int n = p + 1;
+        Number        value[j_end - j_begin + 1][n][8];
+#pragma unroll
+        for (int j = j_begin; j <= j_end; ++j)
+#pragma unroll
+          for (int i = 0; i < n; ++i)
+            if (i == p || j == p || k == p) // other nodes have no copy above
+              {
+                const bool owned = (i > 0 || !below_x) && (j > 0 || !below_y);
+#pragma unroll
+                for (int s = 0; s < 8; ++s)
+                  {
+                    value[j - j_begin][i][s] = Number(0);
+                    if (slot_possible<p>(s, i, j, k) && owned && copy[s])
+                      value[j - j_begin][i][s] = copy[s][stride * copy_dof<p>(s, i, j, k)];
+                  }
+              }
+#pragma unroll
+        for (int j = j_begin; j <= j_end; ++j)
+#pragma unroll
+          for (int i = 0; i < n; ++i)
+            if (i == p || j == p || k == p)
+              {
+                const bool owned  = (i > 0 || !below_x) && (j > 0 || !below_y);
+                const bool pair_x = i == p && copy[1], pair_y = j == p && copy[2], pair_z = k == p && copy[4];
+                if (!owned || !(pair_x || pair_y || pair_z))
+                  continue;
+                const Number *w = value[j - j_begin][i];
+                // factor * (lower + upper) once per pair, x, then y, then z
+                Number a[4];
+#pragma unroll
+                for (int g = 0; g < 4; ++g)
+                  a[g] = pair_x ? factor * (w[2 * g] + w[2 * g + 1]) : w[2 * g];
+                const Number b0     = pair_y ? factor * (a[0] + a[1]) : a[0];
+                const Number b1     = pair_y ? factor * (a[2] + a[3]) : a[2];
+                const Number result = pair_z ? factor * (b0 + b1) : b0;
+#pragma unroll
+                for (int s = 0; s < 8; ++s)
+                  if (slot_possible<p>(s, i, j, k) && copy[s])
+                    copy[s][stride * copy_dof<p>(s, i, j, k)] = result;
+              }
+      }
+
+      /// Copies that row j of plane k may load (its nodes with a copy above).
+      template <int p>
+      constexpr int
+      row_loads(const int k, const int j)
+      {
+        int loads = 0;
+        for (int i = 0; i <= p; ++i)
+          if (i == p || j == p || k == p)
+            loads += 1 << ((i == p) + (j == p) + (k == p));
+        return loads;
+      }
+
+      /// Last row of the batch that starts at row @p j_begin of plane @p k: rows
+      /// are added while the batch loads at most 32 copies (Q3: a plane below
+      /// the top one in one batch of 16, the top plane in batches of 30 and 20),
+      /// so that the values fit in registers at any degree.
+      template <int p>
+      constexpr int
+      batch_end(const int k, const int j_begin)
+      {
+        int j = j_begin, loads = row_loads<p>(k, j_begin);
+        while (j < p && loads + row_loads<p>(k, j + 1) <= 32)
+          loads += row_loads<p>(k, ++j);
+        return j;
+      }
+
+      template <int p, int k, int j_begin, unsigned int stride, typename Number>
+      __device__ __forceinline__ void
+      dss_box_plane(Number *const (&copy)[8], const bool below_x, const bool below_y, const Number factor)
+      {
+        constexpr int j_end = batch_end<p>(k, j_begin);
+        dss_box_rows<p, k, j_begin, j_end, stride>(copy, below_x, below_y, factor);
+        if constexpr (j_end < p)
+          dss_box_plane<p, k, j_end + 1, stride>(copy, below_x, below_y, factor);
+      }
+
+      template <int p, unsigned int stride, typename Number, int... k>
+      __device__ __forceinline__ void
+      dss_box_planes(Number *const (&copy)[8], const bool below_x, const bool below_y, const bool below_z, const Number factor,
+                     std::integer_sequence<int, k...>)
+      {
+        // plane 0 belongs to the cell below when there is one
+        ((k > 0 || !below_z ? dss_box_plane<p, k, 0, stride>(copy, below_x, below_y, factor) : void()), ...);
+      }
+
+      template <int p, typename Number, typename Layout>
+      __global__ void __launch_bounds__(dss_threads)
+      dss_box_kernel(Number *v, const int *__restrict__ neighbors, const unsigned int n_cells, const Number factor)
+      {
+        constexpr unsigned int B             = Layout::cell_block;
+        constexpr unsigned int dofs_per_cell = (p + 1) * (p + 1) * (p + 1);
+        const unsigned int     cell          = blockIdx.x * dss_threads + threadIdx.x;
+        if (cell >= n_cells)
+          return;
+        int row[6];
+#pragma unroll
+        for (int f = 0; f < 6; ++f)
+          row[f] = neighbors[6 * static_cast<std::size_t>(cell) + f];
+        // the cells of the sub-box above, slot s = s_x + 2 s_y + 4 s_z (-1: none)
+        int c[8];
+        c[0] = static_cast<int>(cell);
+        c[1] = row[1] >= 0 ? row[1] : -1;
+        c[2] = row[3] >= 0 ? row[3] : -1;
+        c[4] = row[5] >= 0 ? row[5] : -1;
+        c[3] = c[1] >= 0 && c[2] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[1]) + 3] : -1;
+        c[5] = c[1] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[1]) + 5] : -1;
+        c[6] = c[2] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[2]) + 5] : -1;
+        c[7] = c[3] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[3]) + 5] : -1;
+        Number *copy[8];
+#pragma unroll
+        for (int s = 0; s < 8; ++s)
+          copy[s] = c[s] >= 0 ? v + Layout::index(static_cast<unsigned int>(c[s]), 0, dofs_per_cell) : nullptr;
+        dss_box_planes<p, B>(copy, row[0] >= 0, row[2] >= 0, row[4] >= 0, factor, std::make_integer_sequence<int, p + 1>());
+      }
     } // namespace
 
     template <typename Number, typename Layout>
     void
-    apply_dss(const LevelData &level_data, CellVector<Number, MemorySpace::CUDA, Layout> &v, const DssMode mode)
+    apply_dss(const LevelData &level_data, CellVector<Number, MemorySpace::CUDA, Layout> &v, const DssMode mode, const DssSchedule schedule)
     {
       CELLWISE_CHECK(v.n_cells() == level_data.n_cells(),
                      "cuda::apply_dss: vector has " << v.n_cells() << " cells, the level " << level_data.n_cells());
       if (v.n_cells() == 0)
         return;
+      CELLWISE_CHECK(schedule != DssSchedule::one_pass || level_data.fills_box(),
+                     "cuda::apply_dss: the one-pass schedule needs a level that fills a box");
       const unsigned int     n      = v.degree() + 1;
       const Number           factor = mode == DssMode::mean ? Number(0.5) : Number(1);
       constexpr unsigned int B      = Layout::cell_block;
-      const std::size_t      items  = ((static_cast<std::size_t>(v.n_cells()) + B - 1) / B) * B * n * n;
+      const std::size_t      items  = ((static_cast<std::size_t>(v.n_cells()) + B - 1) / B) * B * n * n; // axis passes
       CELLWISE_CHECK(items + dss_items * dss_threads < std::numeric_limits<unsigned int>::max(),
                      "cuda::apply_dss: " << v.n_cells() << " cells of degree " << v.degree()
                                          << " have too many face DoFs for 32-bit item indices");
-      const unsigned int per_block = dss_items * dss_threads;
-      const unsigned int blocks    = static_cast<unsigned int>((items + per_block - 1) / per_block);
+      const unsigned int per_block    = dss_items * dss_threads;
+      const unsigned int blocks       = static_cast<unsigned int>((items + per_block - 1) / per_block);
       dispatch_degree(v.degree(), [&](auto degree) {
         constexpr int p = decltype(degree)::value;
+        if (schedule == DssSchedule::one_pass ||
+            (schedule == DssSchedule::automatic && Layout::cell_block > 1 && level_data.fills_box()))
+          {
+            dss_box_kernel<p, Number, Layout><<<(v.n_cells() + dss_threads - 1) / dss_threads, dss_threads>>>(
+              v.data(), level_data.neighbors(), v.n_cells(), factor);
+            CELLWISE_CUDA_CHECK_LAUNCH();
+            return;
+          }
         for (unsigned int d = 0; d < 3; ++d)
           {
             dss_pass_kernel<p, Number, Layout><<<blocks, dss_threads>>>(
@@ -119,9 +308,9 @@ namespace cellwise
       });
     }
 
-    template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode);
-    template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode);
-    template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode);
-    template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode);
+    template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, DssSchedule);
+    template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, DssSchedule);
+    template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, DssSchedule);
+    template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, DssSchedule);
   } // namespace cuda
 } // namespace cellwise
