@@ -48,6 +48,9 @@
 //   fused step     | z (= dst), D^{-1},       | d = α d + β D^{-1} z  | dst = b − A u
 //   (smoother_step)|  u unless from zero,     |  if stored,           |  (z overwritten)
 //                  |  d if α ≠ 0              | u ← u + d (or d)      |
+//   corrected      | u, z (FP32, contiguous;  | u ← u + widen(z)      | dst = mask ∘ (b − A u)
+//   (add_and_      |  blocked: staged through |                       |  (b loaded with u)
+//   masked_resid.) |  shared memory), b       |                       |
 //
 // overwrite and residual_mode take an optional mask (masked_vmult,
 // masked_residual: the outer iterations' Dirichlet mask), multiplied into the
@@ -58,9 +61,9 @@
 // bit (NaN · 0 stays NaN), and the FP64 residual moves 24 bytes per entry
 // instead of 32.
 //
-// The fused step is a separate instantiation (template flag fused_step), so
-// that the code of the other three modes is unchanged; its output stage is
-// that of residual_mode. It replaces four passes of the unfused smoother step
+// The fused step and the corrected residual are separate instantiations
+// (template flags fused_step, corrected), so that the code of the other three
+// modes is unchanged; their output stage is that of residual_mode. It replaces four passes of the unfused smoother step
 // (r.scale(D^{-1}), the updates of d and u, the residual) by one: for Jacobi
 // read u, z, D^{-1}, b and write u, r (6 vector passes instead of 9), for
 // Chebyshev also read and write d (8 instead of 12). The last step of a smooth
@@ -135,6 +138,9 @@ namespace cellwise
         bool          read_u           = false;
         bool          read_update      = false;
         bool          store_update     = false;
+        /// The corrected residual (add_and_masked_residual): the FP32
+        /// correction, cell-contiguous, added to u in the load stage.
+        const float *correction = nullptr;
       };
 
       /// The correction d_new = α d + β D^{-1} z of one copy (d not read when
@@ -160,7 +166,7 @@ namespace cellwise
         unsigned int         words  = 0; ///< words of bits per cell
       };
 
-      template <int p, typename Number, typename Layout, bool cell_fastest, bool fused_step>
+      template <int p, typename Number, typename Layout, bool cell_fastest, bool fused_step, bool corrected>
       __global__ void __launch_bounds__(LaunchShape<p, Number, cell_fastest>::threads)
       laplace_kernel(const CellMatrices<p, Number> matrices,
                      const Number *__restrict__ factors,
@@ -196,10 +202,72 @@ namespace cellwise
         const Number *M = matrices.mass;
         const Number *K = matrices.stiffness;
 
+        // The DoF of the i-th value this thread stores in stage X (x-line
+        // entry for the blocked layout, z-plane entry after the transposition
+        // otherwise), and the b of these copies for the fused step and the
+        // corrected residual, loaded before the contraction (the corrected
+        // residual: with u, at the start) so that the n loads are in flight
+        // together; with b not __restrict__, a load in the store loop would
+        // wait for the previous store.
+        auto out_dof = [&](const int i) -> int { return cell_fastest ? i + n * q : q + L * i; };
+        Number b_out[n];
+
         // ---- stage Z: thread q = i + n j owns the z-line (i, j, :)
         {
           Number x[n];
-          if constexpr (!fused_step)
+          if constexpr (corrected)
+            {
+              // u ← u + widen(z) with z cell-contiguous FP32. The blocked
+              // layout's warps hold one DoF of 32 cells, 256 bytes apart in z:
+              // the block's C n^3 consecutive values are staged through shared
+              // memory with coalesced loads, after the loads of u and b have
+              // been issued.
+              std::size_t index[n];
+              Number      u_old[n], z[n];
+#pragma unroll
+              for (int k = 0; k < n; ++k)
+                {
+                  index[k] = Layout::index(cell, q + L * k, n_dofs);
+                  u_old[k] = active ? step.u[index[k]] : Number(0);
+                  b_out[k] = active ? b[Layout::index(cell, out_dof(k), n_dofs)] : Number(0);
+                }
+              const float *z_cell;
+              if constexpr (cell_fastest)
+                {
+                  // C n^3 = n C L values: n per thread, all loads issued
+                  // before the first store to shared memory
+                  float             *stage    = reinterpret_cast<float *>(buffer_b);
+                  const std::size_t  first    = static_cast<std::size_t>(blockIdx.x) * C * n_dofs;
+                  const unsigned int n_values = (min(n_cells - blockIdx.x * C, static_cast<unsigned int>(C))) * n_dofs;
+                  float              staged[n];
+#pragma unroll
+                  for (int r = 0; r < n; ++r)
+                    {
+                      const unsigned int e = tid + r * Shape::threads;
+                      staged[r]            = e < n_values ? step.correction[first + e] : 0.f;
+                    }
+#pragma unroll
+                  for (int r = 0; r < n; ++r)
+                    stage[tid + r * Shape::threads] = staged[r];
+                  __syncthreads();
+                  z_cell = stage + c * n_dofs;
+                }
+              else
+                z_cell = step.correction + static_cast<std::size_t>(cell) * n_dofs;
+#pragma unroll
+              for (int k = 0; k < n; ++k)
+                z[k] = active ? Number(z_cell[q + L * k]) : Number(0);
+#pragma unroll
+              for (int k = 0; k < n; ++k)
+                {
+                  x[k] = u_old[k] + z[k];
+                  if (active)
+                    step.u[index[k]] = x[k];
+                }
+              if constexpr (cell_fastest)
+                __syncthreads(); // the stage is read before the buffers are written
+            }
+          else if constexpr (!fused_step)
             {
 #pragma unroll
               for (int k = 0; k < n; ++k)
@@ -298,7 +366,7 @@ namespace cellwise
         // With a mask (the outer iterations' Dirichlet mask) the result is
         // multiplied by it before the one store: bit for bit the separate
         // r.scale(mask) pass it replaces.
-        auto store = [&](const int dof, const Number value) {
+        auto store = [&](const int dof, const Number value, const Number preloaded_b) {
           const std::size_t index = Layout::index(cell, dof, n_dofs);
           Number            result;
           if (mode == overwrite)
@@ -306,7 +374,7 @@ namespace cellwise
           else if (mode == accumulate)
             result = dst[index] + value;
           else
-            result = b[index] - value;
+            result = (corrected ? preloaded_b : b[index]) - value;
           if (mask.bits)
             result *= Number((mask.bits[static_cast<std::size_t>(cell) * mask.words + dof / 64] >> (dof % 64)) & 1u);
           else if (mask.values)
@@ -317,13 +385,6 @@ namespace cellwise
         // ---- stage X: thread q = j + n k owns the x-line (:, j, k)
         {
           const int j = q % n, k = q / n;
-          // The DoF of the i-th value this thread stores (x-line entry for the
-          // blocked layout, z-plane entry after the transposition otherwise).
-          auto out_dof = [&](const int i) -> int { return cell_fastest ? i + n * q : q + L * i; };
-          // Fused step: the b of these copies, loaded before the contraction so
-          // that the n loads are in flight together; with b not __restrict__,
-          // a load in the store loop would wait for the previous store.
-          Number b_out[n];
           if constexpr (fused_step)
             {
 #pragma unroll
@@ -356,7 +417,7 @@ namespace cellwise
                 if constexpr (fused_step)
                   dst[Layout::index(cell, out_dof(i), n_dofs)] = b_out[i] - out[i];
                 else
-                  store(i + n * q, out[i]);
+                  store(i + n * q, out[i], b_out[i]);
             }
           else
             {
@@ -379,7 +440,7 @@ namespace cellwise
                   if constexpr (fused_step)
                     dst[Layout::index(cell, d, n_dofs)] = b_out[plane] - cell_buffer[(d / n) * (n + 1) + d % n];
                   else
-                    store(d, cell_buffer[(d / n) * (n + 1) + d % n]);
+                    store(d, cell_buffer[(d / n) * (n + 1) + d % n], b_out[plane]);
                 }
             }
         }
@@ -458,8 +519,9 @@ namespace cellwise
       }
 
       /// Launches the kernel of @p mode; with @p fused_step, the smoother step
-      /// of @p step in the load stage (u is then null and @p mode is residual_mode).
-      template <int p, typename Number, typename Layout, bool fused_step = false>
+      /// of @p step in the load stage (u is then null and @p mode is residual_mode);
+      /// with @p corrected, u ← u + widen(correction) of @p step there (u is null).
+      template <int p, typename Number, typename Layout, bool fused_step = false, bool corrected = false>
       void
       launch_laplace(const std::vector<double>   &mass,
                      const std::vector<double>   &stiffness,
@@ -483,7 +545,7 @@ namespace cellwise
             matrices.stiffness[k] = static_cast<Number>(stiffness[k]);
           }
         const unsigned int blocks = (n_cells + Shape::cells - 1) / Shape::cells;
-        laplace_kernel<p, Number, Layout, cell_fastest, fused_step>
+        laplace_kernel<p, Number, Layout, cell_fastest, fused_step, corrected>
           <<<blocks, Shape::threads>>>(matrices, factors, u, b, dst, n_cells, mode, step, mask);
         CELLWISE_CUDA_CHECK_LAUNCH();
       }
@@ -684,6 +746,41 @@ namespace cellwise
       CELLWISE_CHECK(&dst != &mask, "cuda::LaplaceOperator::masked_residual: the output is the mask");
       prepare_output(dst, u, "masked_residual");
       apply(dst, &b, u, residual_mode, &mask);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    LaplaceOperator<Number, Layout>::add_and_masked_residual(VectorType                                           &dst,
+                                                             const VectorType                                     &b,
+                                                             VectorType                                           &u,
+                                                             const VectorType                                     &mask,
+                                                             const CellVector<float, MemorySpace::CUDA, CellContiguous> &z) const
+    {
+      mask.check_compatible(u);
+      b.check_compatible(u);
+      CELLWISE_CHECK(z.n_cells() == u.n_cells() && z.degree() == u.degree(),
+                     "cuda::LaplaceOperator::add_and_masked_residual: the correction has "
+                       << z.n_cells() << " cells of degree " << z.degree() << ", u " << u.n_cells() << " cells of degree "
+                       << u.degree());
+      // u is updated in the load stage of a cell; b and the mask are read in
+      // its output stage, where dst is written: all distinct
+      CELLWISE_CHECK(&dst != &mask && &dst != &u && &dst != &b && &u != &b && &u != &mask,
+                     "cuda::LaplaceOperator::add_and_masked_residual: the output, u, b and the mask must be distinct vectors");
+      prepare_output(dst, u, "add_and_masked_residual");
+      if (n_cells_ == 0)
+        return;
+      MaskArguments<Number> mask_arguments;
+      if (&mask == mask_vector_ && mask.data() == mask_data_)
+        mask_arguments = {nullptr, mask_bits_, mask_words_};
+      else
+        mask_arguments.values = mask.data();
+      StepArguments<Number> arguments;
+      arguments.u          = u.data();
+      arguments.correction = z.data();
+      dispatch_degree(degree_, [&](auto p) {
+        launch_laplace<decltype(p)::value, Number, Layout, false, true>(mass_, stiffness_, factors_, nullptr, b.data(), dst.data(),
+                                                                         n_cells_, residual_mode, arguments, mask_arguments);
+      });
     }
 
     template <typename Number, typename Layout>

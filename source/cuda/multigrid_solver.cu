@@ -130,8 +130,20 @@ namespace cellwise
           // patch kernel needs it, 000 §5.2); the conversions change the layout
           // in the same pass
           using InnerVector = CellVector<float, MemorySpace::CUDA, CellContiguous>;
-          preconditioner_   = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
+          auto mixed        = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
             make_cycle<float, CellContiguous>(hierarchy, degree, parameters, log, timer), InnerVector(fine.n_cells(), degree));
+          // u += widen(z) and the next residual in one pass, for the operator
+          // this solver passes to the outer iteration (timed or not)
+          mixed->fuse_correction_into_residual(
+            [fine = fine_operator_.get(), outer = outer_operator_.get()](const LevelOperator<VectorType> &A, VectorType &r,
+                                                                          const VectorType &b, VectorType &u,
+                                                                          const VectorType &mask, const InnerVector &z) {
+              if (&A != fine && &A != outer)
+                return false;
+              fine->add_and_masked_residual(r, b, u, mask, z);
+              return true;
+            });
+          preconditioner_ = mixed;
           if (timer)
             preconditioner_ = std::make_shared<TimedPreconditioner<VectorType>>(preconditioner_, *timer, "FP64/FP32 conversions",
                                                                                 "correction update (widened)");

@@ -2,7 +2,8 @@
 // data: vmult, vmult_add, residual, the masked vmult and residual (bit for bit
 // the unmasked ones followed by scale), cell diagonals; degrees 1..8. The fused
 // point-smoother step against the composition of the host operations it
-// replaces (scale, sadd / equ, add, residual).
+// replaces (scale, sadd / equ, add, residual); the corrected residual of the
+// mixed-precision outer iteration against the update and residual it fuses.
 
 #include <cellwise/cuda/laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
@@ -192,6 +193,56 @@ namespace
     return true;
   }
 } // namespace
+
+TYPED_TEST(CudaLaplace, corrected_residual_equals_update_then_residual)
+{
+  // add_and_masked_residual against u.add(1, z) (the cross-precision,
+  // cross-layout add) followed by masked_residual: u and the residual bit for
+  // bit, with the mask read as bits (registered) and as a vector; 105 cells
+  // leave a partial block of the blocked layout.
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  using Correction = CellVector<float, MemorySpace::CUDA, CellContiguous>;
+  const Number nan = std::numeric_limits<Number>::quiet_NaN();
+
+  const LevelHierarchy meshes[] = {refined_box(), coarse_box()};
+  for (const LevelHierarchy &mesh : meshes)
+    for (unsigned int degree = 1; degree <= 8; ++degree)
+      {
+        const Level &level = mesh.levels.back();
+        SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells of degree " << degree);
+        cuda::LaplaceOperator<Number, Layout> op(level, degree);
+        HostVector                            hu(level.n_cells(), degree), hb(level.n_cells(), degree);
+        CellVector<float, MemorySpace::Host, CellContiguous> hz(level.n_cells(), degree);
+        fill_random(hu, 50 + degree);
+        fill_random(hb, 60 + degree);
+        fill_random(hz, 70 + degree);
+        const Vector     db = to_device(hb);
+        const Correction dz = to_device(hz);
+        const Vector     mask = to_device(make_dirichlet_mask<Number, Layout>(level, degree));
+        const Vector     unregistered(mask);
+        op.use_dirichlet_mask(mask);
+        for (const Vector *m : {&mask, &unregistered})
+          {
+            Vector expected_u = to_device(hu), expected_r(level.n_cells(), degree);
+            expected_u.add(Number(1), dz);
+            op.masked_residual(expected_r, db, expected_u, *m);
+
+            Vector u = to_device(hu), r(level.n_cells(), degree);
+            r.fill(nan);
+            op.add_and_masked_residual(r, db, u, *m, dz);
+            EXPECT_TRUE(bitwise_equal(to_host(u), to_host(expected_u))) << (m == &mask ? "bits" : "vector") << ": u";
+            EXPECT_TRUE(bitwise_equal(to_host(r), to_host(expected_r))) << (m == &mask ? "bits" : "vector") << ": residual";
+          }
+        Vector     u = to_device(hu), r;
+        Correction wrong(level.n_cells(), degree + 1);
+        EXPECT_THROW(op.add_and_masked_residual(r, db, u, mask, wrong), Error);
+        EXPECT_THROW(op.add_and_masked_residual(u, db, u, mask, dz), Error);
+      }
+}
 
 TYPED_TEST(CudaLaplace, smoother_step_matches_host)
 {

@@ -3,6 +3,7 @@
 // inside the FP64 outer iteration converges as the FP64 one.
 
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/dss.h>
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <memory>
+#include <vector>
 
 #include "test_utilities.h"
 
@@ -273,5 +276,78 @@ TEST(MixedPrecision, FusedStepGivesTheIteratesOfTheWidenedOne)
       EXPECT_LE(largest_change, 1e-6);
       for (std::size_t k = 0; k < u_fused.storage_size(); ++k)
         ASSERT_EQ(u_fused.data()[k], u_widened.data()[k]) << "entry " << k;
+    }
+}
+
+TEST(MixedPrecision, CorrectedResidualTakesTheUpdateAndTheNextResidual)
+{
+  // A backend's fused update and residual (here the host composition,
+  // counted) replaces the step's two calls after every step but the last:
+  // the same iterates and monitors bit for bit. A pass that does not serve
+  // the operator returns false and the step makes the two calls itself.
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
+  const Level         &fine = h.levels.back();
+  MultigridSolver      solver(h, 3, mixed_patch_stationary());
+  CellVector<double>   b;
+  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  const ResidualHook<CellVector<double>> rebalance = [&](CellVector<double> &r, unsigned int) { apply_dss(fine, r, DssMode::mean); };
+
+  // an FP32 preconditioner: the solver's cycle between a widening and a rounding
+  struct Fp32Cycle : Preconditioner<CellVector<float>>
+  {
+    explicit Fp32Cycle(const Preconditioner<CellVector<double>> &V)
+      : V(V)
+    {}
+    void
+    vmult(CellVector<float> &z, const CellVector<float> &r) const override
+    {
+      CellVector<double> r64, z64;
+      r64.copy_from(r);
+      z64.reinit(r64);
+      V.vmult(z64, r64);
+      z.copy_from(z64);
+    }
+    const Preconditioner<CellVector<double>> &V;
+  };
+  const auto inner = std::make_shared<Fp32Cycle>(solver.preconditioner());
+  using Mixed      = MixedPrecisionPreconditioner<CellVector<double>, CellVector<float>>;
+
+  enum Fusion
+  {
+    none,
+    serving,
+    refusing
+  };
+  std::vector<CellVector<double>>  solutions;
+  std::vector<std::vector<double>> monitors;
+  for (const Fusion fusion : {none, serving, refusing})
+    {
+      Mixed        V(inner, CellVector<float>(fine.n_cells(), 3));
+      unsigned int calls = 0;
+      if (fusion != none)
+        V.fuse_correction_into_residual([&](const LevelOperator<CellVector<double>> &A, CellVector<double> &r,
+                                            const CellVector<double> &b, CellVector<double> &u,
+                                            const CellVector<double> &mask, const CellVector<float> &z) {
+          ++calls;
+          if (fusion == refusing)
+            return false;
+          u.add(1., z);
+          A.masked_residual(r, b, u, mask);
+          return true;
+        });
+      CellVector<double> u(fine.n_cells(), 3);
+      SolverControl      control(50, 1e-9);
+      const auto         statistics =
+        solve_stationary<CellVector<double>>(solver.fine_operator(), V, u, b, solver.dirichlet_mask(), control, rebalance);
+      EXPECT_GE(statistics.iterations(), 2u);
+      EXPECT_EQ(calls, fusion == none ? 0u : statistics.iterations());
+      solutions.push_back(u);
+      monitors.push_back(statistics.monitor);
+    }
+  for (const Fusion fusion : {serving, refusing})
+    {
+      EXPECT_EQ(monitors[fusion], monitors[none]);
+      for (std::size_t k = 0; k < solutions[none].storage_size(); ++k)
+        ASSERT_EQ(solutions[fusion].data()[k], solutions[none].data()[k]) << "entry " << k;
     }
 }

@@ -179,6 +179,19 @@ TEST(TimedComponents, stationary_step_is_the_inner_one_in_two_parts)
   EXPECT_EQ(timer.events, (std::vector<std::string>{"begin conversions", "apply", "end", "begin correction update (widened)",
                                                     "add_correction", "end"}));
 
+  // the update with the next residual: one part, the inner step's default
+  // (its update, then the operator's residual) inside it
+  timer.events.clear();
+  DoublingOperator A;
+  A.timer = &timer;
+  Vector b(2, 1), mask(2, 1), next(2, 1);
+  mask.fill(1.);
+  step->add_correction_and_residual(u, A, b, mask, next);
+  EXPECT_EQ(u(1, 3), 6.);
+  EXPECT_EQ(next(1, 3), -12.);
+  EXPECT_EQ(timer.events, (std::vector<std::string>{"begin correction update (widened) and the next residual",
+                                                    "add_correction", "residual", "end"}));
+
   // a preconditioner without a step of its own: vmult and the pairing in the
   // part, u += z in the default correction part
   timer.events.clear();

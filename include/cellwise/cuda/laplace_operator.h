@@ -72,6 +72,22 @@ namespace cellwise
       masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const override;
 
       /**
+       * u ← u + widen(z), then dst = mask ∘ (b − A u) with the new u, in one
+       * pass: the correction update of the mixed-precision stationary
+       * iteration and the FP64 residual of its next step (000 §7), bit for
+       * bit u.add(1, z) followed by masked_residual(dst, b, u, mask). It reads
+       * u, z, b (and the mask) and writes u, dst: 36 instead of 44 bytes per
+       * entry in FP64 with the mask as bits. @p z is the FP32 correction of
+       * the cell-contiguous levels; dst, u, b and the mask must be distinct.
+       */
+      void
+      add_and_masked_residual(VectorType                                                 &dst,
+                              const VectorType                                           &b,
+                              VectorType                                                 &u,
+                              const VectorType                                           &mask,
+                              const CellVector<float, MemorySpace::CUDA, CellContiguous> &z) const;
+
+      /**
        * Keep a compact copy of @p mask, one bit per DoF of each cell:
        * masked_vmult and masked_residual called with this very vector then
        * read the bits instead of the vector (8 of the 32 bytes per entry of

@@ -129,6 +129,20 @@ namespace cellwise
     /// u += the correction kept by the last apply().
     virtual void
     add_correction(VectorType &u) const = 0;
+    /// add_correction(u), then r = mask ∘ (b − A u) with the new u: the update
+    /// of this step and the residual of the next. The default makes the two
+    /// calls; a step that can add its correction inside the residual pass
+    /// overrides it (000 §7: one pass over u instead of two).
+    virtual void
+    add_correction_and_residual(VectorType                      &u,
+                                const LevelOperator<VectorType> &A,
+                                const VectorType                &b,
+                                const VectorType                &mask,
+                                VectorType                      &r) const
+    {
+      add_correction(u);
+      A.masked_residual(r, b, u, mask);
+    }
   };
 
   /// A preconditioner: z = M^{-1} r, r dual, z primal.

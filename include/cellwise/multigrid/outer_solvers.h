@@ -146,7 +146,8 @@ namespace cellwise
   /// The cycle runs through V's StationaryStep: V r stays with the
   /// preconditioner (in mixed precision the FP32 correction, paired with the
   /// FP32 residual the cycle saw and widened while it is added to u), so that
-  /// no work vector of VectorType holds it.
+  /// no work vector of VectorType holds it; the step adds it to u together
+  /// with the next residual, which a step may fuse into one pass.
   template <typename VectorType>
   SolveStatistics
   solve_stationary(const LevelOperator<VectorType>  &A,
@@ -164,9 +165,9 @@ namespace cellwise
     VectorType &r = residual_storage ? *residual_storage : own_residual;
     SolveStatistics                                   statistics;
     double                                            initial_rz = 0;
+    A.masked_residual(r, b, u, mask);
     for (unsigned int step = 0;; ++step)
       {
-        A.masked_residual(r, b, u, mask);
         if (prepare_residual)
           prepare_residual(r, step);
         const double rz = cycle->apply(r);
@@ -180,7 +181,8 @@ namespace cellwise
           return statistics;
         if (state == IterationControl::failure)
           internal::throw_no_convergence("stationary iteration", control, step, statistics.monitor.back());
-        cycle->add_correction(u);
+        // The estimate depends on the monitors only, so it is checked before
+        // the update: the last update then skips the residual it would not use.
         if (stop_on_extrapolated_monitor && step >= 1)
           {
             const double eta      = statistics.monitor[step];
@@ -188,10 +190,12 @@ namespace cellwise
             const double estimate = previous > 0 ? eta * eta / previous : 0.;
             if (control.check(step + 1, estimate) == IterationControl::success)
               {
+                cycle->add_correction(u);
                 statistics.monitor.push_back(estimate);
                 return statistics;
               }
           }
+        cycle->add_correction_and_residual(u, A, b, mask, r);
       }
   }
 } // namespace cellwise

@@ -197,6 +197,18 @@ namespace cellwise
       TimedScope scope(timer_, correction_part_);
       inner_->add_correction(u);
     }
+    /// Timed as "<correction part> and the next residual": a fused pass, or
+    /// the update with the operator's own part nested inside.
+    void
+    add_correction_and_residual(VectorType                      &u,
+                                const LevelOperator<VectorType> &A,
+                                const VectorType                &b,
+                                const VectorType                &mask,
+                                VectorType                      &r) const override
+    {
+      TimedScope scope(timer_, correction_part_ + " and the next residual");
+      inner_->add_correction_and_residual(u, A, b, mask, r);
+    }
 
   private:
     std::unique_ptr<StationaryStep<VectorType>> inner_;
