@@ -16,6 +16,7 @@
 #include <cellwise/storage/cuda_cell_vector.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -47,6 +48,27 @@ namespace
           pairs += 1;
     // each pair: n^2 DoFs, two copies, each read and written
     return pairs * n * n * 2 * 2 * number_size;
+  }
+
+  /// Bytes of the one-pass DSS: every entry with another copy read and written once.
+  double
+  dss_one_pass_bytes(const Level &level, const unsigned int degree, const std::size_t number_size)
+  {
+    const unsigned int p       = degree;
+    double             entries = 0;
+    for (unsigned int c = 0; c < level.n_cells(); ++c)
+      for (unsigned int k = 0; k <= p; ++k)
+        for (unsigned int j = 0; j <= p; ++j)
+          for (unsigned int i = 0; i <= p; ++i)
+            {
+              const unsigned int index[3] = {i, j, k};
+              bool               shared   = false;
+              for (unsigned int d = 0; d < 3; ++d)
+                shared = shared || (index[d] == 0 && face_neighbor::is_cell(level.neighbors[c][2 * d])) ||
+                         (index[d] == p && face_neighbor::is_cell(level.neighbors[c][2 * d + 1]));
+              entries += shared;
+            }
+    return entries * 2 * number_size;
   }
 
   void
@@ -88,7 +110,12 @@ namespace
       rows.push_back({"copy_from FP64 -> FP32", 1.5 * vector_bytes, median_time([&] { f.copy_from(x); }, n_runs)});
     }
 
-    const double factor_bytes = 3. * level.n_cells() * sizeof(double);
+    const double          factor_bytes = 3. * level.n_cells() * sizeof(double);
+    const cuda::LevelData level_data(level);
+    // DSS bytes: the axis passes move each face pair's copies once per pass,
+    // the one pass each shared entry once
+    const double passes   = dss_bytes(level, degree, sizeof(double));
+    const double one_pass = dss_one_pass_bytes(level, degree, sizeof(double));
     {
       const cuda::LaplaceOperator<double, CellContiguous> op(level, degree);
       rows.push_back({"Laplace vmult, contiguous", 2 * vector_bytes + factor_bytes,
@@ -105,15 +132,34 @@ namespace
                       median_time([&] { op.vmult(zb, xb); }, n_runs)});
       rows.push_back({"Laplace residual, blocked<32>", 3 * vector_bytes + factor_bytes,
                       median_time([&] { op.residual(zb, yb, xb); }, n_runs)});
-      const cuda::LevelData level_data(level);
-      const double          bytes = dss_bytes(level, degree, sizeof(double));
-      rows.push_back({"DSS sum, blocked<32>", bytes, median_time([&] { cuda::apply_dss(level_data, zb, DssMode::sum); }, n_runs)});
+      {
+        // the outer step of the mixed solve: u += widen(z32) and the next
+        // masked residual (mask as bits: n^3 bits per cell), separate and fused
+        cuda::LaplaceOperator<double, CellBlocked<32>> masked(level, degree);
+        VectorB mask(level.n_cells(), degree);
+        mask.fill(1.);
+        masked.use_dirichlet_mask(mask);
+        VectorF z32(level.n_cells(), degree);
+        z32.fill(1e-3f);
+        const double bits = level.n_cells() * std::ceil(x.dofs_per_cell() / 64.) * 8.;
+        rows.push_back({"u += widen(z32), blocked<32>", 2.5 * vector_bytes,
+                        median_time([&] { xb.add(1., z32); }, n_runs)});
+        rows.push_back({"masked residual, blocked<32>", 3 * vector_bytes + factor_bytes + bits,
+                        median_time([&] { masked.masked_residual(zb, yb, xb, mask); }, n_runs)});
+        rows.push_back({"u += widen(z32) + masked residual", 4.5 * vector_bytes + factor_bytes + bits,
+                        median_time([&] { masked.add_and_masked_residual(zb, yb, xb, mask, z32); }, n_runs)});
+      }
+      rows.push_back({"DSS sum, blocked<32>, one pass", one_pass, median_time([&] { cuda::apply_dss(level_data, zb, DssMode::sum); }, n_runs)});
+      rows.push_back({"DSS mean, blocked<32>, one pass", one_pass, median_time([&] { cuda::apply_dss(level_data, zb, DssMode::mean); }, n_runs)});
+      rows.push_back({"DSS sum, blocked<32>, axis passes", passes, median_time([&] {
+                        cuda::apply_dss(level_data, zb, DssMode::sum, cuda::DssSchedule::axis_passes);
+                      }, n_runs)});
     }
     {
-      const cuda::LevelData level_data(level);
-      const double          bytes = dss_bytes(level, degree, sizeof(double));
-      rows.push_back({"DSS sum, contiguous", bytes, median_time([&] { cuda::apply_dss(level_data, z, DssMode::sum); }, n_runs)});
-      rows.push_back({"DSS mean, contiguous", bytes, median_time([&] { cuda::apply_dss(level_data, z, DssMode::mean); }, n_runs)});
+      rows.push_back({"DSS sum, contiguous, axis passes", passes, median_time([&] { cuda::apply_dss(level_data, z, DssMode::sum); }, n_runs)});
+      rows.push_back({"DSS sum, contiguous, one pass", one_pass, median_time([&] {
+                        cuda::apply_dss(level_data, z, DssMode::sum, cuda::DssSchedule::one_pass);
+                      }, n_runs)});
     }
     {
       VectorF fx(level.n_cells(), degree), fz(level.n_cells(), degree);
