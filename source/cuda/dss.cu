@@ -287,8 +287,8 @@ namespace cellwise
       CELLWISE_CHECK(items + dss_items * dss_threads < std::numeric_limits<unsigned int>::max(),
                      "cuda::apply_dss: " << v.n_cells() << " cells of degree " << v.degree()
                                          << " have too many face DoFs for 32-bit item indices");
-      const unsigned int per_block    = dss_items * dss_threads;
-      const unsigned int blocks       = static_cast<unsigned int>((items + per_block - 1) / per_block);
+      const unsigned int per_block = dss_items * dss_threads;
+      const unsigned int blocks    = static_cast<unsigned int>((items + per_block - 1) / per_block);
       dispatch_degree(v.degree(), [&](auto degree) {
         constexpr int p = decltype(degree)::value;
         if (schedule == DssSchedule::one_pass ||
