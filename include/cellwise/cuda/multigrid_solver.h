@@ -53,7 +53,10 @@ namespace cellwise
       /// stationary iteration the monitor pairing ⟨r, V r⟩ is timed with the
       /// cycle's outermost part (in mixed precision "FP64/FP32 conversions":
       /// the rounding of r and the FP32 pairing), and u += V r as "correction
-      /// update (widened)" (mixed precision) or "correction update" (FP64).
+      /// update (widened)" (mixed precision) or "correction update" (FP64);
+      /// an update followed by the next residual is one part, that name with
+      /// " and the next residual" (in mixed precision one fused pass; the
+      /// "FP64 operator" then forms the first residual only).
       MultigridSolver(const LevelHierarchy      &hierarchy,
                       unsigned int               degree,
                       const MultigridParameters &parameters,
