@@ -166,6 +166,25 @@ namespace cellwise
         unsigned int         words  = 0; ///< words of bits per cell
       };
 
+      /// How the kernels read @p mask (null: none): as the bits of the
+      /// registered mask when it is that vector with the same data, else as
+      /// its values.
+      template <typename Number, typename Vector>
+      MaskArguments<Number>
+      mask_arguments_for(const Vector        *mask,
+                         const Vector        *registered,
+                         const Number        *registered_data,
+                         const std::uint64_t *bits,
+                         const unsigned int   words)
+      {
+        MaskArguments<Number> arguments;
+        if (mask && mask == registered && mask->data() == registered_data)
+          arguments = {nullptr, bits, words};
+        else if (mask)
+          arguments.values = mask->data();
+        return arguments;
+      }
+
       template <int p, typename Number, typename Layout, bool cell_fastest, bool fused_step, bool corrected>
       __global__ void __launch_bounds__(LaunchShape<p, Number, cell_fastest>::threads)
       laplace_kernel(const CellMatrices<p, Number> matrices,
@@ -673,11 +692,8 @@ namespace cellwise
     {
       if (n_cells_ == 0)
         return;
-      MaskArguments<Number> mask_arguments;
-      if (mask && mask == mask_vector_ && mask->data() == mask_data_)
-        mask_arguments = {nullptr, mask_bits_, mask_words_};
-      else if (mask)
-        mask_arguments.values = mask->data();
+      const MaskArguments<Number> mask_arguments =
+        mask_arguments_for(mask, mask_vector_, mask_data_, mask_bits_, mask_words_);
       dispatch_degree(degree_, [&](auto p) {
         launch_laplace<decltype(p)::value, Number, Layout>(mass_, stiffness_, factors_, u.data(), b ? b->data() : nullptr,
                                                            dst.data(), n_cells_, mode, StepArguments<Number>{}, mask_arguments);
@@ -769,11 +785,8 @@ namespace cellwise
       prepare_output(dst, u, "add_and_masked_residual");
       if (n_cells_ == 0)
         return;
-      MaskArguments<Number> mask_arguments;
-      if (&mask == mask_vector_ && mask.data() == mask_data_)
-        mask_arguments = {nullptr, mask_bits_, mask_words_};
-      else
-        mask_arguments.values = mask.data();
+      const MaskArguments<Number> mask_arguments =
+        mask_arguments_for(&mask, mask_vector_, mask_data_, mask_bits_, mask_words_);
       StepArguments<Number> arguments;
       arguments.u          = u.data();
       arguments.correction = z.data();
