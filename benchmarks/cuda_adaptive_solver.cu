@@ -29,8 +29,8 @@
 // Usage: cellwise-benchmark-adaptive [n_runs]
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/adaptive_multigrid_solver.h>
-#include <cellwise/cuda/multigrid_solver.h>
+#include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>

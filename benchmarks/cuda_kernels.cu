@@ -10,8 +10,8 @@
 // Usage: cellwise-benchmark-kernels [n_runs]
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/dss.h>
-#include <cellwise/cuda/laplace_operator.h>
+#include <cellwise/storage/cuda_dss.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 

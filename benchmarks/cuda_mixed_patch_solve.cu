@@ -9,14 +9,14 @@
 //     solve; MDoF/s counts unique DoFs (3 2^L + 1)^3 including the boundary.
 //  2. The GPU time per component of the L = 6 solve (000 Table 11): the same
 //     solve with every component wrapped by cuda::EventTimer (events in stream
-//     order, exclusive parts, see cuda/event_timer.h), averaged over n solves,
+//     order, exclusive parts, see base/cuda_event_timer.h), averaged over n solves,
 //     next to the untimed wall time so that the events' own cost shows.
 //
 // Usage: cellwise-benchmark-mixed-solve [n_runs (10)] [max L (8)] [breakdown L (6)]
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/event_timer.h>
-#include <cellwise/cuda/multigrid_solver.h>
+#include <cellwise/base/cuda_event_timer.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/cuda_cell_vector.h>

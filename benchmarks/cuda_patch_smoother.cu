@@ -15,7 +15,7 @@
 // Usage: cellwise-benchmark-patch [n_runs]
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/multigrid/cuda_vertex_patch_smoother.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 

@@ -13,8 +13,8 @@
 // Usage: cellwise-benchmark-solver [n_runs] [max L]
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/cell_transfer.h>
-#include <cellwise/cuda/multigrid_solver.h>
+#include <cellwise/multigrid/cuda_cell_transfer.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/cuda_cell_vector.h>

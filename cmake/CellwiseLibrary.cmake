@@ -1,14 +1,27 @@
 # The library target cellwise::cellwise: the host backend always, the CUDA
-# backend where nvcc was found. Sources are globbed per backend folder so that
-# adding a kernel file needs no edit here.
+# backend where nvcc was found. source/<module>/ mirrors include/cellwise/<module>/
+# (doc/architecture.md); a module's CUDA files sit beside their host twins and
+# are named cuda_*: the .cu kernels and any cuda_*.cc host code of the device
+# backend are built only with CUDA. Sources are globbed per module so that
+# adding a file needs no edit here; source/dealii/ is the separate target
+# cellwise::dealii (CellwiseDealii.cmake).
 include(GNUInstallDirs)
 
-file(GLOB CELLWISE_HOST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/host/*.cc)
+set(CELLWISE_CORE_MODULES base fe mesh storage kernels operators multigrid)
+set(CELLWISE_HOST_SOURCES)
+set(CELLWISE_CUDA_SOURCES)
+foreach(module IN LISTS CELLWISE_CORE_MODULES)
+  file(GLOB module_cc CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/${module}/*.cc)
+  file(GLOB module_cuda CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/${module}/*.cu
+                                         ${PROJECT_SOURCE_DIR}/source/${module}/cuda_*.cc)
+  list(FILTER module_cc EXCLUDE REGEX "/cuda_[^/]*\\.cc$")
+  list(APPEND CELLWISE_HOST_SOURCES ${module_cc})
+  list(APPEND CELLWISE_CUDA_SOURCES ${module_cuda})
+endforeach()
 add_library(cellwise ${CELLWISE_HOST_SOURCES})
 add_library(cellwise::cellwise ALIAS cellwise)
 
 if(CELLWISE_HAVE_CUDA)
-  file(GLOB CELLWISE_CUDA_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/cuda/*.cu)
   target_sources(cellwise PRIVATE ${CELLWISE_CUDA_SOURCES})
   target_compile_definitions(cellwise PUBLIC CELLWISE_WITH_CUDA)
   target_link_libraries(cellwise PUBLIC CUDA::cudart)

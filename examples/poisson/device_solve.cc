@@ -1,8 +1,8 @@
 #include "device_solve.h"
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/adaptive_multigrid_solver.h>
-#include <cellwise/cuda/multigrid_solver.h>
+#include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 
 #include <chrono>
 

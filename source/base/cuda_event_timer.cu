@@ -4,7 +4,7 @@
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/exceptions.h>
-#include <cellwise/cuda/event_timer.h>
+#include <cellwise/base/cuda_event_timer.h>
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/level_data.h>
+#include <cellwise/mesh/cuda_level_data.h>
 
 #include <utility>
 #include <vector>

@@ -29,7 +29,7 @@
 // every output entry is owned by one thread: no atomics.
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/active_mesh_transfer.h>
+#include <cellwise/multigrid/cuda_active_mesh_transfer.h>
 
 namespace cellwise
 {

@@ -1,14 +1,14 @@
 // Set-up of the device adaptive multigrid solver: the same components per
-// level as the host builder (source/host/adaptive_multigrid_solver.cc), device
+// level as the host builder (source/multigrid/adaptive_multigrid_solver.cc), device
 // versions of each, plugged into the shared LocalSmoothingVCycle with the
 // device distribution and reassembly. No kernels here.
 
 #include <cellwise/base/config.h>
-#include <cellwise/cuda/active_mesh_transfer.h>
-#include <cellwise/cuda/adaptive_multigrid_solver.h>
-#include <cellwise/cuda/cell_transfer.h>
-#include <cellwise/cuda/coarse_solvers.h>
-#include <cellwise/cuda/level_smoothers.h>
+#include <cellwise/multigrid/cuda_active_mesh_transfer.h>
+#include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_cell_transfer.h>
+#include <cellwise/multigrid/cuda_coarse_solvers.h>
+#include <cellwise/multigrid/cuda_level_smoothers.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/storage/dirichlet_mask.h>

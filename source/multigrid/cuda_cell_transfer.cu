@@ -73,7 +73,7 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
-#include <cellwise/cuda/cell_transfer.h>
+#include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/fe/matrices_1d.h>
 

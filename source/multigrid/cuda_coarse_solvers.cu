@@ -1,7 +1,7 @@
 // Exact coarse solve of the CUDA backend through the host Cholesky solver
 // (no kernels: two small copies around a host solve).
 
-#include <cellwise/cuda/coarse_solvers.h>
+#include <cellwise/multigrid/cuda_coarse_solvers.h>
 #include <cellwise/operators/laplace_operator.h>
 
 namespace cellwise

@@ -1,9 +1,9 @@
 // The level smoother chosen by MultigridParameters, shared by the uniform and
 // the adaptive device solvers. No kernels here.
 
-#include <cellwise/cuda/level_smoothers.h>
-#include <cellwise/cuda/point_smoothers.h>
-#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/multigrid/cuda_level_smoothers.h>
+#include <cellwise/multigrid/cuda_point_smoothers.h>
+#include <cellwise/multigrid/cuda_vertex_patch_smoother.h>
 
 namespace cellwise
 {

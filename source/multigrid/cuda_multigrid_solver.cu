@@ -1,14 +1,14 @@
 // Set-up of the device multigrid solver: the same components per level as the
-// host builder (source/host/multigrid_solver.cc), device versions of each.
+// host builder (source/multigrid/multigrid_solver.cc), device versions of each.
 // No kernels here.
 
 #include <cellwise/base/config.h>
-#include <cellwise/cuda/cell_transfer.h>
-#include <cellwise/cuda/coarse_solvers.h>
-#include <cellwise/cuda/dss.h>
-#include <cellwise/cuda/level_data.h>
-#include <cellwise/cuda/multigrid_solver.h>
-#include <cellwise/cuda/level_smoothers.h>
+#include <cellwise/multigrid/cuda_cell_transfer.h>
+#include <cellwise/multigrid/cuda_coarse_solvers.h>
+#include <cellwise/storage/cuda_dss.h>
+#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_level_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/timed_components.h>
 #include <cellwise/multigrid/coarse_solvers.h>

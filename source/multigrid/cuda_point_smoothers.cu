@@ -26,8 +26,8 @@
 // stored at Layout::index(cell, DoF).
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/cuda/dss.h>
-#include <cellwise/cuda/point_smoothers.h>
+#include <cellwise/storage/cuda_dss.h>
+#include <cellwise/multigrid/cuda_point_smoothers.h>
 #include <cellwise/multigrid/point_smoother_steps.h>
 
 #include <cmath>

@@ -124,7 +124,7 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
-#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/multigrid/cuda_vertex_patch_smoother.h>
 #include <cellwise/fe/generalized_eigenproblem.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/fe/patch_fast_diagonalization.h>

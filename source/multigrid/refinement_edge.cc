@@ -1,4 +1,4 @@
-#include <cellwise/kernels/face_dofs.h>
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
@@ -17,7 +17,7 @@ namespace cellwise
         if (level.neighbors[cell][face] == face_neighbor::none)
           for (unsigned int b = 0; b < n; ++b)
             for (unsigned int a = 0; a < n; ++a)
-              marker(cell, kernels::face_dof(n, face / 2, face % 2, a, b)) = Number(1);
+              marker(cell, face_dof(n, face / 2, face % 2, a, b)) = Number(1);
     apply_dss(level, marker, DssMode::sum);
     const long n_cells = static_cast<long>(level.n_cells());
 #pragma omp parallel for

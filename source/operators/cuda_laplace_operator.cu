@@ -73,7 +73,7 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
-#include <cellwise/cuda/laplace_operator.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/kernels/laplace_cell.h>
 
 #include <utility>

@@ -61,8 +61,8 @@
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
-#include <cellwise/cuda/dss.h>
-#include <cellwise/kernels/face_dofs.h>
+#include <cellwise/storage/cuda_dss.h>
+#include <cellwise/fe/face_dofs.h>
 
 #include <limits>
 #include <utility>
@@ -110,8 +110,8 @@ namespace cellwise
         for (unsigned int u = 0; u < U; ++u)
           if (other[u] >= 0)
             {
-              mine[u]   = Layout::index(cell[u], kernels::face_dof(n, d, 1, ab[u] % n, ab[u] / n), dofs_per_cell);
-              theirs[u] = Layout::index(other[u], kernels::face_dof(n, d, 0, ab[u] % n, ab[u] / n), dofs_per_cell);
+              mine[u]   = Layout::index(cell[u], face_dof(n, d, 1, ab[u] % n, ab[u] / n), dofs_per_cell);
+              theirs[u] = Layout::index(other[u], face_dof(n, d, 0, ab[u] % n, ab[u] / n), dofs_per_cell);
               a[u]      = v[mine[u]];
               b[u]      = v[theirs[u]];
             }

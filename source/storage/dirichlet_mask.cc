@@ -1,4 +1,4 @@
-#include <cellwise/kernels/face_dofs.h>
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
 
@@ -26,7 +26,7 @@ namespace cellwise
             continue;
           for (unsigned int b = 0; b < n; ++b)
             for (unsigned int a = 0; a < n; ++a)
-              marker(cell, kernels::face_dof(n, face / 2, face % 2, a, b)) = Number(1);
+              marker(cell, face_dof(n, face / 2, face % 2, a, b)) = Number(1);
         }
     apply_dss(level, marker, DssMode::sum);
 

@@ -1,5 +1,5 @@
 #include <cellwise/base/config.h>
-#include <cellwise/kernels/face_dofs.h>
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/storage/dof_numbering.h>
 
 #include <numeric>
@@ -40,8 +40,8 @@ namespace cellwise
           for (unsigned int b = 0; b < n; ++b)
             for (unsigned int a = 0; a < n; ++a)
               {
-                const unsigned int x  = cell * n3 + kernels::face_dof(n, d, 1, a, b);
-                const unsigned int y  = static_cast<unsigned int>(other) * n3 + kernels::face_dof(n, d, 0, a, b);
+                const unsigned int x  = cell * n3 + face_dof(n, d, 1, a, b);
+                const unsigned int y  = static_cast<unsigned int>(other) * n3 + face_dof(n, d, 0, a, b);
                 const unsigned int rx = find_root(parent, x), ry = find_root(parent, y);
                 if (rx != ry)
                   parent[std::max(rx, ry)] = std::min(rx, ry);

@@ -1,5 +1,5 @@
 #include <cellwise/base/exceptions.h>
-#include <cellwise/kernels/face_dofs.h>
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/storage/dss.h>
 
 namespace cellwise
@@ -28,8 +28,8 @@ namespace cellwise
             for (unsigned int b = 0; b < n; ++b)
               for (unsigned int a = 0; a < n; ++a)
                 {
-                  Number      &mine   = v(cell, kernels::face_dof(n, d, 1, a, b));
-                  Number      &theirs = v(other, kernels::face_dof(n, d, 0, a, b));
+                  Number      &mine   = v(cell, face_dof(n, d, 1, a, b));
+                  Number      &theirs = v(other, face_dof(n, d, 0, a, b));
                   const Number s      = factor * (mine + theirs);
                   mine                = s;
                   theirs              = s;

@@ -8,8 +8,8 @@
 // stationary iteration): same iteration counts, L2 errors equal to 1e-10
 // relative.
 
-#include <cellwise/cuda/active_mesh_transfer.h>
-#include <cellwise/cuda/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_active_mesh_transfer.h>
+#include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>

@@ -2,7 +2,7 @@
 // pass on a level that fills a box, three axis passes): same pairing, same
 // arithmetic, so the results agree bit for bit.
 
-#include <cellwise/cuda/dss.h>
+#include <cellwise/storage/cuda_dss.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/storage/dss.h>
 

@@ -3,8 +3,8 @@
 // a timer computes bit for bit what the untimed solver computes and reports
 // every part of 000 Table 11.
 
-#include <cellwise/cuda/event_timer.h>
-#include <cellwise/cuda/multigrid_solver.h>
+#include <cellwise/base/cuda_event_timer.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/operators/function_tools.h>
 

@@ -5,7 +5,7 @@
 // replaces (scale, sadd / equ, add, residual); the corrected residual of the
 // mixed-precision outer iteration against the update and residual it fuses.
 
-#include <cellwise/cuda/laplace_operator.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/dirichlet_mask.h>
 

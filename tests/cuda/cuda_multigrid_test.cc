@@ -6,7 +6,7 @@
 // CELLWISE_CUDA_TEST_MAX_LEVEL lowers the
 // largest L (for runs under compute-sanitizer).
 
-#include <cellwise/cuda/multigrid_solver.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>

@@ -4,7 +4,7 @@
 // not multiples of 32; the FP32 Q3 register kernels (register_q3,
 // register_q3_async, register_q3_symmetric) against the host FP64 reference.
 
-#include <cellwise/cuda/vertex_patch_smoother.h>
+#include <cellwise/multigrid/cuda_vertex_patch_smoother.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
 
 #include <gtest/gtest.h>

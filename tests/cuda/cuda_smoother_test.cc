@@ -5,7 +5,7 @@
 // which exercise every kind of step of the fused device step loops. FP64,
 // both layouts.
 
-#include <cellwise/cuda/point_smoothers.h>
+#include <cellwise/multigrid/cuda_point_smoothers.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/chebyshev_smoother.h>
 #include <cellwise/multigrid/jacobi_smoother.h>

@@ -4,7 +4,7 @@
 // entries of parents without children must stay untouched. Both kernels
 // accumulate, so instead of NaN poison the outputs start from random values.
 
-#include <cellwise/cuda/cell_transfer.h>
+#include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/cell_transfer.h>
 

@@ -6,7 +6,7 @@
 
 #include <cellwise/base/dense_matrix.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
-#include <cellwise/kernels/face_dofs.h>
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/multigrid_solver.h>
@@ -123,7 +123,7 @@ namespace
             for (unsigned int q = 0; q < n; ++q)
               for (unsigned int p = 0; p < n; ++p)
                 {
-                  const unsigned int i = kernels::face_dof(n, d, s, p, q);
+                  const unsigned int i = face_dof(n, d, s, p, q);
                   const Point        x = node(basis, mesh.level.boxes[a], i);
                   jump = std::max(jump, std::abs(fine[i] - evaluate(basis, mesh.level.boxes[b], coarse, x)));
                 }

@@ -11,7 +11,7 @@
  * an event costs about a microsecond of host time per call, which matters only
  * for launch-bound solves (compare with an untimed run).
  *
- * Compiles with a plain C++ compiler (implemented in source/cuda/event_timer.cu).
+ * Compiles with a plain C++ compiler (implemented in source/base/cuda_event_timer.cu).
  */
 
 #include <cellwise/multigrid/timed_components.h>

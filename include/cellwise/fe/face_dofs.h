@@ -16,17 +16,14 @@
 
 namespace cellwise
 {
-  namespace kernels
+  CELLWISE_HOST_DEVICE inline unsigned int
+  face_dof(const unsigned int n, const unsigned int d, const unsigned int side, const unsigned int a, const unsigned int b)
   {
-    CELLWISE_HOST_DEVICE inline unsigned int
-    face_dof(const unsigned int n, const unsigned int d, const unsigned int side, const unsigned int a, const unsigned int b)
-    {
-      const unsigned int s = side * (n - 1);
-      if (d == 0)
-        return s + n * a + n * n * b;
-      if (d == 1)
-        return a + n * s + n * n * b;
-      return a + n * b + n * n * s;
-    }
-  } // namespace kernels
+    const unsigned int s = side * (n - 1);
+    if (d == 0)
+      return s + n * a + n * n * b;
+    if (d == 1)
+      return a + n * s + n * n * b;
+    return a + n * b + n * n * s;
+  }
 } // namespace cellwise

@@ -4,7 +4,7 @@
  * The device copy of what the kernels of one level need from a Level: the six
  * same-level face neighbours per cell (encoded as in face_neighbor), the
  * cell sizes and whether the cells fill a box of the lattice. Uploaded once at construction; compiles with a plain C++
- * compiler (implemented in source/cuda/level_data.cu).
+ * compiler (implemented in source/mesh/cuda_level_data.cu).
  */
 
 #include <cellwise/mesh/level.h>

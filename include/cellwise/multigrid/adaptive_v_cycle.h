@@ -129,7 +129,7 @@ namespace cellwise
    * The distribution (17) of an active vector into the level vectors and the
    * reassembly (18) of an active vector from them, one implementation per
    * backend (host: HostActiveLevelTransfer below; CUDA:
-   * cuda::ActiveMeshTransfer in cuda/active_mesh_transfer.h). The only
+   * cuda::ActiveMeshTransfer in multigrid/cuda_active_mesh_transfer.h). The only
    * backend-specific step of the adaptive cycle.
    */
   template <typename VectorType>

@@ -18,7 +18,7 @@
  * (nearly) contiguous runs as well.
  *
  * Compiles with a plain C++ compiler; the kernels live in
- * source/cuda/active_mesh_transfer.cu.
+ * source/multigrid/cuda_active_mesh_transfer.cu.
  */
 
 #include <cellwise/multigrid/adaptive_v_cycle.h>

@@ -12,18 +12,18 @@
  * Runs on the device: the active-mesh operator A_act, the level operators,
  * the masked Jacobi/Chebyshev smoothers or the vertex-patch smoother (generic
  * kernel), the transfers, the distribution (17) and reassembly (18)
- * (cuda/active_mesh_transfer.h), the outer iteration. On the host: set-up
+ * (multigrid/cuda_active_mesh_transfer.h), the outer iteration. On the host: set-up
  * (active mesh, refinement-edge and Dirichlet masks, patch lists, built by the
  * host functions and uploaded) and the tiny Cholesky coarse solve of level 0.
  *
  * Refused with a clear error: mixed precision, a variable coefficient.
  *
  * Compiles with a plain C++ compiler (implemented in
- * source/cuda/adaptive_multigrid_solver.cu for CellContiguous and
+ * source/multigrid/cuda_adaptive_multigrid_solver.cu for CellContiguous and
  * CellBlocked<32>).
  */
 
-#include <cellwise/cuda/laplace_operator.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/multigrid_solver.h>

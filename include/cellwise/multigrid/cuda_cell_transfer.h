@@ -17,7 +17,7 @@
  *
  * The family links (children of every parent, -1 where not refined) are
  * uploaded once at construction. Compiles with a plain C++ compiler; the
- * kernels live in source/cuda/cell_transfer.cu, compiled for degrees 1..8.
+ * kernels live in source/multigrid/cuda_cell_transfer.cu, compiled for degrees 1..8.
  */
 
 #include <cellwise/mesh/level.h>

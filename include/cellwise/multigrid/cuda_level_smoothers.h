@@ -9,10 +9,10 @@
  * the refinement edge, so the patch smoother needs no mask.
  *
  * Compiles with a plain C++ compiler (implemented in
- * source/cuda/level_smoothers.cu for FP64/FP32 and both layouts).
+ * source/multigrid/cuda_level_smoothers.cu for FP64/FP32 and both layouts).
  */
 
-#include <cellwise/cuda/laplace_operator.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/multigrid_solver.h>

@@ -16,11 +16,11 @@
  * operator computes its metric factors from the cell sizes alone).
  *
  * Compiles with a plain C++ compiler (implemented in
- * source/cuda/multigrid_solver.cu for CellContiguous and CellBlocked<32>).
+ * source/multigrid/cuda_multigrid_solver.cu for CellContiguous and CellBlocked<32>).
  */
 
-#include <cellwise/cuda/laplace_operator.h>
-#include <cellwise/cuda/level_data.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
+#include <cellwise/mesh/cuda_level_data.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/outer_solvers.h>

@@ -19,11 +19,11 @@
  * rounding.
  *
  * Compiles with a plain C++ compiler (implemented in
- * source/cuda/point_smoothers.cu).
+ * source/multigrid/cuda_point_smoothers.cu).
  */
 
-#include <cellwise/cuda/laplace_operator.h>
-#include <cellwise/cuda/level_data.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
+#include <cellwise/mesh/cuda_level_data.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/point_smoother_steps.h>
 #include <cellwise/storage/cuda_cell_vector.h>

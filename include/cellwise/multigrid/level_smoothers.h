@@ -2,7 +2,7 @@
 /**
  * @file
  * The smoother of one level as MultigridParameters choose it, for the host
- * solvers (uniform and adaptive; the CUDA twin is cuda/level_smoothers.h):
+ * solvers (uniform and adaptive; the CUDA twin is multigrid/cuda_level_smoothers.h):
  * DSS-Jacobi or Chebyshev–Jacobi with @p mask (Dirichlet and, on adaptive
  * levels, refinement-edge copies zero) folded into the inverse diagonal, or the
  * vertex-patch smoother. Vertex patches need all 8 cells of a vertex on the

@@ -7,7 +7,7 @@
  * contractions). Input primal, output dual; no Dirichlet treatment here.
  *
  * Compiles with a plain C++ compiler; the kernels live in
- * source/cuda/laplace_operator.cu, compiled for degrees 1..8.
+ * source/operators/cuda_laplace_operator.cu, compiled for degrees 1..8.
  */
 
 #include <cellwise/fe/matrices_1d.h>

@@ -7,7 +7,7 @@
  * copy_to_host are plain memcpys.
  *
  * The member functions are declared here and implemented in
- * source/cuda/cuda_cell_vector.cu, so that host code compiled by a plain C++
+ * source/storage/cuda_cell_vector.cu, so that host code compiled by a plain C++
  * compiler can hold and pass device vectors. Instantiated for double and float
  * and the layouts CellContiguous and CellBlocked<32>.
  *

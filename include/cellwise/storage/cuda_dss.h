@@ -2,7 +2,7 @@
 /**
  * @file
  * Direct stiffness summation S = G G^T and rebalancing Pi on the device: the
- * same pairing of face DoFs (kernels/face_dofs.h) and the same arithmetic as
+ * same pairing of face DoFs (fe/face_dofs.h) and the same arithmetic as
  * the three axis passes of the host apply_dss in cellwise/storage/dss.h, so
  * that the results agree bit for bit. For the blocked layout on a level that
  * fills a box (Level::fills_box) one launch gathers the copies of every node
@@ -10,7 +10,7 @@
  * against 3/2 for three passes); otherwise three launches, one per axis.
  */
 
-#include <cellwise/cuda/level_data.h>
+#include <cellwise/mesh/cuda_level_data.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 #include <cellwise/storage/dss.h>
 
