@@ -14,7 +14,7 @@
  * Compiles with a plain C++ compiler (implemented in source/base/cuda_event_timer.cu).
  */
 
-#include <cellwise/multigrid/timed_components.h>
+#include <cellwise/base/timer.h>
 
 #include <memory>
 #include <string>

@@ -8,8 +8,12 @@
  * (CellVector<Number, MemorySpace::CUDA>); the vector type provides set_zero,
  * equ, add, sadd, scale, dot, reinit(other) and copy_from.
  *
- * Levels are numbered 0 (coarsest) to L (finest), as in deal.II.
+ * Levels are numbered 0 (coarsest) to L (finest), as in deal.II. The
+ * operator's interface, LevelOperator, is in operators/level_operator.h,
+ * beside the operators that implement it.
  */
+
+#include <cellwise/operators/level_operator.h>
 
 #include <memory>
 
@@ -22,36 +26,6 @@ namespace cellwise
   {
     forward,
     reverse
-  };
-
-  /// The cell-wise operator of one level: input primal, output dual.
-  template <typename VectorType>
-  class LevelOperator
-  {
-  public:
-    virtual ~LevelOperator() = default;
-    /// dst = A src
-    virtual void
-    vmult(VectorType &dst, const VectorType &src) const = 0;
-    /// dst = b − A u in one pass
-    virtual void
-    residual(VectorType &dst, const VectorType &b, const VectorType &u) const = 0;
-    /// dst = mask ∘ (A src): the outer iterations' operator output with the
-    /// Dirichlet entries zeroed (a backend may fold the mask into its pass;
-    /// the result must equal this composition bit for bit).
-    virtual void
-    masked_vmult(VectorType &dst, const VectorType &src, const VectorType &mask) const
-    {
-      vmult(dst, src);
-      dst.scale(mask);
-    }
-    /// dst = mask ∘ (b − A u), as masked_vmult.
-    virtual void
-    masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const
-    {
-      residual(dst, b, u);
-      dst.scale(mask);
-    }
   };
 
   /// A smoother of one level: consumes the residual through its assembly and

@@ -15,6 +15,7 @@
  * transfers and level operators inside are their own parts).
  */
 
+#include <cellwise/base/timer.h>
 #include <cellwise/multigrid/interfaces.h>
 
 #include <memory>
@@ -23,40 +24,6 @@
 
 namespace cellwise
 {
-  /// Receives the begin and end of component calls, in call order.
-  class ComponentTimer
-  {
-  public:
-    virtual ~ComponentTimer() = default;
-    /// A call of part @p part begins (nested inside any open part).
-    virtual void
-    begin(const std::string &part) = 0;
-    /// The innermost open part ends.
-    virtual void
-    end() = 0;
-  };
-
-  /// begin() on construction, end() on destruction (also on an exception).
-  class TimedScope
-  {
-  public:
-    TimedScope(ComponentTimer &timer, const std::string &part)
-      : timer_(timer)
-    {
-      timer_.begin(part);
-    }
-    ~TimedScope()
-    {
-      timer_.end();
-    }
-    TimedScope(const TimedScope &) = delete;
-    TimedScope &
-    operator=(const TimedScope &) = delete;
-
-  private:
-    ComponentTimer &timer_;
-  };
-
   /// What the decorators share: the wrapped component, the timer, the part.
   template <typename Interface>
   class TimedComponent : public Interface

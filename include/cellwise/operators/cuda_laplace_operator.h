@@ -12,7 +12,7 @@
 
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
-#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/operators/level_operator.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
 #include <cstdint>

@@ -14,7 +14,7 @@
 #include <cellwise/base/function.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
-#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/operators/level_operator.h>
 #include <cellwise/storage/cell_vector.h>
 
 #include <array>
