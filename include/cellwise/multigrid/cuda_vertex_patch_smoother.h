@@ -12,7 +12,10 @@
  * the operator in the first colour, u and b distinct, rim and Dirichlet DoFs
  * never written.
  *
- * Two kernels for one colour step (source/multigrid/cuda_vertex_patch_smoother.cu):
+ * Two kernels for one colour step (set-up and dispatch in
+ * source/multigrid/cuda_vertex_patch_smoother.cu, the kernels in
+ * cuda_vertex_patch_generic_kernel.cu and cuda_vertex_patch_register_kernels.cu
+ * beside it):
  *  - generic: one thread block per patch, the eight cells in shared memory,
  *    residual and fast-diagonalization solve by sum factorization staged in
  *    shared memory; all degrees, FP64 and FP32, both layouts.
