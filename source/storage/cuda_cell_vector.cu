@@ -339,13 +339,15 @@ namespace cellwise
 
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::CUDA, Layout>::CellVector(CellVector &&other) noexcept
-    : n_cells_(std::exchange(other.n_cells_, 0))
-    , degree_(std::exchange(other.degree_, 0))
+    : Base(other)
     , storage_size_(std::exchange(other.storage_size_, 0))
     , values_(std::exchange(other.values_, nullptr))
     , partials_(std::exchange(other.partials_, nullptr))
     , n_partials_(std::exchange(other.n_partials_, 0))
-  {}
+  {
+    other.n_cells_ = 0;
+    other.degree_  = 0;
+  }
 
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::CUDA, Layout> &
@@ -353,7 +355,7 @@ namespace cellwise
   {
     if (this == &other)
       return *this;
-    if (n_cells_ != other.n_cells_ || degree_ != other.degree_)
+    if (!this->has_shape_of(other))
       reinit(other.n_cells_, other.degree_);
     if (storage_size_ > 0)
       CELLWISE_CUDA_CHECK(cudaMemcpy(values_, other.values_, storage_size_ * sizeof(Number), cudaMemcpyDeviceToDevice));
@@ -397,16 +399,6 @@ namespace cellwise
     n_cells_ = n_cells;
     degree_  = degree;
     set_zero();
-  }
-
-  template <typename Number, typename Layout>
-  void
-  CellVector<Number, MemorySpace::CUDA, Layout>::reinit(const CellVector &other, const bool omit_zeroing)
-  {
-    if (n_cells_ != other.n_cells_ || degree_ != other.degree_)
-      reinit(other.n_cells_, other.degree_);
-    else if (!omit_zeroing)
-      set_zero();
   }
 
   template <typename Number, typename Layout>
@@ -508,7 +500,7 @@ namespace cellwise
   void
   CellVector<Number, MemorySpace::CUDA, Layout>::copy_from(const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &other)
   {
-    if (n_cells_ != other.n_cells() || degree_ != other.degree())
+    if (!this->has_shape_of(other))
       reinit(other.n_cells(), other.degree());
     if (storage_size_ == 0)
       return;
@@ -524,7 +516,7 @@ namespace cellwise
     static_assert((Layout::cell_block == 1 || Layout::cell_block == relayout_tile) &&
                     (OtherLayout::cell_block == 1 || OtherLayout::cell_block == relayout_tile),
                   "relayout: cell-contiguous and blocked by 32 only");
-    if (n_cells_ != other.n_cells() || degree_ != other.degree())
+    if (!this->has_shape_of(other))
       reinit(other.n_cells(), other.degree());
     if (n_cells_ == 0)
       return;
@@ -584,7 +576,7 @@ namespace cellwise
   void
   CellVector<Number, MemorySpace::CUDA, Layout>::copy_from_host(const HostVector &host)
   {
-    if (n_cells_ != host.n_cells() || degree_ != host.degree())
+    if (!this->has_shape_of(host))
       reinit(host.n_cells(), host.degree());
     CELLWISE_CHECK(host.storage_size() == storage_size_,
                    "copy_from_host: host storage " << host.storage_size() << " differs from device storage " << storage_size_);
@@ -596,7 +588,7 @@ namespace cellwise
   void
   CellVector<Number, MemorySpace::CUDA, Layout>::copy_to_host(HostVector &host) const
   {
-    if (host.n_cells() != n_cells_ || host.degree() != degree_)
+    if (!this->has_shape_of(host))
       host.reinit(n_cells_, degree_);
     if (storage_size_ > 0)
       CELLWISE_CUDA_CHECK(cudaMemcpy(host.data(), values_, storage_size_ * sizeof(Number), cudaMemcpyDeviceToHost));

@@ -30,16 +30,132 @@ namespace cellwise
     /// chunks independent of the thread count, then summed in order, so that
     /// results do not change with the number of threads.
     constexpr std::size_t reduction_chunk = 4096;
+
+    /**
+     * What the host and device CellVector share, written once over the
+     * derived vector (CRTP): the shape (cells, degree, values per cell), the
+     * shape checks, and deal.II's vector operators (= 0, +=, −=,
+     * reinit(other, omit_zeroing)) in terms of the derived vector's
+     * reinit(n_cells, degree), set_zero() and add().
+     */
+    template <typename Derived, typename Number>
+    class CellVectorBase
+    {
+    public:
+      unsigned int
+      n_cells() const
+      {
+        return n_cells_;
+      }
+      unsigned int
+      degree() const
+      {
+        return degree_;
+      }
+      unsigned int
+      dofs_per_cell() const
+      {
+        return (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
+      }
+      /// Number of values (copies) without layout padding.
+      std::size_t
+      size() const
+      {
+        return static_cast<std::size_t>(n_cells_) * dofs_per_cell();
+      }
+
+      /// Whether @p other (of any number type, layout or memory space) has
+      /// this number of cells and degree.
+      template <typename Other>
+      bool
+      has_shape_of(const Other &other) const
+      {
+        return n_cells_ == other.n_cells() && degree_ == other.degree();
+      }
+      /// Throws unless @p other has the same number of cells and degree.
+      template <typename Other>
+      void
+      check_compatible(const Other &other) const
+      {
+        CELLWISE_CHECK(has_shape_of(other), "cell vectors do not match: " << n_cells_ << " cells of degree " << degree_ << " against "
+                                                                           << other.n_cells() << " cells of degree " << other.degree());
+      }
+
+      /// Same shape as @p other (of any number type), set to zero.
+      template <typename Other>
+      void
+      reinit(const Other &other)
+      {
+        derived().reinit(other.n_cells(), other.degree());
+      }
+      /// deal.II's vector interface (what Multigrid<V> and the MG adapters
+      /// call): same shape as @p other, zeroed unless @p omit_zeroing.
+      void
+      reinit(const Derived &other, const bool omit_zeroing)
+      {
+        if (!has_shape_of(other))
+          derived().reinit(other.n_cells(), other.degree());
+        else if (!omit_zeroing)
+          derived().set_zero();
+      }
+
+      /// Only zero may be assigned (as for deal.II's vectors): padding stays zero.
+      Derived &
+      operator=(const Number s)
+      {
+        CELLWISE_CHECK(s == Number(0), "a cell vector can only be assigned zero, got " << s << "; use fill()");
+        derived().set_zero();
+        return derived();
+      }
+      Derived &
+      operator+=(const Derived &x)
+      {
+        derived().add(Number(1), x);
+        return derived();
+      }
+      Derived &
+      operator-=(const Derived &x)
+      {
+        derived().add(Number(-1), x);
+        return derived();
+      }
+
+    protected:
+      unsigned int n_cells_ = 0;
+      unsigned int degree_  = 0;
+
+    private:
+      Derived &
+      derived()
+      {
+        return static_cast<Derived &>(*this);
+      }
+    };
   } // namespace internal
 
   /// Host cell-wise vector.
   template <typename Number, typename Layout>
   class CellVector<Number, MemorySpace::Host, Layout>
+    : public internal::CellVectorBase<CellVector<Number, MemorySpace::Host, Layout>, Number>
   {
+    using Base = internal::CellVectorBase<CellVector, Number>;
+
   public:
     using value_type   = Number;
     using memory_space = MemorySpace::Host;
     using layout_type  = Layout;
+    /// The host vector of this number type and layout: the vector itself
+    /// (copy_from_host and copy_to_host are copies), so that algorithms
+    /// written over either memory space can move data to and from the host.
+    using HostVector = CellVector;
+
+    using Base::check_compatible;
+    using Base::degree;
+    using Base::dofs_per_cell;
+    using Base::n_cells;
+    using Base::reinit;
+    using Base::size;
+    using Base::operator=;
 
     CellVector() = default;
 
@@ -59,35 +175,6 @@ namespace cellwise
       values_.assign(::cellwise::storage_size<Layout>(n_cells, dofs_per_cell()), Number(0));
     }
 
-    /// Same shape as @p other (of any number type), set to zero.
-    template <typename OtherNumber>
-    void
-    reinit(const CellVector<OtherNumber, MemorySpace::Host, Layout> &other)
-    {
-      reinit(other.n_cells(), other.degree());
-    }
-
-    unsigned int
-    n_cells() const
-    {
-      return n_cells_;
-    }
-    unsigned int
-    degree() const
-    {
-      return degree_;
-    }
-    unsigned int
-    dofs_per_cell() const
-    {
-      return (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
-    }
-    /// Number of values (copies) without layout padding.
-    std::size_t
-    size() const
-    {
-      return static_cast<std::size_t>(n_cells_) * dofs_per_cell();
-    }
     /// Number of stored entries including layout padding (which stays zero).
     std::size_t
     storage_size() const
@@ -145,37 +232,6 @@ namespace cellwise
         values_[Layout::index(cell, i, n)] += static_cast<Number>(local[i]);
     }
 
-    /// deal.II's vector interface (what Multigrid<V> and the MG adapters call):
-    /// same shape as @p other, zeroed unless @p omit_zeroing.
-    void
-    reinit(const CellVector &other, const bool omit_zeroing)
-    {
-      if (n_cells_ != other.n_cells_ || degree_ != other.degree_)
-        reinit(other.n_cells_, other.degree_);
-      else if (!omit_zeroing)
-        set_zero();
-    }
-    /// Only zero may be assigned (as for deal.II's vectors): padding stays zero.
-    CellVector &
-    operator=(const Number s)
-    {
-      CELLWISE_CHECK(s == Number(0), "a cell vector can only be assigned zero, got " << s << "; use fill()");
-      set_zero();
-      return *this;
-    }
-    CellVector &
-    operator+=(const CellVector &x)
-    {
-      add(Number(1), x);
-      return *this;
-    }
-    CellVector &
-    operator-=(const CellVector &x)
-    {
-      add(Number(-1), x);
-      return *this;
-    }
-
     /// Set all values to zero.
     void
     set_zero()
@@ -192,16 +248,6 @@ namespace cellwise
       for (long cell = 0; cell < static_cast<long>(n_cells_); ++cell)
         for (unsigned int i = 0; i < n; ++i)
           values_[Layout::index(cell, i, n)] = s;
-    }
-
-    /// Throws unless @p other has the same number of cells and degree.
-    template <typename OtherNumber>
-    void
-    check_compatible(const CellVector<OtherNumber, MemorySpace::Host, Layout> &other) const
-    {
-      CELLWISE_CHECK(n_cells_ == other.n_cells() && degree_ == other.degree(),
-                     "cell vectors do not match: " << n_cells_ << " cells of degree " << degree_ << " against "
-                                                   << other.n_cells() << " cells of degree " << other.degree());
     }
 
     /// this = a x
@@ -273,7 +319,7 @@ namespace cellwise
     void
     copy_from(const CellVector<OtherNumber, MemorySpace::Host, Layout> &other)
     {
-      if (n_cells_ != other.n_cells() || degree_ != other.degree())
+      if (!this->has_shape_of(other))
         reinit(other.n_cells(), other.degree());
       const long     n   = static_cast<long>(values_.size());
       const auto *src = other.data();
@@ -314,7 +360,23 @@ namespace cellwise
       return true;
     }
 
+    /// this = @p host (the device vector's upload, here a copy).
+    void
+    copy_from_host(const HostVector &host)
+    {
+      *this = host;
+    }
+    /// @p host = this (the device vector's download, here a copy).
+    void
+    copy_to_host(HostVector &host) const
+    {
+      host = *this;
+    }
+
   private:
+    using Base::degree_;
+    using Base::n_cells_;
+
     template <typename Term>
     double
     chunked_sum(const Term &term) const
@@ -337,8 +399,6 @@ namespace cellwise
       return sum;
     }
 
-    unsigned int        n_cells_ = 0;
-    unsigned int        degree_  = 0;
     std::vector<Number> values_;
   };
 } // namespace cellwise

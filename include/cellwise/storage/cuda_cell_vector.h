@@ -4,7 +4,8 @@
  * CellVector in device memory (CUDA backend). Same API and same storage as the
  * host specialization in cellwise/storage/cell_vector.h (layout, padding to
  * whole cell blocks, padding kept zero), so that copy_from_host and
- * copy_to_host are plain memcpys.
+ * copy_to_host are plain memcpys; the shape and deal.II's vector operators
+ * are the shared internal::CellVectorBase.
  *
  * The member functions are declared here and implemented in
  * source/storage/cuda_cell_vector.cu, so that host code compiled by a plain C++
@@ -27,12 +28,24 @@ namespace cellwise
   /// Device cell-wise vector: plain cudaMalloc, RAII, deep copy.
   template <typename Number, typename Layout>
   class CellVector<Number, MemorySpace::CUDA, Layout>
+    : public internal::CellVectorBase<CellVector<Number, MemorySpace::CUDA, Layout>, Number>
   {
+    using Base = internal::CellVectorBase<CellVector, Number>;
+
   public:
     using value_type   = Number;
     using memory_space = MemorySpace::CUDA;
     using layout_type  = Layout;
     using HostVector   = CellVector<Number, MemorySpace::Host, Layout>;
+
+    // the shape, its checks and deal.II's vector operators (cell_vector.h)
+    using Base::check_compatible;
+    using Base::degree;
+    using Base::dofs_per_cell;
+    using Base::n_cells;
+    using Base::reinit;
+    using Base::size;
+    using Base::operator=;
 
     CellVector() = default;
     /// Zero vector of @p n_cells cells of degree @p degree.
@@ -49,38 +62,6 @@ namespace cellwise
     /// Resize to @p n_cells cells of degree @p degree and set to zero.
     void
     reinit(unsigned int n_cells, unsigned int degree);
-    /// Same shape as @p other (of any number type), set to zero.
-    template <typename OtherNumber>
-    void
-    reinit(const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &other)
-    {
-      reinit(other.n_cells(), other.degree());
-    }
-    /// deal.II's vector interface: same shape as @p other, zeroed unless @p omit_zeroing.
-    void
-    reinit(const CellVector &other, bool omit_zeroing);
-
-    unsigned int
-    n_cells() const
-    {
-      return n_cells_;
-    }
-    unsigned int
-    degree() const
-    {
-      return degree_;
-    }
-    unsigned int
-    dofs_per_cell() const
-    {
-      return (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
-    }
-    /// Number of values (copies) without layout padding.
-    std::size_t
-    size() const
-    {
-      return static_cast<std::size_t>(n_cells_) * dofs_per_cell();
-    }
     /// Number of stored entries including layout padding (which stays zero).
     std::size_t
     storage_size() const
@@ -97,16 +78,6 @@ namespace cellwise
     data() const
     {
       return values_;
-    }
-
-    /// Throws unless @p other has the same number of cells and degree.
-    template <typename OtherNumber, typename OtherLayout>
-    void
-    check_compatible(const CellVector<OtherNumber, MemorySpace::CUDA, OtherLayout> &other) const
-    {
-      CELLWISE_CHECK(n_cells_ == other.n_cells() && degree_ == other.degree(),
-                     "device cell vectors do not match: " << n_cells_ << " cells of degree " << degree_ << " against "
-                                                          << other.n_cells() << " cells of degree " << other.degree());
     }
 
     /// Set all values (and the padding) to zero.
@@ -159,27 +130,6 @@ namespace cellwise
     void
     copy_from(const CellVector<OtherNumber, MemorySpace::CUDA, OtherLayout> &other);
 
-    /// Only zero may be assigned (as for deal.II's vectors).
-    CellVector &
-    operator=(const Number s)
-    {
-      CELLWISE_CHECK(s == Number(0), "a cell vector can only be assigned zero, got " << s << "; use fill()");
-      set_zero();
-      return *this;
-    }
-    CellVector &
-    operator+=(const CellVector &x)
-    {
-      add(Number(1), x);
-      return *this;
-    }
-    CellVector &
-    operator-=(const CellVector &x)
-    {
-      add(Number(-1), x);
-      return *this;
-    }
-
     /**
      * Pairing sum_K x_K . y_K, accumulated in double. Deterministic: fixed-size
      * chunks of the storage are summed by one block each in a fixed tree, the
@@ -206,12 +156,13 @@ namespace cellwise
     copy_to_host(HostVector &host) const;
 
   private:
+    using Base::degree_;
+    using Base::n_cells_;
+
     /// Chunk sums of the reductions, kept between calls (sized by storage_size).
     double *
     reduction_buffer() const;
 
-    unsigned int        n_cells_      = 0;
-    unsigned int        degree_       = 0;
     std::size_t         storage_size_ = 0;
     Number             *values_       = nullptr;
     mutable double     *partials_     = nullptr;
