@@ -805,30 +805,11 @@ namespace cellwise
                                                    const VectorType   &inverse_diagonal,
                                                    const SmootherStep &step) const
     {
-      CELLWISE_CHECK(r.n_cells() == n_cells_ && r.degree() == degree_,
-                     "cuda::LaplaceOperator::smoother_step: residual has " << r.n_cells() << " cells of degree " << r.degree()
-                                                                           << ", the operator " << n_cells_
-                                                                           << " cells of degree " << degree_);
-      if (step.zero_initial_guess && (u.n_cells() != r.n_cells() || u.degree() != r.degree()))
-        u.reinit(r); // its content is ignored, only its shape matters
-      u.check_compatible(r);
-      inverse_diagonal.check_compatible(r);
-      const bool uses_update = step.alpha != Number(0) || step.store_update;
-      CELLWISE_CHECK(!uses_update || update != nullptr,
-                     "cuda::LaplaceOperator::smoother_step: a step with alpha = " << step.alpha
-                                                                                 << " or a stored update needs the update vector");
-      if (uses_update)
-        update->check_compatible(r);
-      if (step.compute_residual)
-        b.check_compatible(r);
       // A copy of u or d is read and written by one thread; z is read in the
       // load stage of a cell and r written in its output stage, after the
-      // block's barriers, so r may hold z. Any other aliasing would mix old and
-      // new values (b read after u or r is written): all must be distinct.
-      CELLWISE_CHECK(&u != &r && &u != &b && &r != &b && &u != &inverse_diagonal && &r != &inverse_diagonal &&
-                       (!uses_update || (update != &u && update != &r && update != &b && update != &inverse_diagonal)),
-                     "cuda::LaplaceOperator::smoother_step: u, r, b, the update and the inverse diagonal must be "
-                     "distinct vectors");
+      // block's barriers, so r may hold z (the distinct vectors of the check).
+      check_smoother_step(u, r, update, b, inverse_diagonal, step, n_cells_, degree_, "cuda::LaplaceOperator");
+      const bool uses_update = step.uses_update();
       if (n_cells_ == 0)
         return;
 

@@ -180,6 +180,39 @@ namespace cellwise
     return a;
   }
 
+  template <typename Number, typename Layout>
+  void
+  LaplaceOperator<Number, Layout>::smoother_step(VectorType                 &u,
+                                                 VectorType                 &r,
+                                                 VectorType                 *update,
+                                                 const VectorType           &b,
+                                                 const VectorType           &inverse_diagonal,
+                                                 const SmootherStep<Number> &step) const
+  {
+    check_smoother_step(u, r, update, b, inverse_diagonal, step, n_cells(), degree_, "LaplaceOperator");
+    // One loop over the stored entries (the padding stays zero: z and D^{-1}
+    // are zero there), in the order of the composition of
+    // operators/smoother_step.h; then the residual with the new u.
+    const bool    read_update = step.alpha != Number(0);
+    const bool    read_u      = !step.zero_initial_guess;
+    Number       *d           = step.uses_update() ? update->data() : nullptr;
+    Number       *x           = u.data();
+    const Number *z           = r.data();
+    const Number *w           = inverse_diagonal.data();
+    const long    n           = static_cast<long>(r.storage_size());
+#pragma omp parallel for
+    for (long k = 0; k < n; ++k)
+      {
+        const Number s          = z[k] * w[k];
+        const Number correction = read_update ? step.alpha * d[k] + step.beta * s : step.beta * s;
+        if (step.store_update)
+          d[k] = correction;
+        x[k] = read_u ? x[k] + correction : correction;
+      }
+    if (step.compute_residual)
+      residual(r, b, u);
+  }
+
   template class LaplaceOperator<double, CellContiguous>;
   template class LaplaceOperator<float, CellContiguous>;
   template class LaplaceOperator<double, CellBlocked<32>>;

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 #include "test_utilities.h"
@@ -197,6 +198,98 @@ TEST(Laplace, ResidualIsRhsMinusOperator)
   for (unsigned int c = 0; c < level.n_cells(); ++c)
     for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
       ASSERT_DOUBLE_EQ(r(c, i), au(c, i));
+}
+
+// The fused smoother step (the reference of the device kernel and the step
+// of both backends' point smoothers) against the composition it stands for:
+// r.scale(D^{-1}); d.sadd(α, β, r) or d.equ(β, r); u.add(1, d) or u = d;
+// residual(r, b, u). Bit for bit: the same operations per copy in the same
+// order. Both layouts; vectors the step must not write stay as they were.
+template <typename Layout>
+void
+check_smoother_step_is_the_composition()
+{
+  using Vector = CellVector<double, MemorySpace::Host, Layout>;
+  struct Case
+  {
+    const char *name;
+    double      alpha, beta;
+    bool        zero_initial_guess, store_update, compute_residual;
+  };
+  const Case cases[] = {
+    {"Jacobi step", 0., 0.7, false, false, true},
+    {"Jacobi step from zero", 0., 0.7, true, false, true},
+    {"last Jacobi step (update only)", 0., 0.7, false, false, false},
+    {"first Chebyshev step", 0., 0.37, false, true, true},
+    {"first Chebyshev step from zero", 0., 0.37, true, true, true},
+    {"Chebyshev step", 0.61, 1.3, false, true, true},
+    {"last Chebyshev step (update only)", 0.61, 1.3, false, false, false},
+  };
+  const LevelHierarchy h     = make_box_hierarchy(unequal_box(), 1); // 192 cells
+  const Level         &level = h.levels.back();
+  for (const unsigned int degree : {1u, 3u})
+    {
+      const LaplaceOperator<double, Layout> op(level, degree);
+      Vector z(level.n_cells(), degree), inverse_diagonal(level.n_cells(), degree), u0(level.n_cells(), degree),
+        d0(level.n_cells(), degree), b(level.n_cells(), degree);
+      fill_random(z, 40 + degree);
+      fill_random(inverse_diagonal, 50 + degree);
+      fill_random(u0, 60 + degree);
+      fill_random(d0, 70 + degree);
+      fill_random(b, 80 + degree);
+      for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+        for (unsigned int i = 0; i < z.dofs_per_cell(); ++i)
+          inverse_diagonal(cell, i) = (7 * cell + 3 * i) % 5 == 0 ? 0. : 0.5 + std::abs(inverse_diagonal(cell, i));
+      for (const Case &c : cases)
+        {
+          SCOPED_TRACE(::testing::Message() << c.name << ", degree " << degree);
+          SmootherStep<double> step;
+          step.alpha              = c.alpha;
+          step.beta               = c.beta;
+          step.zero_initial_guess = c.zero_initial_guess;
+          step.store_update       = c.store_update;
+          step.compute_residual   = c.compute_residual;
+
+          Vector s = z;
+          s.scale(inverse_diagonal);
+          Vector d = d0;
+          if (c.alpha != 0.)
+            d.sadd(c.alpha, c.beta, s);
+          else
+            d.equ(c.beta, s);
+          Vector u = u0;
+          if (c.zero_initial_guess)
+            u = d;
+          else
+            u.add(1., d);
+          Vector r = z;
+          if (c.compute_residual)
+            op.residual(r, b, u);
+
+          Vector fused_u = u0, fused_r = z, fused_d = d0;
+          if (c.zero_initial_guess)
+            fused_u.fill(std::numeric_limits<double>::quiet_NaN()); // not read
+          op.smoother_step(fused_u, fused_r, step.uses_update() ? &fused_d : nullptr, b, inverse_diagonal, step);
+          for (std::size_t k = 0; k < u.storage_size(); ++k)
+            {
+              ASSERT_EQ(fused_u.data()[k], u.data()[k]) << "u at entry " << k;
+              ASSERT_EQ(fused_r.data()[k], r.data()[k]) << "r at entry " << k;
+              ASSERT_EQ(fused_d.data()[k], c.store_update ? d.data()[k] : d0.data()[k]) << "d at entry " << k;
+            }
+        }
+      Vector u = u0, r = z;
+      SmootherStep<double> step;
+      EXPECT_THROW(op.smoother_step(u, r, nullptr, r, inverse_diagonal, step), Error) << "b may not be r";
+      EXPECT_THROW(op.smoother_step(u, u, nullptr, b, inverse_diagonal, step), Error) << "u may not be r";
+      step.store_update = true;
+      EXPECT_THROW(op.smoother_step(u, r, nullptr, b, inverse_diagonal, step), Error) << "a stored update needs d";
+    }
+}
+
+TEST(Laplace, SmootherStepIsTheComposition)
+{
+  check_smoother_step_is_the_composition<CellContiguous>();
+  check_smoother_step_is_the_composition<CellBlocked<32>>();
 }
 
 TEST(Laplace, BadInputIsRejectedWithMessage)

@@ -13,6 +13,7 @@
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/level_operator.h>
+#include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
 #include <cstdint>
@@ -102,39 +103,18 @@ namespace cellwise
       void
       compute_cell_diagonals(VectorType &diagonal) const;
 
-      /// Scalars and switches of smoother_step().
-      struct SmootherStep
-      {
-        /// Weight of the previous update d; 0: d is not read (Jacobi, first
-        /// Chebyshev step).
-        Number alpha = 0;
-        /// Weight of D^{-1} z.
-        Number beta = 1;
-        /// u is not read (its content is ignored): u ← d.
-        bool zero_initial_guess = false;
-        /// Write d (the next Chebyshev step reads it).
-        bool store_update = false;
-        /// r ← b − A u with the updated u; false (the last step of a smooth):
-        /// r and b are not touched, and the step is a plain vector update.
-        bool compute_residual = true;
-      };
+      /// Scalars and switches of smoother_step() (operators/smoother_step.h).
+      using SmootherStep = ::cellwise::SmootherStep<Number>;
 
       /**
-       * One point-smoother step fused with the residual of the next (003 §5).
-       * On entry @p r holds z = S r_old, the assembled residual of the current
-       * iterate (the DSS stays a kernel of its own). Per copy,
-       *   d ← α d + β D^{-1} z,   u ← u + d   (u ← d with zero_initial_guess),
-       * and then, with the updated u, r ← b − A u; z is read in the load stage
-       * of the cell and r written in its output stage, so r may hold both. One
-       * pass reads u, z, D^{-1}, b (and d) and writes u, r (and d), where
-       * scale, vector updates and the residual kernel took four.
-       *
-       * The arithmetic per copy is that of the host composition
-       * r.scale(D^{-1}); d.sadd(α, β, r) (d.equ(β, r) if α = 0); u.add(1, d)
-       * (u = d from zero); residual(r, b, u). A copy with D^{-1} = 0 (masked:
-       * Dirichlet or refinement edge) gets the update α d only, none when d is
-       * zero there (as in the smoothers). @p update may be null unless α ≠ 0 or
-       * store_update; u, r, b and d must be distinct vectors.
+       * One point-smoother step fused with the residual of the next (003 §5,
+       * operators/smoother_step.h): one pass reads u, z, D^{-1}, b (and d)
+       * and writes u, r (and d), where scale, vector updates and the residual
+       * kernel took four; z is read in the load stage of the cell and r
+       * written in its output stage, so r may hold both. The twin of the
+       * host LaplaceOperator::smoother_step (same arithmetic per copy).
+       * @p update may be null unless α ≠ 0 or store_update; u, r, b and d
+       * must be distinct vectors.
        */
       void
       smoother_step(VectorType       &u,

@@ -15,6 +15,7 @@
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/level_operator.h>
+#include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cell_vector.h>
 
 #include <array>
@@ -70,6 +71,18 @@ namespace cellwise
     /// dst = b - A u, in one pass over the cells.
     void
     residual(VectorType &dst, const VectorType &b, const VectorType &u) const override;
+    /// One point-smoother step fused with the residual of the next
+    /// (operators/smoother_step.h): the reference of the device's fused
+    /// kernel, and the step loop of the point smoothers of both backends
+    /// (multigrid/point_smoother_steps.h). @p update may be null unless
+    /// α ≠ 0 or store_update; u, r, b and d must be distinct vectors.
+    void
+    smoother_step(VectorType                 &u,
+                  VectorType                 &r,
+                  VectorType                 *update,
+                  const VectorType           &b,
+                  const VectorType           &inverse_diagonal,
+                  const SmootherStep<Number> &step) const;
     /// Cell-wise (unassembled) diagonals of the A_K; summing the copies (DSS)
     /// gives the assembled diagonal.
     void

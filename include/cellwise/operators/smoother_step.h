@@ -1,0 +1,85 @@
+#pragma once
+/**
+ * @file
+ * The point-smoother step fused with the residual of the next (003 §5), as
+ * the Laplace operators of both backends offer it (smoother_step()): its
+ * scalars and switches, and the checks of its vectors, written once.
+ *
+ * On entry r holds z = S r_old, the assembled residual of the current
+ * iterate. Per copy
+ *   d ← α d + β D^{-1} z,   u ← u + d   (u ← d with zero_initial_guess),
+ * then, with the updated u, r ← b − A u. The arithmetic per copy is that of the
+ * composition r.scale(D^{-1}); d.sadd(α, β, r) (d.equ(β, r) if α = 0);
+ * u.add(1, d) (u = d from zero); residual(r, b, u). A copy with D^{-1} = 0
+ * (masked: Dirichlet or refinement edge) gets the update α d only, none when
+ * d is zero there (as in the smoothers).
+ */
+
+#include <cellwise/base/exceptions.h>
+
+namespace cellwise
+{
+  /// Scalars and switches of smoother_step().
+  template <typename Number>
+  struct SmootherStep
+  {
+    /// Weight of the previous update d; 0: d is not read (Jacobi, first
+    /// Chebyshev step).
+    Number alpha = 0;
+    /// Weight of D^{-1} z.
+    Number beta = 1;
+    /// u is not read (its content is ignored): u ← d.
+    bool zero_initial_guess = false;
+    /// Write d (the next Chebyshev step reads it).
+    bool store_update = false;
+    /// r ← b − A u with the updated u; false (the last step of a smooth):
+    /// r and b are not touched, and the step is a plain vector update.
+    bool compute_residual = true;
+
+    /// Whether the step reads or writes the update vector d.
+    bool
+    uses_update() const
+    {
+      return alpha != Number(0) || store_update;
+    }
+  };
+
+  /**
+   * The checks of smoother_step(u, r, update, b, D^{-1}, step) of an operator
+   * of @p n_cells cells of degree @p degree, named @p who in the messages:
+   * matching shapes (u is sized like r when it is not read), the update
+   * vector present where the step uses it, and all vectors distinct (r holds
+   * z and is overwritten by the residual; any other aliasing would mix old
+   * and new values).
+   */
+  template <typename VectorType, typename Number>
+  void
+  check_smoother_step(VectorType                 &u,
+                      const VectorType           &r,
+                      const VectorType           *update,
+                      const VectorType           &b,
+                      const VectorType           &inverse_diagonal,
+                      const SmootherStep<Number> &step,
+                      const unsigned int          n_cells,
+                      const unsigned int          degree,
+                      const char                 *who)
+  {
+    CELLWISE_CHECK(r.n_cells() == n_cells && r.degree() == degree,
+                   who << "::smoother_step: residual has " << r.n_cells() << " cells of degree " << r.degree()
+                       << ", the operator " << n_cells << " cells of degree " << degree);
+    if (step.zero_initial_guess && (u.n_cells() != r.n_cells() || u.degree() != r.degree()))
+      u.reinit(r); // its content is ignored, only its shape matters
+    u.check_compatible(r);
+    inverse_diagonal.check_compatible(r);
+    const bool uses_update = step.uses_update();
+    CELLWISE_CHECK(!uses_update || update != nullptr,
+                   who << "::smoother_step: a step with alpha = " << step.alpha << " or a stored update needs the update vector");
+    if (uses_update)
+      update->check_compatible(r);
+    if (step.compute_residual)
+      b.check_compatible(r);
+    CELLWISE_CHECK(&u != &r && &u != &b && &r != &b && &u != &inverse_diagonal && &r != &inverse_diagonal &&
+                     (!uses_update || (update != &u && update != &r && update != &b && update != &inverse_diagonal)),
+                   who << "::smoother_step: u, r, b, the update and the inverse diagonal must be distinct vectors");
+  }
+} // namespace cellwise
