@@ -33,6 +33,13 @@ namespace cellwise
 
   template <typename Number, typename Layout>
   void
+  DssJacobiPreconditioner<Number, Layout>::assemble(VectorType &r) const
+  {
+    apply_dss(*level_, r, DssMode::sum);
+  }
+
+  template <typename Number, typename Layout>
+  void
   DssJacobiPreconditioner<Number, Layout>::vmult(VectorType &dst, const VectorType &src) const
   {
     dst = src;

@@ -1,15 +1,14 @@
 #pragma once
 /**
  * @file
- * The point smoothers of the CUDA backend, device twins of
- * multigrid/dss_jacobi_preconditioner.h, jacobi_smoother.h and
- * chebyshev_smoother.h: the masked DSS-Jacobi preconditioner P = D^{-1} S
- * (device DSS, then the entrywise scaling by the stored inverse diagonal), and
- * the Jacobi and Chebyshev smoothers. Their smooth() computes the iterates of
- * the algorithms that host and device share (multigrid/point_smoother_steps.h)
- * in a device step loop that fuses each step's update with the next residual
- * (cuda::LaplaceOperator::smoother_step, 003 §5): the same iterates in exact
- * arithmetic, the same Chebyshev scalars (ChebyshevRecurrence).
+ * The point smoothers of the CUDA backend: the masked DSS-Jacobi
+ * preconditioner P = D^{-1} S on the device (device DSS, then the entrywise
+ * scaling by the stored inverse diagonal), the twin of
+ * multigrid/dss_jacobi_preconditioner.h, and the Jacobi and Chebyshev
+ * smoothers on it: the algorithms host and device share
+ * (multigrid/point_smoothers.h), whose steps fuse each update with the next
+ * residual in cuda::LaplaceOperator::smoother_step (003 §5) and take the
+ * Chebyshev scalars from ChebyshevRecurrence.
  *
  * The inverse diagonal is computed on the device: cell diagonals of the A_K,
  * DSS sum, inversion with the mask folded in (zero on masked copies). The
@@ -25,7 +24,7 @@
 #include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/mesh/cuda_level_data.h>
 #include <cellwise/multigrid/interfaces.h>
-#include <cellwise/multigrid/point_smoother_steps.h>
+#include <cellwise/multigrid/point_smoothers.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
 namespace cellwise
@@ -36,7 +35,8 @@ namespace cellwise
     class DssJacobiPreconditioner : public InPlacePreconditioner<CellVector<Number, MemorySpace::CUDA, Layout>>
     {
     public:
-      using VectorType = CellVector<Number, MemorySpace::CUDA, Layout>;
+      using VectorType   = CellVector<Number, MemorySpace::CUDA, Layout>;
+      using OperatorType = LaplaceOperator<Number, Layout>;
 
       DssJacobiPreconditioner() = default;
       /// @p mask is 1 on free and 0 on masked copies. Throws cellwise::Error if
@@ -65,72 +65,11 @@ namespace cellwise
       VectorType inverse_diagonal_;
     };
 
+    /// The device Jacobi and Chebyshev smoothers: the shared algorithms of
+    /// multigrid/point_smoothers.h on the device preconditioner.
     template <typename Number, typename Layout = CellContiguous>
-    class JacobiSmoother : public LevelSmoother<CellVector<Number, MemorySpace::CUDA, Layout>>
-    {
-    public:
-      using VectorType = CellVector<Number, MemorySpace::CUDA, Layout>;
-
-      using Parameters = JacobiParameters;
-
-      /// @p op is kept by reference.
-      JacobiSmoother(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask, const Parameters &parameters);
-
-      void
-      smooth(VectorType &u, const VectorType &b, bool zero_initial_guess, SweepDirection direction) const override;
-
-      const DssJacobiPreconditioner<Number, Layout> &
-      preconditioner() const
-      {
-        return preconditioner_;
-      }
-
-    private:
-      const LaplaceOperator<Number, Layout>  *op_;
-      DssJacobiPreconditioner<Number, Layout> preconditioner_;
-      Parameters                              parameters_;
-      mutable VectorType                      residual_;
-    };
-
+    using JacobiSmoother = PointJacobiSmoother<DssJacobiPreconditioner<Number, Layout>>;
     template <typename Number, typename Layout = CellContiguous>
-    class ChebyshevSmoother : public LevelSmoother<CellVector<Number, MemorySpace::CUDA, Layout>>
-    {
-    public:
-      using VectorType = CellVector<Number, MemorySpace::CUDA, Layout>;
-
-      /// As cellwise::ChebyshevSmoother::Parameters.
-      using Parameters = ChebyshevParameters;
-
-      /// @p op is kept by reference.
-      ChebyshevSmoother(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask, const Parameters &parameters);
-
-      void
-      smooth(VectorType &u, const VectorType &b, bool zero_initial_guess, SweepDirection direction) const override;
-
-      /// Estimated largest eigenvalue of P A (before the safety factor).
-      double
-      estimated_max_eigenvalue() const
-      {
-        return estimated_max_eigenvalue_;
-      }
-
-    private:
-      const LaplaceOperator<Number, Layout>  *op_;
-      DssJacobiPreconditioner<Number, Layout> preconditioner_;
-      Parameters                              parameters_;
-      double                                  estimated_max_eigenvalue_ = 0;
-      double                                  max_eigenvalue_           = 0;
-      double                                  min_eigenvalue_           = 0;
-      mutable VectorType                      residual_, update_;
-    };
-
-    /// λ_max of P A by @p n_iterations Lanczos steps from the host's seeded
-    /// random masked start vector (see the file comment).
-    template <typename Number, typename Layout>
-    double
-    estimate_max_eigenvalue(const LaplaceOperator<Number, Layout>         &op,
-                            const DssJacobiPreconditioner<Number, Layout> &preconditioner,
-                            const CellVector<Number, MemorySpace::CUDA, Layout> &mask,
-                            unsigned int                                   n_iterations);
+    using ChebyshevSmoother = PointChebyshevSmoother<DssJacobiPreconditioner<Number, Layout>>;
   } // namespace cuda
 } // namespace cellwise

@@ -19,7 +19,8 @@ namespace cellwise
   class DssJacobiPreconditioner : public InPlacePreconditioner<CellVector<Number, MemorySpace::Host, Layout>>
   {
   public:
-    using VectorType = CellVector<Number, MemorySpace::Host, Layout>;
+    using VectorType   = CellVector<Number, MemorySpace::Host, Layout>;
+    using OperatorType = LaplaceOperator<Number, Layout>;
 
     DssJacobiPreconditioner() = default;
     /// @p mask is 1 on free and 0 on masked copies.
@@ -28,6 +29,11 @@ namespace cellwise
     /// dst = D^{-1} S src
     void
     vmult(VectorType &dst, const VectorType &src) const;
+    /// r ← S r in place: the DSS half of apply_in_place, for the step loops
+    /// of the point smoothers, which apply D^{-1} inside the operator's
+    /// smoother_step.
+    void
+    assemble(VectorType &r) const;
     /// r ← D^{-1} S r in place
     void
     apply_in_place(VectorType &r) const override;

@@ -2,15 +2,18 @@
 /**
  * @file
  * The algorithms of the point smoothers over any vector type, so that the
- * host and CUDA smoother classes share them: damped Jacobi steps, the
- * Chebyshev recurrence, and the Lanczos estimate of λ_max(P A), each built on
- * a LevelOperator and an InPlacePreconditioner P (= D^{-1} S).
+ * host and CUDA smoothers (multigrid/point_smoothers.h) share them: damped
+ * Jacobi steps and the Chebyshev recurrence, each built on the fused
+ * smoother step of a Laplace operator and the DSS-Jacobi preconditioner
+ * P = D^{-1} S, and the Lanczos estimate of λ_max(P A) on a LevelOperator and
+ * an InPlacePreconditioner.
  */
 
 #include <cellwise/base/dense_matrix.h>
 #include <cellwise/base/exceptions.h>
 #include <cellwise/fe/generalized_eigenproblem.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cell_vector.h>
 
 #include <cmath>
@@ -65,31 +68,47 @@ namespace cellwise
     }
   };
 
-  /// n_steps of u ← u + ω P (b − A u); @p residual is scratch of u's shape.
-  template <typename VectorType>
+  /// The residual of the first step: r = b − A u, or r = b from zero (no
+  /// operator application).
+  template <typename Operator, typename VectorType>
   void
-  jacobi_steps(const LevelOperator<VectorType>         &A,
-               const InPlacePreconditioner<VectorType> &P,
-               VectorType                              &u,
-               const VectorType                        &b,
-               const bool                               zero_initial_guess,
-               const double                             omega,
-               const unsigned int                       n_steps,
-               VectorType                              &residual)
+  initial_residual(const Operator &A, const VectorType &u, const VectorType &b, const bool zero_initial_guess, VectorType &residual)
+  {
+    if (zero_initial_guess)
+      residual = b;
+    else
+      A.residual(residual, b, u);
+  }
+
+  /**
+   * n_steps of u ← u + ω P (b − A u), P = D^{-1} S, with each update fused
+   * with the residual of the next step (Operator::smoother_step, 003 §5):
+   * @p residual holds r_k, then S r_k (in place, P.assemble), then r_{k+1}.
+   * Operator is a Laplace operator of either backend, Preconditioner its
+   * DSS-Jacobi preconditioner (assemble() and inverse_diagonal()).
+   */
+  template <typename Operator, typename Preconditioner, typename VectorType>
+  void
+  jacobi_steps(const Operator       &A,
+               const Preconditioner &P,
+               VectorType           &u,
+               const VectorType     &b,
+               const bool            zero_initial_guess,
+               const double          omega,
+               const unsigned int    n_steps,
+               VectorType           &residual)
   {
     using Number = typename VectorType::value_type;
-    for (unsigned int step = 0; step < n_steps; ++step)
+    initial_residual(A, u, b, zero_initial_guess, residual);
+    SmootherStep<Number> step;
+    step.alpha = Number(0);
+    step.beta  = Number(omega);
+    for (unsigned int k = 0; k < n_steps; ++k)
       {
-        const bool from_zero = step == 0 && zero_initial_guess;
-        if (from_zero)
-          residual = b;
-        else
-          A.residual(residual, b, u);
-        P.apply_in_place(residual);
-        if (from_zero)
-          u.equ(Number(omega), residual);
-        else
-          u.add(Number(omega), residual);
+        P.assemble(residual);
+        step.zero_initial_guess = k == 0 && zero_initial_guess;
+        step.compute_residual   = k + 1 < n_steps;
+        A.smoother_step(u, residual, nullptr, b, P.inverse_diagonal(), step);
       }
   }
 
@@ -141,44 +160,45 @@ namespace cellwise
     double alpha_, beta_;
   };
 
-  /// Chebyshev iteration of degree @p degree for P A on [λ_min, λ_max]
-  /// (scalars of ChebyshevRecurrence):
-  ///   d_0 = P r_0 / θ,  d_k = α_k d_{k−1} + β_k P r_k,  u ← u + d_k.
-  template <typename VectorType>
+  /**
+   * Chebyshev iteration of degree @p degree for P A on [λ_min, λ_max]
+   * (scalars of ChebyshevRecurrence):
+   *   d_0 = P r_0 / θ,  d_k = α_k d_{k−1} + β_k P r_k,  u ← u + d_k,
+   * each update fused with the next residual as in jacobi_steps; the first
+   * step (α = 0) writes d without reading it, the last one updates u only
+   * (d is not needed after it).
+   */
+  template <typename Operator, typename Preconditioner, typename VectorType>
   void
-  chebyshev_steps(const LevelOperator<VectorType>         &A,
-                  const InPlacePreconditioner<VectorType> &P,
-                  VectorType                              &u,
-                  const VectorType                        &b,
-                  const bool                               zero_initial_guess,
-                  const unsigned int                       degree,
-                  const double                             min_eigenvalue,
-                  const double                             max_eigenvalue,
-                  VectorType                              &residual,
-                  VectorType                              &update)
+  chebyshev_steps(const Operator       &A,
+                  const Preconditioner &P,
+                  VectorType           &u,
+                  const VectorType     &b,
+                  const bool            zero_initial_guess,
+                  const unsigned int    degree,
+                  const double          min_eigenvalue,
+                  const double          max_eigenvalue,
+                  VectorType           &residual,
+                  VectorType           &update)
   {
     using Number = typename VectorType::value_type;
-    ChebyshevRecurrence coefficients(min_eigenvalue, max_eigenvalue);
-
-    if (zero_initial_guess)
-      residual = b;
-    else
-      A.residual(residual, b, u);
-    P.apply_in_place(residual);
-    update.reinit(residual, true);
-    update.equ(Number(coefficients.beta()), residual);
-    if (zero_initial_guess)
-      u = update;
-    else
-      u.add(Number(1), update);
-
-    for (unsigned int k = 1; k < degree; ++k)
+    initial_residual(A, u, b, zero_initial_guess, residual);
+    if (update.n_cells() != residual.n_cells() || update.degree() != residual.degree())
+      update.reinit(residual);
+    ChebyshevRecurrence  coefficients(min_eigenvalue, max_eigenvalue);
+    SmootherStep<Number> step;
+    for (unsigned int k = 0; k < degree; ++k)
       {
-        coefficients.advance();
-        A.residual(residual, b, u);
-        P.apply_in_place(residual);
-        update.sadd(Number(coefficients.alpha()), Number(coefficients.beta()), residual);
-        u.add(Number(1), update);
+        if (k > 0)
+          coefficients.advance();
+        P.assemble(residual);
+        const bool last         = k + 1 == degree;
+        step.alpha              = Number(coefficients.alpha());
+        step.beta               = Number(coefficients.beta());
+        step.zero_initial_guess = k == 0 && zero_initial_guess;
+        step.store_update       = !last;
+        step.compute_residual   = !last;
+        A.smoother_step(u, residual, &update, b, P.inverse_diagonal(), step);
       }
   }
 
@@ -251,5 +271,23 @@ namespace cellwise
           T(k, k + 1) = T(k + 1, k) = std::sqrt(beta[k]) / alpha[k];
       }
     return solve_generalized_eigenproblem(T, identity).eigenvalues.back();
+  }
+
+  /// λ_max of P A by @p n_iterations Lanczos steps from the seeded random
+  /// masked start vector of lanczos_start_vector, made on the host and moved
+  /// to the vectors' memory space, so that host and device estimates start
+  /// from the same values.
+  template <typename VectorType>
+  double
+  estimate_max_eigenvalue(const LevelOperator<VectorType>         &A,
+                          const InPlacePreconditioner<VectorType> &P,
+                          const VectorType                        &mask,
+                          const unsigned int                       n_iterations)
+  {
+    typename VectorType::HostVector host_mask;
+    mask.copy_to_host(host_mask);
+    VectorType r;
+    r.copy_from_host(lanczos_start_vector(host_mask));
+    return estimate_max_eigenvalue(A, P, std::move(r), mask, n_iterations);
   }
 } // namespace cellwise

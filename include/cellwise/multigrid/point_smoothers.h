@@ -1,0 +1,113 @@
+#pragma once
+/**
+ * @file
+ * The point smoothers, written once for both backends over their DSS-Jacobi
+ * preconditioner P = D^{-1} S (multigrid/dss_jacobi_preconditioner.h on the
+ * host, multigrid/cuda_point_smoothers.h on the device):
+ *
+ *  - PointJacobiSmoother: masked damped Jacobi with DSS (003 (27),
+ *    Algorithm 6), u ← u + ω D^{-1} S ι*(b − A u), n_steps times;
+ *  - PointChebyshevSmoother: Chebyshev acceleration of it, as deal.II's
+ *    PreconditionChebyshev: a polynomial of degree k in P A that damps the
+ *    eigenvalues in [λ_max / range, λ_max], λ_max of P A estimated at set-up
+ *    by a few Lanczos steps and enlarged by a safety factor.
+ *
+ * Both are symmetric operators (polynomials in the symmetric P A), so the
+ * same object serves pre- and post-smoothing of a symmetric cycle. The steps
+ * are those of multigrid/point_smoother_steps.h, each update fused with the
+ * next residual (the operator's smoother_step). The backends name them
+ * JacobiSmoother and ChebyshevSmoother (jacobi_smoother.h,
+ * chebyshev_smoother.h; cuda::JacobiSmoother, cuda::ChebyshevSmoother).
+ *
+ * Preconditioner provides VectorType, OperatorType, a constructor
+ * (level, operator, mask), assemble(r), inverse_diagonal() and the
+ * InPlacePreconditioner interface; the operator is kept by reference.
+ */
+
+#include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/point_smoother_steps.h>
+
+#include <tuple>
+
+namespace cellwise
+{
+  template <typename Preconditioner>
+  class PointJacobiSmoother : public LevelSmoother<typename Preconditioner::VectorType>
+  {
+  public:
+    using VectorType   = typename Preconditioner::VectorType;
+    using OperatorType = typename Preconditioner::OperatorType;
+    using Parameters   = JacobiParameters;
+
+    /// @p op is kept by reference; @p mask is 1 on free and 0 on masked copies.
+    PointJacobiSmoother(const Level &level, const OperatorType &op, const VectorType &mask, const Parameters &parameters)
+      : op_(&op)
+      , preconditioner_(level, op, mask)
+      , parameters_(parameters)
+    {
+      parameters.check();
+    }
+
+    void
+    smooth(VectorType &u, const VectorType &b, const bool zero_initial_guess, SweepDirection) const override
+    {
+      jacobi_steps(*op_, preconditioner_, u, b, zero_initial_guess, parameters_.omega, parameters_.n_steps, residual_);
+    }
+
+    const Preconditioner &
+    preconditioner() const
+    {
+      return preconditioner_;
+    }
+
+  private:
+    const OperatorType *op_;
+    Preconditioner      preconditioner_;
+    Parameters          parameters_;
+    mutable VectorType  residual_;
+  };
+
+  template <typename Preconditioner>
+  class PointChebyshevSmoother : public LevelSmoother<typename Preconditioner::VectorType>
+  {
+  public:
+    using VectorType   = typename Preconditioner::VectorType;
+    using OperatorType = typename Preconditioner::OperatorType;
+    using Parameters   = ChebyshevParameters;
+
+    /// @p op is kept by reference; @p mask is 1 on free and 0 on masked copies.
+    PointChebyshevSmoother(const Level &level, const OperatorType &op, const VectorType &mask, const Parameters &parameters)
+      : op_(&op)
+      , preconditioner_(level, op, mask)
+      , parameters_(parameters)
+    {
+      parameters.check();
+      estimated_max_eigenvalue_ = estimate_max_eigenvalue(op, preconditioner_, mask, parameters.eigenvalue_iterations);
+      std::tie(min_eigenvalue_, max_eigenvalue_) = parameters.eigenvalue_interval(estimated_max_eigenvalue_);
+    }
+
+    void
+    smooth(VectorType &u, const VectorType &b, const bool zero_initial_guess, SweepDirection) const override
+    {
+      chebyshev_steps(*op_, preconditioner_, u, b, zero_initial_guess, parameters_.degree, min_eigenvalue_, max_eigenvalue_,
+                      residual_, update_);
+    }
+
+    /// Estimated largest eigenvalue of P A (before the safety factor).
+    double
+    estimated_max_eigenvalue() const
+    {
+      return estimated_max_eigenvalue_;
+    }
+
+  private:
+    const OperatorType *op_;
+    Preconditioner      preconditioner_;
+    Parameters          parameters_;
+    double              estimated_max_eigenvalue_ = 0;
+    double              max_eigenvalue_           = 0;
+    double              min_eigenvalue_           = 0;
+    mutable VectorType  residual_, update_;
+  };
+} // namespace cellwise
