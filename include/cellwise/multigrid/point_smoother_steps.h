@@ -118,8 +118,8 @@ namespace cellwise
    * forms d_k = α_k d_{k−1} + β_k P r_k and u ← u + d_k, with
    *   θ = (λ_max + λ_min) / 2,  δ = (λ_max − λ_min) / 2,  σ = θ / δ,  ρ_0 = 1 / σ,
    *   α_0 = 0, β_0 = 1 / θ;  ρ_k = 1 / (2 σ − ρ_{k−1}), α_k = ρ_k ρ_{k−1}, β_k = 2 ρ_k / δ.
-   * chebyshev_steps and the fused device step loop (cuda::ChebyshevSmoother)
-   * both take their scalars from here, so they use the same doubles.
+   * chebyshev_steps takes its scalars from here on both backends, so host and
+   * device use the same doubles.
    */
   class ChebyshevRecurrence
   {
