@@ -6,6 +6,7 @@
  * the offending value and what is allowed.
  */
 
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -35,11 +36,15 @@ namespace cellwise
 
   namespace internal
   {
+    /// Throws Error(message [file:line]) with the file's name only: the
+    /// path of the machine that built the library means nothing to a user
+    /// of the installed one.
     [[noreturn]] inline void
     throw_error(const char *file, int line, const std::string &message)
     {
+      const char *name = std::strrchr(file, '/');
       std::ostringstream out;
-      out << message << " [" << file << ":" << line << "]";
+      out << message << " [" << (name != nullptr ? name + 1 : file) << ":" << line << "]";
       throw Error(out.str());
     }
   } // namespace internal
