@@ -106,6 +106,12 @@ namespace cellwise
                                                       << ", allowed are 1.." << (1u << 20));
       }
 
+    const std::size_t n_coarse = std::size_t(box.subdivisions[0]) * box.subdivisions[1] * box.subdivisions[2];
+    CELLWISE_CHECK(n_coarse <= max_cells_per_level, "a coarse box of " << box.subdivisions[0] << " x " << box.subdivisions[1] << " x "
+                                                                        << box.subdivisions[2] << " = " << n_coarse
+                                                                        << " cells exceeds the " << max_cells_per_level
+                                                                        << " cells a level can hold");
+
     LevelHierarchy hierarchy;
     hierarchy.coarse_subdivisions = box.subdivisions;
     Level &level                  = hierarchy.levels.emplace_back();
@@ -153,9 +159,22 @@ namespace cellwise
       if (coarse.is_active(c) && (!refine || refine(c)))
         parents.push_back(c);
 
+    // Checked before anything of the new level is allocated: 8 children per
+    // parent and twice the cells per axis must fit the level's index types.
+    const std::size_t n_children = 8 * parents.size();
+    CELLWISE_CHECK(n_children <= max_cells_per_level,
+                   "refining " << parents.size() << " cells of level " << hierarchy.n_levels() - 1 << " gives " << n_children
+                               << " cells, more than the " << max_cells_per_level << " cells a level can hold");
+    const std::array<unsigned int, 3> coarse_axis = cells_per_axis(hierarchy, hierarchy.n_levels() - 1);
+    for (unsigned int d = 0; d < 3; ++d)
+      CELLWISE_CHECK(2 * std::size_t(coarse_axis[d]) <= max_cells_per_axis,
+                     "refining level " << hierarchy.n_levels() - 1 << " gives " << 2 * std::size_t(coarse_axis[d])
+                                       << " cells along axis " << d << ", more than the " << max_cells_per_axis
+                                       << " a level can hold");
+
     Level fine;
     const unsigned int n_parents = static_cast<unsigned int>(parents.size());
-    const unsigned int n_fine    = 8 * n_parents;
+    const unsigned int n_fine    = static_cast<unsigned int>(n_children);
     fine.boxes.resize(n_fine);
     fine.coordinates.resize(n_fine);
     fine.parent.resize(n_fine);
@@ -198,6 +217,19 @@ namespace cellwise
   {
     CELLWISE_CHECK(n_refinements >= 0 && n_refinements <= 20,
                    "number of refinements " << n_refinements << " is not allowed: use 0..20");
+    // The finest level is the largest: refuse before anything is allocated.
+    for (unsigned int d = 0; d < 3; ++d)
+      CELLWISE_CHECK(box.subdivisions[d] >= 1 && (std::size_t(box.subdivisions[d]) << n_refinements) <= max_cells_per_axis,
+                     "a box of " << box.subdivisions[d] << " cells along axis " << d << " refined " << n_refinements
+                                 << " times has " << (std::size_t(box.subdivisions[d]) << n_refinements)
+                                 << " cells along that axis, more than the " << max_cells_per_axis << " a level can hold");
+    const std::size_t n_finest = (std::size_t(box.subdivisions[0]) * box.subdivisions[1] * box.subdivisions[2])
+                                 << (3 * n_refinements);
+    CELLWISE_CHECK(n_finest <= max_cells_per_level, "a box of " << box.subdivisions[0] << " x " << box.subdivisions[1] << " x "
+                                                                 << box.subdivisions[2] << " cells refined " << n_refinements
+                                                                 << " times has " << n_finest
+                                                                 << " cells on its finest level, more than the "
+                                                                 << max_cells_per_level << " a level can hold");
     LevelHierarchy hierarchy = make_coarse_box(box);
     for (int l = 0; l < n_refinements; ++l)
       refine_finest_level(hierarchy, ordering);

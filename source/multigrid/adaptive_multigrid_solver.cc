@@ -29,6 +29,8 @@ namespace cellwise
   {
     check_degree(degree);
     parameters.check();
+    CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
+    check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
     CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the adaptive multigrid solver needs at least one level");
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));
@@ -92,16 +94,11 @@ namespace cellwise
   SolveStatistics
   AdaptiveMultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
-    CELLWISE_CHECK(b.n_cells() == n_active_cells() && b.degree() == degree_,
-                   "adaptive solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree() << ", the active mesh has "
-                                                         << n_active_cells() << " cells of degree " << degree_);
-    CELLWISE_CHECK(b.all_finite(), "adaptive solve: the right-hand side contains NaN or infinite values");
-    if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
-      u.reinit(b);
-    CELLWISE_CHECK(u.all_finite(), "adaptive solve: the initial guess contains NaN or infinite values");
-    if (parameters_.outer == OuterIteration::cg)
-      return solve_cg(*active_operator_, *cycle_, u, b, active_mask_, control);
-    return solve_stationary(*active_operator_, *cycle_, u, b, active_mask_, control, {}, parameters_.stop_on_extrapolated_monitor);
+    // FP64 only (checked at set-up): solve_outer never rebalances, so the
+    // averaging DSS it would take is never called. The same checks of u and
+    // b as the uniform solvers (shape, aliasing, non-finite values).
+    return solve_outer(parameters_, *active_operator_, n_active_cells(), degree_, *cycle_, u, b, active_mask_, control,
+                       [](VectorType &) { CELLWISE_CHECK(false, "the adaptive solver does not rebalance: it runs in FP64 only"); });
   }
 
   void

@@ -32,6 +32,8 @@ namespace cellwise
     {
       check_degree(degree);
       parameters.check();
+      CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
+      check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
       CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the adaptive multigrid solver needs at least one level");
       // Validate before any device work, so that the error is the first thing seen.
       CELLWISE_CHECK(parameters.precision == Precision::fp64,

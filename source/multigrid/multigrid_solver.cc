@@ -181,6 +181,8 @@ namespace cellwise
   {
     check_degree(degree);
     parameters.check();
+    CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
+    check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
     CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the multigrid solver needs at least one level");
     const auto start = std::chrono::steady_clock::now();
 

@@ -3,9 +3,39 @@
 #include <cellwise/storage/dss.h>
 
 #include <algorithm>
+#include <sstream>
 
 namespace cellwise
 {
+  std::vector<unsigned int>
+  boundary_ids(const Level &level)
+  {
+    std::vector<unsigned int> ids;
+    for (const auto &faces : level.neighbors)
+      for (const int neighbor : faces)
+        if (face_neighbor::is_boundary(neighbor))
+          ids.push_back(face_neighbor::boundary_id(neighbor));
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+  }
+
+  void
+  check_dirichlet_ids(const Level &coarse_level, const std::vector<unsigned int> &dirichlet_ids)
+  {
+    const std::vector<unsigned int> present = boundary_ids(coarse_level);
+    std::ostringstream              names;
+    for (std::size_t k = 0; k < present.size(); ++k)
+      names << (k > 0 ? ", " : "") << present[k];
+    CELLWISE_CHECK(!present.empty(), "the mesh has no boundary faces, so no Dirichlet condition can be set: the "
+                                     "problem would be singular (pure Neumann), which the solvers do not support");
+    for (const unsigned int id : dirichlet_ids)
+      CELLWISE_CHECK(std::binary_search(present.begin(), present.end(), id),
+                     "Dirichlet boundary id " << id << " is not carried by any boundary face of the mesh (its ids: "
+                                              << names.str() << "); without Dirichlet faces the problem is pure Neumann, "
+                                              << "singular, and not supported");
+  }
+
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
   make_dirichlet_mask(const Level &level, const unsigned int degree, const std::vector<unsigned int> &dirichlet_ids)

@@ -1,9 +1,14 @@
 # Runs PROGRAM with ARGS (a ;-list) and checks the contract for bad input:
-# exit code 2, exactly one line on stderr matching EXPECT, no stack trace.
+# exit code EXIT_CODE (default 2, a usage error; 1 for input the parser
+# accepts but the library refuses), exactly one line on stderr matching
+# EXPECT, no stack trace.
+if(NOT DEFINED EXIT_CODE)
+  set(EXIT_CODE 2)
+endif()
 separate_arguments(arguments UNIX_COMMAND "${ARGS}")
 execute_process(COMMAND ${PROGRAM} ${arguments} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 2)
-  message(FATAL_ERROR "expected exit code 2, got '${rc}'\nstdout: ${out}\nstderr: ${err}")
+if(NOT rc EQUAL EXIT_CODE)
+  message(FATAL_ERROR "expected exit code ${EXIT_CODE}, got '${rc}'\nstdout: ${out}\nstderr: ${err}")
 endif()
 string(REGEX REPLACE "\n$" "" err_trimmed "${err}")
 if(err_trimmed MATCHES "\n")

@@ -16,6 +16,8 @@
  * for the upper half along axis d.
  */
 
+#include <cellwise/base/exceptions.h>
+
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -65,6 +67,13 @@ namespace cellwise
     constexpr std::uint8_t ghost   = 4; ///< owned by another MPI rank
   } // namespace cell_flags
 
+  /// The most cells a level can hold: cell indices are int in the tables of
+  /// parents, children and neighbours (2^31 − 1).
+  constexpr std::size_t max_cells_per_level = 2147483647;
+  /// The most cells along an axis of a level: integer coordinates are keyed
+  /// with 21 bits per axis.
+  constexpr std::size_t max_cells_per_axis = std::size_t(1) << 21;
+
   struct Level
   {
     /// Geometry per cell.
@@ -89,6 +98,8 @@ namespace cellwise
     unsigned int
     n_cells() const
     {
+      CELLWISE_CHECK(boxes.size() <= max_cells_per_level,
+                     "a level of " << boxes.size() << " cells exceeds the " << max_cells_per_level << " cells a level can hold");
       return static_cast<unsigned int>(boxes.size());
     }
     bool

@@ -41,6 +41,9 @@ namespace cellwise
                             unsigned int               degree,
                             const MultigridParameters &parameters,
                             std::ostream              *log = nullptr);
+    /// The hierarchy is kept by reference: a temporary would dangle.
+    AdaptiveMultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
+                            std::ostream *log = nullptr) = delete;
 
     /// Solve A_act u = b on the active mesh from the given u (an active
     /// primal vector: continuous with hanging-node constraints, e.g. zero);

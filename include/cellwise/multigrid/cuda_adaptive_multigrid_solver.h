@@ -52,6 +52,9 @@ namespace cellwise
                               unsigned int               degree,
                               const MultigridParameters &parameters,
                               std::ostream              *log = nullptr);
+      /// The hierarchy is kept by reference: a temporary would dangle.
+      AdaptiveMultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
+                              std::ostream *log = nullptr) = delete;
       /// Not copyable: the cycle refers to the active mesh held here.
       AdaptiveMultigridSolver(const AdaptiveMultigridSolver &) = delete;
       AdaptiveMultigridSolver &

@@ -166,8 +166,17 @@ namespace cellwise
     CELLWISE_CHECK(b.n_cells() == n_cells && b.degree() == degree,
                    "solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree() << ", the finest level has "
                                                 << n_cells << " cells of degree " << degree);
-    if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
+    // An empty u (default-constructed) is the zero initial guess; any other
+    // shape is a mistake (a vector of another level or degree) and refused,
+    // as is u and b being the same vector, which would overwrite the
+    // right-hand side with the iterate.
+    CELLWISE_CHECK(&u != &b, "solve: the solution and the right-hand side must be different vectors");
+    if (u.n_cells() == 0)
       u.reinit(b);
+    CELLWISE_CHECK(u.n_cells() == n_cells && u.degree() == degree,
+                   "solve: initial guess of " << u.n_cells() << " cells of degree " << u.degree()
+                                              << ", the finest level has " << n_cells << " cells of degree " << degree
+                                              << " (an empty vector is taken as the zero guess)");
 
     // Rebalancing removes the O(1) opposite-sign fluxes from the copies before
     // the residual is rounded to FP32 (000 §4.3–4.4); in FP64 it is optional.
@@ -206,10 +215,13 @@ namespace cellwise
 
     /// Set up on all levels of @p hierarchy (kept by reference).
     MultigridSolver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr);
+    /// The hierarchy is kept by reference: a temporary would dangle.
+    MultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr) = delete;
 
-    /// Solve A u = b on the finest level from the given u; b is the dual load
-    /// vector. Dirichlet entries of u must hold the boundary values (zero for
-    /// homogeneous conditions) and are not changed.
+    /// Solve A u = b on the finest level from the given u (an empty u: from
+    /// zero); b is the dual load vector, a different vector. Dirichlet entries
+    /// of u must hold the boundary values (zero for homogeneous conditions)
+    /// and are not changed.
     SolveStatistics
     solve(VectorType &u, const VectorType &b, IterationControl &control) const;
 

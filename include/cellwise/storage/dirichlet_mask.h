@@ -21,6 +21,22 @@ namespace cellwise
   CellVector<Number, MemorySpace::Host, Layout>
   make_dirichlet_mask(const Level &level, unsigned int degree, const std::vector<unsigned int> &dirichlet_ids = {});
 
+  /// The boundary ids of the faces of @p level on the domain boundary,
+  /// sorted, each once.
+  std::vector<unsigned int>
+  boundary_ids(const Level &level);
+
+  /**
+   * Throws cellwise::Error unless every id of @p dirichlet_ids is carried by
+   * a boundary face of @p coarse_level (the coarsest level, which covers the
+   * domain), naming the ids the mesh has. Without Dirichlet faces the Laplace
+   * problem is pure Neumann, singular, and its solution is not unique: the
+   * solvers would return garbage, so an id that no face carries (a typo, or
+   * a mesh whose ids were never set) is refused, as is an empty boundary.
+   */
+  void
+  check_dirichlet_ids(const Level &coarse_level, const std::vector<unsigned int> &dirichlet_ids);
+
   /// Set the entries of @p v to zero where @p mask is zero.
   template <typename Number, typename Layout>
   void

@@ -1,0 +1,144 @@
+// Inputs that used to give a silent wrong answer or touch freed memory are
+// refused with a clear error: Dirichlet ids that no face carries (a singular,
+// pure-Neumann problem), a temporary hierarchy given to a solver that keeps a
+// reference to it, the solution and the right-hand side being one vector, an
+// initial guess of another shape, and boxes whose cell counts overflow the
+// index types of a level.
+
+#include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/operators/function_tools.h>
+#include <cellwise/storage/dirichlet_mask.h>
+#ifdef CELLWISE_WITH_CUDA
+#  include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#  include <cellwise/multigrid/cuda_multigrid_solver.h>
+#endif
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+using namespace cellwise;
+
+namespace
+{
+  /// The message of the cellwise::Error that @p f throws ("" if none).
+  template <typename F>
+  std::string
+  error_of(F &&f)
+  {
+    try
+      {
+        f();
+      }
+    catch (const Error &e)
+      {
+        return e.what();
+      }
+    return "";
+  }
+
+  bool
+  contains(const std::string &text, const std::string &phrase)
+  {
+    return text.find(phrase) != std::string::npos;
+  }
+
+  double
+  one(const Point &)
+  {
+    return 1.;
+  }
+} // namespace
+
+TEST(Reliability, DirichletIdsThatNoFaceCarriesAreRefused)
+{
+  const LevelHierarchy h = make_box_hierarchy(BoxDescription{}, 1); // faces carry ids 0..5
+  EXPECT_EQ(boundary_ids(h.level(0)), (std::vector<unsigned int>{0, 1, 2, 3, 4, 5}));
+
+  MultigridParameters parameters;
+  parameters.dirichlet_ids = {42};
+  const std::string uniform = error_of([&] { MultigridSolver solver(h, 2, parameters); });
+  EXPECT_TRUE(contains(uniform, "Dirichlet boundary id 42") && contains(uniform, "0, 1, 2, 3, 4, 5")) << uniform;
+  const std::string adaptive = error_of([&] { AdaptiveMultigridSolver solver(h, 2, parameters); });
+  EXPECT_TRUE(contains(adaptive, "Dirichlet boundary id 42")) << adaptive;
+
+  // one bad id among good ones is still refused; good ids are accepted
+  parameters.dirichlet_ids = {0, 7};
+  EXPECT_TRUE(contains(error_of([&] { MultigridSolver solver(h, 2, parameters); }), "id 7"));
+  parameters.dirichlet_ids = {0, 3};
+  EXPECT_EQ(error_of([&] { MultigridSolver solver(h, 2, parameters); }), "");
+}
+
+TEST(Reliability, SolversRefuseTemporaryHierarchies)
+{
+  // They keep a reference to the hierarchy: the rvalue overloads are deleted,
+  // so MultigridSolver s(make_box_hierarchy(box, 2), ...) does not compile.
+  EXPECT_TRUE((std::is_constructible_v<MultigridSolver, const LevelHierarchy &, unsigned int, const MultigridParameters &>));
+  EXPECT_FALSE((std::is_constructible_v<MultigridSolver, LevelHierarchy &&, unsigned int, const MultigridParameters &>));
+  EXPECT_FALSE((std::is_constructible_v<AdaptiveMultigridSolver, LevelHierarchy &&, unsigned int, const MultigridParameters &>));
+  EXPECT_TRUE((std::is_constructible_v<AdaptiveMultigridSolver, LevelHierarchy &, unsigned int, const MultigridParameters &>));
+#ifdef CELLWISE_WITH_CUDA
+  EXPECT_FALSE((std::is_constructible_v<cuda::MultigridSolver<>, LevelHierarchy &&, unsigned int, const MultigridParameters &>));
+  EXPECT_FALSE(
+    (std::is_constructible_v<cuda::AdaptiveMultigridSolver<>, LevelHierarchy &&, unsigned int, const MultigridParameters &>));
+#endif
+}
+
+TEST(Reliability, SolveRefusesAliasedVectorsAndGuessesOfAnotherShape)
+{
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
+  const Level         &fine = h.levels.back();
+  for (const OuterIteration outer : {OuterIteration::cg, OuterIteration::stationary})
+    {
+      MultigridParameters parameters;
+      parameters.outer = outer;
+      const MultigridSolver solver(h, 2, parameters);
+      CellVector<double>    b;
+      assemble_right_hand_side(fine, 2, one, b);
+      SolverControl control(20, 1e-10);
+
+      EXPECT_TRUE(contains(error_of([&] { solver.solve(b, b, control); }), "different vectors"));
+      CellVector<double> wrong_degree(fine.n_cells(), 3), wrong_level(h.level(1).n_cells(), 2);
+      EXPECT_TRUE(contains(error_of([&] { solver.solve(wrong_degree, b, control); }), "initial guess of"));
+      EXPECT_TRUE(contains(error_of([&] { solver.solve(wrong_level, b, control); }), "initial guess of"));
+      EXPECT_EQ(wrong_degree.degree(), 3u) << "a refused guess is left as it was";
+
+      CellVector<double> empty; // documented: the zero guess
+      EXPECT_EQ(error_of([&] { solver.solve(empty, b, control); }), "");
+      EXPECT_EQ(empty.n_cells(), fine.n_cells());
+    }
+
+  // the adaptive solver goes through the same checks
+  const AdaptiveMultigridSolver adaptive(h, 2, MultigridParameters{});
+  CellVector<double>            b;
+  adaptive.assemble_right_hand_side(one, b);
+  SolverControl control(20, 1e-10);
+  EXPECT_TRUE(contains(error_of([&] { adaptive.solve(b, b, control); }), "different vectors"));
+  CellVector<double> wrong(b.n_cells(), 3);
+  EXPECT_TRUE(contains(error_of([&] { adaptive.solve(wrong, b, control); }), "initial guess of"));
+}
+
+TEST(Reliability, BoxesBeyondTheIndexTypesAreRefusedBeforeAllocation)
+{
+  // --subdivisions 1024,1024,512 --refinements 1: 2^32 fine cells, which
+  // wrapped the 32-bit counts; refused at once (no coarse level is built:
+  // it alone would take tens of GB).
+  BoxDescription box;
+  box.subdivisions    = {{1024, 1024, 512}};
+  const std::string m = error_of([&] { make_box_hierarchy(box, 1); });
+  EXPECT_TRUE(contains(m, "4294967296 cells") && contains(m, "2147483647")) << m;
+
+  // too many cells along one axis for the coordinate keys
+  box.subdivisions    = {{1u << 20, 1, 1}};
+  const std::string a = error_of([&] { make_box_hierarchy(box, 2); });
+  EXPECT_TRUE(contains(a, "along axis 0") && contains(a, "4194304")) << a;
+
+  // a coarse box over the cell limit by itself
+  box.subdivisions = {{1u << 20, 1u << 20, 4}};
+  EXPECT_TRUE(contains(error_of([&] { make_coarse_box(box); }), "a level can hold"));
+}
