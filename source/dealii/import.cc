@@ -316,7 +316,63 @@ namespace cellwise::dealii
       }
     for (DofMap &map : result.active_dofs)
       map.valence = active_valence;
+    result.numbering_fingerprint = numbering_fingerprint(dof_handler);
     return result;
+  }
+
+  std::uint64_t
+  numbering_fingerprint(const ::dealii::DoFHandler<3, 3> &dof_handler)
+  {
+    // FNV-1a over 64-bit words.
+    std::uint64_t hash = 14695981039346656037ull;
+    auto          mix  = [&hash](const std::uint64_t word) {
+      for (unsigned int byte = 0; byte < 8; ++byte)
+        {
+          hash ^= (word >> (8 * byte)) & 0xffu;
+          hash *= 1099511628211ull;
+        }
+    };
+    const Tria &tria = dof_handler.get_triangulation();
+    mix(dof_handler.n_dofs());
+    if (!dof_handler.has_active_dofs())
+      return hash;
+    const unsigned int     n_local = dof_handler.get_fe().n_dofs_per_cell();
+    std::vector<dof_index> indices(n_local);
+    constexpr unsigned int samples = 64;
+    for (unsigned int l = 0; l < tria.n_levels(); ++l)
+      {
+        const unsigned int n_cells = tria.n_cells(l);
+        mix(n_cells);
+        if (dof_handler.has_level_dofs())
+          mix(dof_handler.n_dofs(l));
+        for (unsigned int s = 0; s < std::min(samples, n_cells); ++s)
+          {
+            const unsigned int index = static_cast<unsigned int>(static_cast<std::uint64_t>(s) * n_cells / std::min(samples, n_cells));
+            const typename ::dealii::DoFHandler<3, 3>::level_cell_iterator cell(&tria, static_cast<int>(l), static_cast<int>(index),
+                                                                                 &dof_handler);
+            if (dof_handler.has_level_dofs())
+              {
+                cell->get_mg_dof_indices(indices);
+                for (const dof_index i : indices)
+                  mix(i);
+              }
+            if (cell->is_active())
+              {
+                cell->get_dof_indices(indices);
+                for (const dof_index i : indices)
+                  mix(i);
+              }
+          }
+      }
+    return hash;
+  }
+
+  void
+  check_numbering_unchanged(const ImportedHierarchy &imported, const ::dealii::DoFHandler<3, 3> &dof_handler, const char *who)
+  {
+    CELLWISE_CHECK(numbering_fingerprint(dof_handler) == imported.numbering_fingerprint,
+                   who << ": the DoF numbering of the DoFHandler is not the one that was imported (renumbered, or "
+                          "distribute_dofs called again, since the set-up); set the solver up again after renumbering");
   }
 
   DofMap

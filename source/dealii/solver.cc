@@ -41,7 +41,8 @@ namespace cellwise::dealii
   MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                  const MultigridParameters        &parameters,
                                                  std::ostream                     *log)
-    : imported_(import_dof_handler(dof_handler))
+    : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPoissonSolver")
+    , imported_(import_dof_handler(dof_handler))
   {
     // MultigridSolver works on the finest level: every active cell must be
     // there (local smoothing on adaptive meshes is not wired up yet).
@@ -74,6 +75,9 @@ namespace cellwise::dealii
   SolveStatistics
   MultigridPoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
   {
+    CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::MultigridPoissonSolver::solve: the solution and the right-hand "
+                                      "side must be different vectors");
+    check_numbering_unchanged(imported_, *dof_handler_, "cellwise::dealii::MultigridPoissonSolver::solve");
     const DofMap &map = imported_.active_dofs.back();
     CellVector<double> b, u;
     scatter_balanced(map, rhs, b);
@@ -89,7 +93,8 @@ namespace cellwise::dealii
   AdaptivePoissonSolver::AdaptivePoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                const MultigridParameters        &parameters,
                                                std::ostream                     *log)
-    : imported_(import_dof_handler(dof_handler))
+    : dof_handler_(&dof_handler, "cellwise::dealii::AdaptivePoissonSolver")
+    , imported_(import_dof_handler(dof_handler))
   {
     solver_     = std::make_unique<AdaptiveMultigridSolver>(imported_.hierarchy, imported_.degree, parameters, log);
     active_map_ = make_active_mesh_map(imported_, solver_->active_mesh());
@@ -98,6 +103,9 @@ namespace cellwise::dealii
   SolveStatistics
   AdaptivePoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
   {
+    CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::AdaptivePoissonSolver::solve: the solution and the right-hand "
+                                      "side must be different vectors");
+    check_numbering_unchanged(imported_, *dof_handler_, "cellwise::dealii::AdaptivePoissonSolver::solve");
     CellVector<double> b, u;
     // Balanced: G^T b = rhs; the hanging copies of a plain load vector are
     // routed to the masters by the cycle (C^T), those of a condensed one are 0.

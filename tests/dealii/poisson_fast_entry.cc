@@ -4,12 +4,18 @@
 // Poisson problem of poisson_problem.h equals that of deal.II's own MatrixFree
 // GMG to 1e-9 relative, with the Chebyshev and the DSS-Jacobi smoother.
 // An iteration limit makes it throw deal.II's SolverControl::NoConvergence.
+// Refused with cellwise::Error (no silent wrong answer): a Dirichlet id that
+// no face carries (a singular problem), the solution and the right-hand side
+// being one vector, and a solve after the DoFHandler was renumbered.
 
 #include <cellwise/dealii/solver.h>
 
 #include "poisson_problem.h"
 
+#include <deal.II/dofs/dof_renumbering.h>
+
 #include <fstream>
+#include <functional>
 #include <string>
 
 namespace
@@ -18,6 +24,22 @@ namespace
   yes_no(const bool condition)
   {
     return condition ? "yes" : "NO";
+  }
+
+  /// "refused: yes" if @p f throws cellwise::Error with @p phrase in its
+  /// message.
+  std::string
+  refused(const std::function<void()> &f, const std::string &phrase)
+  {
+    try
+      {
+        f();
+        return "NO (accepted)";
+      }
+    catch (const cellwise::Error &e)
+      {
+        return yes_no(std::string(e.what()).find(phrase) != std::string::npos);
+      }
   }
 } // namespace
 
@@ -62,6 +84,30 @@ main(int argc, char **argv)
       {
         out << "iteration limit: SolverControl::NoConvergence after " << e.last_step << " steps" << std::endl;
       }
+  }
+
+  {
+    cellwise::MultigridParameters parameters;
+    parameters.dirichlet_ids = {42};
+    out << "Dirichlet id 42 (no face has it) refused: "
+        << refused([&] { cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters); },
+                   "Dirichlet boundary id 42")
+        << std::endl;
+  }
+  {
+    const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler);
+    dealii::ReductionControl                       control(100, 1e-300, 1e-12);
+    test::Vector                                   b = problem.rhs;
+    out << "solve(b, b) refused: " << refused([&] { solver.solve(b, b, control); }, "different vectors") << std::endl;
+  }
+  {
+    test::PoissonProblem                           renumbered;
+    const cellwise::dealii::MultigridPoissonSolver solver(renumbered.dof_handler);
+    dealii::DoFRenumbering::random(renumbered.dof_handler);
+    dealii::ReductionControl control(100, 1e-300, 1e-12);
+    test::Vector             solution = renumbered.new_vector();
+    out << "solve after DoFRenumbering::random refused: "
+        << refused([&] { solver.solve(solution, renumbered.rhs, control); }, "not the one that was imported") << std::endl;
   }
   return 0;
 }

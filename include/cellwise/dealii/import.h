@@ -44,6 +44,7 @@
 #include <deal.II/base/types.h>
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -116,7 +117,29 @@ namespace cellwise::dealii
     std::array<double, 3> domain_lower = {{0., 0., 0.}};
     /// Upper corner of the domain.
     std::array<double, 3> domain_upper = {{0., 0., 0.}};
+    /// numbering_fingerprint of the DoFHandler at the import: the maps above
+    /// hold its numbering, and a solve through them after a renumbering of
+    /// the same size would be wrong (check_numbering_unchanged).
+    std::uint64_t numbering_fingerprint = 0;
   };
+
+  /**
+   * A cheap fingerprint of the DoF numberings of @p dof_handler: the number
+   * of DoFs of every level and of the active numbering, and the DoF indices
+   * (level, and active where the cell is active) of up to 64 evenly spaced
+   * cells of every level, mixed into 64 bits. Its cost does not grow with the
+   * mesh, so the adapters take it at every solve. A renumbering (e.g.
+   * DoFRenumbering::random, Cuthill_McKee, component_wise, or distribute_dofs
+   * on a changed mesh) changes the indices of the sampled cells and the
+   * fingerprint; one that moves only DoFs outside the sample is not seen.
+   */
+  std::uint64_t
+  numbering_fingerprint(const ::dealii::DoFHandler<3, 3> &dof_handler);
+
+  /// Throws cellwise::Error, naming @p who, if the numbering of @p
+  /// dof_handler is not the one @p imported was made from.
+  void
+  check_numbering_unchanged(const ImportedHierarchy &imported, const ::dealii::DoFHandler<3, 3> &dof_handler, const char *who);
 
   /**
    * Import @p dof_handler (FE_Q(p), with level DoFs from distribute_mg_dofs)

@@ -103,6 +103,9 @@ namespace cellwise::dealii
                                                                  "needs edge matrices, which the cell-wise adapters do not "
                                                                  "provide yet: refine globally or use the cell-wise solver");
     }
+    /// Both are kept by reference: temporaries would dangle.
+    MGTransfer(ImportedHierarchy &&, const LevelTransfer<VectorType> &) = delete;
+    MGTransfer(const ImportedHierarchy &, LevelTransfer<VectorType> &&) = delete;
 
     /// dst = P src (overwrites).
     void
@@ -184,6 +187,7 @@ namespace cellwise::dealii
                      "cellwise::dealii::MGTransfer: the DoFHandler passed to PreconditionMG ("
                        << dof_handler.n_dofs() << " DoFs) is not the one that was imported ("
                        << imported_.active_dofs.back().n_dofs << " DoFs)");
+      check_numbering_unchanged(imported_, dof_handler, "cellwise::dealii::MGTransfer");
     }
 
     const ImportedHierarchy         &imported_;
@@ -340,6 +344,8 @@ namespace cellwise::dealii
   public:
     using VectorType = CellVector<Number>;
 
+    /// The hierarchy is kept by reference: a temporary would dangle.
+    MultigridComponents(ImportedHierarchy &&imported, const MultigridParameters &parameters) = delete;
     /// Keeps a reference to @p imported.
     MultigridComponents(const ImportedHierarchy &imported, const MultigridParameters &parameters)
       : cell_transfer(make_checked_transfer(imported, parameters))
@@ -375,6 +381,7 @@ namespace cellwise::dealii
       parameters.check();
       CELLWISE_CHECK(imported.hierarchy.n_levels() >= 2,
                      "cellwise::dealii::MultigridComponents: the mesh has one level; refine at least once");
+      check_dirichlet_ids(imported.hierarchy.level(0), parameters.dirichlet_ids);
       return CellTransfer<Number>(imported.hierarchy, imported.degree);
     }
 

@@ -18,6 +18,8 @@
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
 
+#include <deal.II/base/smartpointer.h>
+
 #include <iosfwd>
 #include <memory>
 
@@ -76,13 +78,21 @@ namespace cellwise::dealii
                            const MultigridParameters        &parameters = {},
                            std::ostream                     *log        = nullptr);
 
+    // The solver keeps a reference to the imported hierarchy (and a
+    // SmartPointer to the DoFHandler, which must outlive it).
+    MultigridPoissonSolver(const MultigridPoissonSolver &) = delete;
+    MultigridPoissonSolver &
+    operator=(const MultigridPoissonSolver &) = delete;
+
     /**
      * Solve A u = b. @p rhs is the load vector assembled in deal.II's active
      * numbering (zero on constrained DoFs, as after
      * AffineConstraints::distribute_local_to_global); @p solution is the
      * initial guess on entry (zero on Dirichlet DoFs) and the solution on
-     * exit. Iterations are reported to @p control; on failure throws
-     * ::dealii::SolverControl::NoConvergence like deal.II's solvers.
+     * exit; the two must be different vectors. Iterations are reported to
+     * @p control; on failure throws ::dealii::SolverControl::NoConvergence
+     * like deal.II's solvers. Throws cellwise::Error if the DoFHandler was
+     * renumbered since the set-up (check_numbering_unchanged).
      */
     SolveStatistics
     solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const;
@@ -99,8 +109,9 @@ namespace cellwise::dealii
     }
 
   private:
-    ImportedHierarchy                imported_;
-    std::unique_ptr<MultigridSolver> solver_;
+    ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+    ImportedHierarchy                                       imported_;
+    std::unique_ptr<MultigridSolver>                        solver_;
   };
 
   /**
@@ -146,13 +157,15 @@ namespace cellwise::dealii
                           const MultigridParameters        &parameters = {},
                           std::ostream                     *log        = nullptr);
 
-    // The solver keeps a reference to the imported hierarchy.
+    // The solver keeps a reference to the imported hierarchy (and a
+    // SmartPointer to the DoFHandler, which must outlive it).
     AdaptivePoissonSolver(const AdaptivePoissonSolver &) = delete;
     AdaptivePoissonSolver &
     operator=(const AdaptivePoissonSolver &) = delete;
 
-    /// Solve; see the class description for the vectors. On failure throws
-    /// ::dealii::SolverControl::NoConvergence.
+    /// Solve; see the class description for the vectors (different vectors).
+    /// On failure throws ::dealii::SolverControl::NoConvergence; throws
+    /// cellwise::Error if the DoFHandler was renumbered since the set-up.
     SolveStatistics
     solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const;
 
@@ -175,8 +188,9 @@ namespace cellwise::dealii
     }
 
   private:
-    ImportedHierarchy                        imported_;
-    std::unique_ptr<AdaptiveMultigridSolver> solver_;
-    DofMap                                   active_map_;
+    ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+    ImportedHierarchy                                       imported_;
+    std::unique_ptr<AdaptiveMultigridSolver>                solver_;
+    DofMap                                                  active_map_;
   };
 } // namespace cellwise::dealii
