@@ -83,6 +83,8 @@
 #include <string>
 #include <vector>
 
+#include "option_values.h"
+
 namespace baseline
 {
   using namespace dealii;
@@ -110,17 +112,22 @@ namespace baseline
         const std::string a = argv[i];
         auto              value = [&]() -> std::string {
           if (i + 1 >= argc)
-            throw std::runtime_error("option " + a + " needs a value");
+            throw UsageError("option " + a + " needs a value (see --help)");
           return argv[++i];
         };
+        // the checked parsers of the main program (examples/common)
         if (a == "--degree")
-          o.degree = std::stoul(value());
+          o.degree = static_cast<unsigned int>(parse_integer(a, value(), 2, 4));
         else if (a == "--refinements")
-          o.refinements = std::stoul(value());
+          o.refinements = static_cast<unsigned int>(parse_integer(a, value(), 0, 12));
         else if (a == "--threads")
-          o.threads = std::stoul(value());
+          o.threads = static_cast<unsigned int>(parse_integer(a, value(), 0, 4096));
         else if (a == "--cellwise-reduction")
-          o.cellwise_reduction = std::stod(value());
+          {
+            o.cellwise_reduction = parse_double(a, value());
+            if (!(o.cellwise_reduction > 0 && o.cellwise_reduction < 1))
+              fail_option(a, std::to_string(o.cellwise_reduction), "a reduction in (0, 1)");
+          }
         else if (a == "--dealii-tasks")
           o.dealii_tasks = value();
         else if (a == "--skip-dealii")
@@ -129,11 +136,16 @@ namespace baseline
           o.skip_mixed = true;
         else if (a == "--box")
           {
-            std::istringstream in(value());
-            char               c1 = 0, c2 = 0;
-            in >> o.box[0] >> c1 >> o.box[1] >> c2 >> o.box[2];
-            if (!in || c1 != ',' || c2 != ',' || o.box[0] <= 0 || o.box[1] <= 0 || o.box[2] <= 0)
-              throw std::runtime_error("--box takes Lx,Ly,Lz (positive)");
+            const std::string              text  = value();
+            const std::vector<std::string> parts = split(text, ',');
+            if (parts.size() != 3)
+              fail_option(a, text, "expected Lx,Ly,Lz");
+            for (unsigned int d = 0; d < 3; ++d)
+              {
+                o.box[d] = parse_double(a, parts[d]);
+                if (!(o.box[d] > 0))
+                  fail_option(a, text, "the lengths must be positive");
+              }
           }
         else if (a == "--help" || a == "-h")
           {
@@ -143,10 +155,10 @@ namespace baseline
             std::exit(0);
           }
         else
-          throw std::runtime_error("unknown option " + a + " (see --help)");
+          throw UsageError("unknown option " + a + " (see --help)");
       }
     if (o.dealii_tasks != "auto" && o.dealii_tasks != "none" && o.dealii_tasks != "partition_partition")
-      throw std::runtime_error("--dealii-tasks takes auto, none or partition_partition");
+      fail_option("--dealii-tasks", o.dealii_tasks, "allowed are auto, none, partition_partition");
     return o;
   }
 
@@ -605,6 +617,11 @@ main(int argc, char **argv)
             throw std::runtime_error("--degree " + std::to_string(options.degree) +
                                      ": this program is compiled for degrees 2, 3, 4 (MatrixFree needs the degree at compile time)");
         }
+    }
+  catch (const UsageError &e)
+    {
+      std::cerr << "cellwise-dealii-baseline: " << e.what() << std::endl;
+      return 2;
     }
   catch (const std::exception &e)
     {

@@ -2,57 +2,11 @@
 
 #include <cellwise/base/config.h>
 
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <sstream>
 #include <vector>
 
 namespace
 {
-  [[noreturn]] void
-  fail(const std::string &option, const std::string &value, const std::string &allowed)
-  {
-    throw UsageError("invalid value '" + value + "' for " + option + ": " + allowed);
-  }
-
-  double
-  parse_double(const std::string &option, const std::string &value)
-  {
-    char *end = nullptr;
-    errno     = 0;
-    const double x = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || errno != 0 || !std::isfinite(x))
-      fail(option, value, "expected a finite number");
-    return x;
-  }
-
-  long
-  parse_integer(const std::string &option, const std::string &value, const long min, const long max)
-  {
-    char *end = nullptr;
-    errno     = 0;
-    const long x = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || errno != 0)
-      fail(option, value, "expected an integer");
-    if (x < min || x > max)
-      fail(option, value, "allowed are " + std::to_string(min) + ".." + std::to_string(max));
-    return x;
-  }
-
-  std::vector<std::string>
-  split(const std::string &value, const char separator)
-  {
-    std::vector<std::string> parts;
-    std::stringstream        stream(value);
-    std::string              part;
-    while (std::getline(stream, part, separator))
-      parts.push_back(part);
-    if (!value.empty() && value.back() == separator)
-      parts.emplace_back();
-    return parts;
-  }
-
   template <typename Parse>
   auto
   parse_enum(const std::string &option, const std::string &value, Parse parse)
@@ -145,20 +99,20 @@ parse_command_line(const int argc, const char *const *argv)
         {
           const auto parts = split(value, ',');
           if (parts.size() != 6)
-            fail(option, value, "expected six numbers X0,Y0,Z0,X1,Y1,Z1");
+            fail_option(option, value, "expected six numbers X0,Y0,Z0,X1,Y1,Z1");
           for (unsigned int d = 0; d < 3; ++d)
             {
               options.box.lower[d] = parse_double(option, parts[d]);
               options.box.upper[d] = parse_double(option, parts[d + 3]);
               if (!(options.box.upper[d] > options.box.lower[d]))
-                fail(option, value, "each upper coordinate must exceed the lower one");
+                fail_option(option, value, "each upper coordinate must exceed the lower one");
             }
         }
       else if (option == "--subdivisions")
         {
           const auto parts = split(value, ',');
           if (parts.size() != 3)
-            fail(option, value, "expected three integers NX,NY,NZ");
+            fail_option(option, value, "expected three integers NX,NY,NZ");
           for (unsigned int d = 0; d < 3; ++d)
             options.box.subdivisions[d] = static_cast<unsigned int>(parse_integer(option, parts[d], 1, 1024));
         }
@@ -172,15 +126,15 @@ parse_command_line(const int argc, const char *const *argv)
               options.min_refinements = static_cast<int>(parse_integer(option, parts[0], 0, 12));
               options.max_refinements = static_cast<int>(parse_integer(option, parts[1], 0, 12));
               if (options.min_refinements > options.max_refinements)
-                fail(option, value, "the range L0-L1 needs L0 <= L1");
+                fail_option(option, value, "the range L0-L1 needs L0 <= L1");
             }
           else
-            fail(option, value, "expected L or L0-L1 with 0 <= L <= 12");
+            fail_option(option, value, "expected L or L0-L1 with 0 <= L <= 12");
         }
       else if (option == "--solution")
         {
           if (value != "sine" && value != "oscillatory" && value != "polynomial")
-            fail(option, value, "use sine, oscillatory or polynomial");
+            fail_option(option, value, "use sine, oscillatory or polynomial");
           options.solution = value;
         }
       else if (option == "--adaptive-steps")
@@ -188,7 +142,7 @@ parse_command_line(const int argc, const char *const *argv)
       else if (option == "--marker")
         {
           if (value != "octant" && value != "ball" && value != "shell")
-            fail(option, value, "use octant, ball or shell");
+            fail_option(option, value, "use octant, ball or shell");
           options.marker = value;
         }
       else if (option == "--smoother")
@@ -199,7 +153,7 @@ parse_command_line(const int argc, const char *const *argv)
         {
           options.multigrid.jacobi_omega = parse_double(option, value);
           if (!(options.multigrid.jacobi_omega > 0 && options.multigrid.jacobi_omega < 2))
-            fail(option, value, "the damping must lie in (0, 2)");
+            fail_option(option, value, "the damping must lie in (0, 2)");
         }
       else if (option == "--jacobi-steps")
         options.multigrid.jacobi_steps = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
@@ -227,14 +181,14 @@ parse_command_line(const int argc, const char *const *argv)
       else if (option == "--stop-on")
         {
           if (value != "measured" && value != "extrapolated")
-            fail(option, value, "use measured or extrapolated");
+            fail_option(option, value, "use measured or extrapolated");
           options.multigrid.stop_on_extrapolated_monitor = value == "extrapolated";
         }
       else if (option == "--tolerance")
         {
           options.tolerance = parse_double(option, value);
           if (!(options.tolerance > 0 && options.tolerance < 1))
-            fail(option, value, "the tolerance must lie in (0, 1)");
+            fail_option(option, value, "the tolerance must lie in (0, 1)");
         }
       else if (option == "--iterations")
         options.fixed_iterations = static_cast<unsigned int>(parse_integer(option, value, 1, 100000));
@@ -243,7 +197,7 @@ parse_command_line(const int argc, const char *const *argv)
       else if (option == "--backend")
         {
           if (value != "host" && value != "cuda")
-            fail(option, value, "use host or cuda");
+            fail_option(option, value, "use host or cuda");
           options.backend = value;
         }
       else if (option == "--threads")

@@ -6,13 +6,9 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 
-#include <stdexcept>
-#include <string>
+#include "option_values.h"
 
-struct UsageError : std::runtime_error
-{
-  using std::runtime_error::runtime_error;
-};
+#include <string>
 
 enum class Precision
 {
