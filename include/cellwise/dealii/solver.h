@@ -19,6 +19,7 @@
 #include <cellwise/multigrid/solver_control.h>
 
 #include <deal.II/base/smartpointer.h>
+#include <deal.II/dofs/dof_handler.h>
 
 #include <iosfwd>
 #include <memory>
@@ -88,8 +89,11 @@ namespace cellwise::dealii
      * Solve A u = b. @p rhs is the load vector assembled in deal.II's active
      * numbering (zero on constrained DoFs, as after
      * AffineConstraints::distribute_local_to_global); @p solution is the
-     * initial guess on entry (zero on Dirichlet DoFs) and the solution on
-     * exit; the two must be different vectors. Iterations are reported to
+     * initial guess on entry and the solution on
+     * exit; the two must be different vectors. The Dirichlet entries of the
+     * guess are kept as they are: zero gives the homogeneous problem, the
+     * boundary values (VectorTools::interpolate_boundary_values) the
+     * inhomogeneous one, as for MultigridSolver::solve. Iterations are reported to
      * @p control; on failure throws ::dealii::SolverControl::NoConvergence
      * like deal.II's solvers. Throws cellwise::Error if the DoFHandler was
      * renumbered since the set-up (check_numbering_unchanged).
@@ -147,8 +151,7 @@ namespace cellwise::dealii
    *
    * Iterations are reported to the SolverControl as in MultigridPoissonSolver
    * (the cycle's η; use a reduction). Supported parameters are those of
-   * AdaptiveMultigridSolver (jacobi or chebyshev smoother, fp64, cg or
-   * stationary).
+   * AdaptiveMultigridSolver (every smoother, fp64, cg or stationary).
    */
   class AdaptivePoissonSolver
   {
