@@ -205,5 +205,14 @@ parse_command_line(const int argc, const char *const *argv)
       else
         throw UsageError("unknown option " + option + " (see --help)");
     }
+  // Combinations the solvers would refuse only after the mesh is built, or
+  // that would run but be wrong for the method: refused here, exit 2.
+  const cellwise::MultigridParameters &mg = options.multigrid;
+  if (mg.outer == cellwise::OuterIteration::cg && mg.cycle == cellwise::CycleType::forward &&
+      mg.smoother == cellwise::SmootherType::patch)
+    throw UsageError("--solver cg needs a symmetric preconditioner: the forward cycle with the patch smoother is not "
+                     "(use --cycle symmetric, or --solver stationary)");
+  if (options.adaptive_steps > 0 && mg.precision == cellwise::Precision::mixed)
+    throw UsageError("--adaptive-steps: the adaptive solver runs in double precision only (drop --precision mixed)");
   return options;
 }

@@ -10,12 +10,6 @@
 
 #include <string>
 
-enum class Precision
-{
-  fp64,
-  mixed
-};
-
 struct ProgramOptions
 {
   unsigned int                  degree           = 3;
