@@ -31,7 +31,6 @@ namespace cellwise
     parameters.check();
     CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
     check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
-    CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the adaptive multigrid solver needs at least one level");
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));
     const auto start = std::chrono::steady_clock::now();

@@ -34,9 +34,9 @@ namespace cellwise
   public:
     using VectorType = CellVector<double>;
 
-    /// Set up on @p hierarchy (kept by reference). Supported: smoother jacobi
-    /// or chebyshev, precision fp64, outer cg or stationary, either coarse
-    /// solver; others throw cellwise::Error.
+    /// Set up on @p hierarchy (kept by reference). Supported: every smoother
+    /// (jacobi, chebyshev, patch), precision fp64, outer cg or stationary,
+    /// either coarse solver; mixed precision throws cellwise::Error.
     AdaptiveMultigridSolver(const LevelHierarchy      &hierarchy,
                             unsigned int               degree,
                             const MultigridParameters &parameters,
