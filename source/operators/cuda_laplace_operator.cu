@@ -74,8 +74,10 @@
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/operators/cuda_laplace_operator.h>
+#include <cellwise/operators/laplace_operator.h>
 #include <cellwise/kernels/laplace_cell.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace cellwise
@@ -625,12 +627,9 @@ namespace cellwise
       std::vector<Number> factors(3 * static_cast<std::size_t>(level.n_cells()));
       for (unsigned int c = 0; c < level.n_cells(); ++c)
         {
-          const CellBox &box = level.boxes[c];
-          for (unsigned int d = 0; d < 3; ++d)
-            CELLWISE_CHECK(box.size[d] > 0,
-                           "cell " << c << " has non-positive size " << box.size[d] << " along axis " << d);
-          // the host operator's rounding: factors computed in double, rounded once
-          kernels::laplace_factors(box.size.data(), factors.data() + 3 * static_cast<std::size_t>(c));
+          // the host operator's factors and checks, rounded once to Number
+          const std::array<Number, 3> f = checked_laplace_factors<Number>(level.boxes[c], c);
+          std::copy(f.begin(), f.end(), factors.begin() + 3 * static_cast<std::size_t>(c));
         }
       free_bytes(factors_);
       factors_ = nullptr;

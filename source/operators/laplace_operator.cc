@@ -18,6 +18,32 @@ namespace cellwise
     };
   }
 
+  template <typename Number>
+  std::array<Number, 3>
+  checked_laplace_factors(const CellBox &box, const unsigned int cell)
+  {
+    const auto &h = box.size;
+    for (unsigned int d = 0; d < 3; ++d)
+      CELLWISE_CHECK(h[d] > 0 && std::isfinite(h[d]),
+                     "cell " << cell << " has size " << h[d] << " along axis " << d << " (sizes must be positive and finite)");
+    std::array<Number, 3> c;
+    kernels::laplace_factors(h.data(), c.data());
+    const double volume   = h[0] * h[1] * h[2];
+    const bool   in_range = std::isnormal(volume) && std::isnormal(c[0]) && std::isnormal(c[1]) && std::isnormal(c[2]);
+    CELLWISE_CHECK(in_range, "cell " << cell << " of size " << h[0] << " x " << h[1] << " x " << h[2]
+                                      << " is out of the range of the " << (sizeof(Number) == 4 ? "FP32" : "FP64")
+                                      << " operator: its volume " << volume << " and metric factors " << c[0] << ", "
+                                      << c[1] << ", " << c[2]
+                                      << " must be normal finite numbers; scale the problem to moderate lengths"
+                                      << (sizeof(Number) == 4 ? " or solve in double precision" : ""));
+    return c;
+  }
+
+  template std::array<double, 3>
+  checked_laplace_factors<double>(const CellBox &, unsigned int);
+  template std::array<float, 3>
+  checked_laplace_factors<float>(const CellBox &, unsigned int);
+
   template <typename Number, typename Layout>
   LaplaceOperator<Number, Layout>::LaplaceOperator(const Level &level, const unsigned int degree)
   {
@@ -42,12 +68,7 @@ namespace cellwise
         }
     factors_.resize(level.n_cells());
     for (unsigned int c = 0; c < level.n_cells(); ++c)
-      {
-        const CellBox &box = level.boxes[c];
-        for (unsigned int d = 0; d < 3; ++d)
-          CELLWISE_CHECK(box.size[d] > 0, "cell " << c << " has non-positive size " << box.size[d] << " along axis " << d);
-        kernels::laplace_factors(box.size.data(), factors_[c].data());
-      }
+      factors_[c] = checked_laplace_factors<Number>(level.boxes[c], c);
     coefficients_.assign(level.n_cells(), 1.);
   }
 

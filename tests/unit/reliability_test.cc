@@ -100,7 +100,7 @@ TEST(Reliability, SolveRefusesAliasedVectorsAndGuessesOfAnotherShape)
       const MultigridSolver solver(h, 2, parameters);
       CellVector<double>    b;
       assemble_right_hand_side(fine, 2, one, b);
-      SolverControl control(20, 1e-10);
+      MonitorControl control(20, 1e-10);
 
       EXPECT_TRUE(contains(error_of([&] { solver.solve(b, b, control); }), "different vectors"));
       CellVector<double> wrong_degree(fine.n_cells(), 3), wrong_level(h.level(1).n_cells(), 2);
@@ -117,7 +117,7 @@ TEST(Reliability, SolveRefusesAliasedVectorsAndGuessesOfAnotherShape)
   const AdaptiveMultigridSolver adaptive(h, 2, MultigridParameters{});
   CellVector<double>            b;
   adaptive.assemble_right_hand_side(one, b);
-  SolverControl control(20, 1e-10);
+  MonitorControl control(20, 1e-10);
   EXPECT_TRUE(contains(error_of([&] { adaptive.solve(b, b, control); }), "different vectors"));
   CellVector<double> wrong(b.n_cells(), 3);
   EXPECT_TRUE(contains(error_of([&] { adaptive.solve(wrong, b, control); }), "initial guess of"));
@@ -141,4 +141,29 @@ TEST(Reliability, BoxesBeyondTheIndexTypesAreRefusedBeforeAllocation)
   // a coarse box over the cell limit by itself
   box.subdivisions = {{1u << 20, 1u << 20, 4}};
   EXPECT_TRUE(contains(error_of([&] { make_coarse_box(box); }), "a level can hold"));
+}
+
+TEST(Reliability, BoxesOutOfTheNumberRangeGetTheRealCause)
+{
+  auto box_of_width = [](const double width) {
+    BoxDescription box;
+    box.upper = {{width, width, width}};
+    return make_box_hierarchy(box, 1);
+  };
+  // 1e-300: the cell volume underflows (it showed as a NaN in the right-hand
+  // side); 1e308: it overflows (an infinite Cholesky pivot)
+  for (const double width : {1e-300, 1e308})
+    {
+      const LevelHierarchy h = box_of_width(width);
+      const std::string    m = error_of([&] { MultigridSolver solver(h, 2, MultigridParameters{}); });
+      EXPECT_TRUE(contains(m, "out of the range of the FP64 operator") && contains(m, "scale the problem")) << width << ": " << m;
+    }
+  // 1e40: fine in FP64, but the metric factors overflow FP32 (it showed as
+  // "not SPD" in mixed precision)
+  const LevelHierarchy h = box_of_width(1e40);
+  EXPECT_EQ(error_of([&] { MultigridSolver solver(h, 2, MultigridParameters{}); }), "");
+  MultigridParameters mixed;
+  mixed.precision     = Precision::mixed;
+  const std::string m = error_of([&] { MultigridSolver solver(h, 2, mixed); });
+  EXPECT_TRUE(contains(m, "FP32 operator") && contains(m, "double precision")) << m;
 }

@@ -23,6 +23,20 @@
 
 namespace cellwise
 {
+  /**
+   * The metric factors (h_y h_z / h_x, h_x h_z / h_y, h_x h_y / h_z) of cell
+   * @p cell, computed in double and rounded once to Number, as both backends
+   * store them. Throws cellwise::Error naming the cell unless its sizes are
+   * positive and finite and its volume and the rounded factors are normal
+   * finite numbers: a box of width 1e-300 or 1e308, or cells too small or
+   * large for the FP32 levels of mixed precision, would otherwise surface as
+   * a NaN in the right-hand side, an infinite Cholesky pivot or a matrix that
+   * is "not SPD".
+   */
+  template <typename Number>
+  std::array<Number, 3>
+  checked_laplace_factors(const CellBox &box, unsigned int cell);
+
   template <typename Number, typename Layout = CellContiguous>
   class LaplaceOperator : public LevelOperator<CellVector<Number, MemorySpace::Host, Layout>>
   {
