@@ -5,6 +5,8 @@
 #include <deal.II/lac/solver_control.h>
 
 #include <functional>
+#include <ostream>
+#include <utility>
 #include <sstream>
 
 namespace cellwise::dealii
@@ -38,6 +40,18 @@ namespace cellwise::dealii
     return out.str();
   }
 
+  NoConvergenceWithReason::NoConvergenceWithReason(const unsigned int last_step, const double last_value, std::string reason)
+    : ::dealii::SolverControl::NoConvergence(last_step, last_value)
+    , reason_(std::move(reason))
+  {}
+
+  void
+  NoConvergenceWithReason::print_info(std::ostream &out) const
+  {
+    out << "cellwise: " << reason_ << "\n\n";
+    ::dealii::SolverControl::NoConvergence::print_info(out);
+  }
+
   MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                  const MultigridParameters        &parameters,
                                                  std::ostream                     *log)
@@ -67,7 +81,9 @@ namespace cellwise::dealii
         }
       catch (const NoConvergence &e)
         {
-          throw ::dealii::SolverControl::NoConvergence(e.last_step, e.last_value);
+          // deal.II's exception type, so that step-37-style code catches it,
+          // and the cell-wise solver's reason with it
+          throw NoConvergenceWithReason(e.last_step, e.last_value, e.what());
         }
     }
   } // namespace

@@ -16,6 +16,7 @@
 
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 
 namespace
@@ -83,6 +84,13 @@ main(int argc, char **argv)
     catch (const dealii::SolverControl::NoConvergence &e)
       {
         out << "iteration limit: SolverControl::NoConvergence after " << e.last_step << " steps" << std::endl;
+        // the cell-wise reason travels with deal.II's exception
+        const auto *with_reason = dynamic_cast<const cellwise::dealii::NoConvergenceWithReason *>(&e);
+        std::ostringstream info;
+        e.print_info(info);
+        out << "iteration limit: reason given: "
+            << yes_no(with_reason != nullptr && info.str().find("reported failure at step 2") != std::string::npos)
+            << std::endl;
       }
   }
 

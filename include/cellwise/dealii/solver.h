@@ -22,6 +22,7 @@
 #include <deal.II/dofs/dof_handler.h>
 
 #include <iosfwd>
+#include <string>
 #include <memory>
 
 namespace dealii
@@ -62,6 +63,32 @@ namespace cellwise::dealii
   };
 
   /**
+   * deal.II's SolverControl::NoConvergence, as the fast entry points throw it
+   * (catch it as that), with the reason the cell-wise solver stopped: the
+   * iteration limit, divergence, or a monitored value that is not finite (an
+   * overflow), which deal.II's exception alone reduces to "the residual in
+   * the last step was inf". print_info() gives the reason first.
+   */
+  class NoConvergenceWithReason : public ::dealii::SolverControl::NoConvergence
+  {
+  public:
+    NoConvergenceWithReason(unsigned int last_step, double last_value, std::string reason);
+
+    void
+    print_info(std::ostream &out) const override;
+
+    /// Why the cell-wise solver stopped (a complete sentence).
+    const std::string &
+    reason() const
+    {
+      return reason_;
+    }
+
+  private:
+    std::string reason_;
+  };
+
+  /**
    * The cell-wise multigrid solver for the Laplacian with homogeneous
    * Dirichlet conditions on a globally refined mesh, set up from a DoFHandler
    * (FE_Q(p) with level DoFs; see import_dof_handler() for what is refused).
@@ -95,7 +122,7 @@ namespace cellwise::dealii
      * boundary values (VectorTools::interpolate_boundary_values) the
      * inhomogeneous one, as for MultigridSolver::solve. Iterations are reported to
      * @p control; on failure throws ::dealii::SolverControl::NoConvergence
-     * like deal.II's solvers. Throws cellwise::Error if the DoFHandler was
+     * like deal.II's solvers (a NoConvergenceWithReason, which says why). Throws cellwise::Error if the DoFHandler was
      * renumbered since the set-up (check_numbering_unchanged).
      */
     SolveStatistics
