@@ -62,7 +62,7 @@ namespace cellwise
           {
             CELLWISE_CHECK(!has_refinement_edge(level), "level 0 must cover the domain");
             components.smoothers.push_back(nullptr);
-            if (parameters.coarse_solver == CoarseSolverType::cholesky)
+            if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
               components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double>>(level, *op, dirichlet);
             else
               components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, dirichlet, parameters),
@@ -73,7 +73,7 @@ namespace cellwise
         if (log)
           *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, " << std::setw(10)
                << mesh_.active_cells[l].size() << " active, "
-               << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
+               << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
                << std::endl;
       }
     if (hierarchy.n_levels() > 1)

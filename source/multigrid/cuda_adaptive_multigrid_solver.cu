@@ -66,7 +66,7 @@ namespace cellwise
             {
               CELLWISE_CHECK(!has_refinement_edge(level), "level 0 must cover the domain");
               components.smoothers.push_back(nullptr);
-              if (parameters.coarse_solver == CoarseSolverType::cholesky)
+              if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
                 components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double, Layout>>(level, degree, dirichlet);
               else
                 {
@@ -86,7 +86,7 @@ namespace cellwise
           if (log)
             *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, " << std::setw(10)
                  << mesh_.active_cells[l].size() << " active, "
-                 << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
+                 << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
                  << " (device)" << std::endl;
         }
       active_mask_.copy_from_host(host_active_mask);

@@ -65,7 +65,7 @@ namespace cellwise
             if (l == 0)
               {
                 components.smoothers.push_back(nullptr);
-                if (parameters.coarse_solver == CoarseSolverType::cholesky)
+                if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
                   components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask);
                 else
                   components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, mask, parameters),
@@ -75,7 +75,7 @@ namespace cellwise
               components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters));
             if (log)
               *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
-                   << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
+                   << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
                    << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << " (device)" << std::endl;
           }
         if (hierarchy.n_levels() > 1)

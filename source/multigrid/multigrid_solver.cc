@@ -4,6 +4,7 @@
 #include <cellwise/multigrid/level_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/storage/dof_numbering.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
 
@@ -54,16 +55,48 @@ namespace cellwise
   CoarseSolverType
   parse_coarse_solver_type(const std::string &name)
   {
+    if (name == "auto")
+      return CoarseSolverType::automatic;
     if (name == "cholesky")
       return CoarseSolverType::cholesky;
     if (name == "smoother")
       return CoarseSolverType::smoother;
-    CELLWISE_CHECK(false, "unknown coarse solver '" << name << "': use cholesky or smoother");
+    CELLWISE_CHECK(false, "unknown coarse solver '" << name << "': use auto, cholesky or smoother");
   }
   std::string
   to_string(const CoarseSolverType type)
   {
-    return type == CoarseSolverType::cholesky ? "cholesky" : "smoother";
+    return type == CoarseSolverType::automatic ? "auto" : type == CoarseSolverType::cholesky ? "cholesky" : "smoother";
+  }
+
+  namespace
+  {
+    unsigned int
+    unique_dofs(const Level &level, const unsigned int degree)
+    {
+      // a box level: (n_x p + 1)(n_y p + 1)(n_z p + 1) would do, but the
+      // numbering also counts imported and locally refined coarse levels
+      return make_dof_numbering(level, degree).n_unique;
+    }
+  } // namespace
+
+  CoarseSolverType
+  coarse_solver_for(const MultigridParameters &parameters, const Level &coarse_level, const unsigned int degree)
+  {
+    if (parameters.coarse_solver != CoarseSolverType::automatic)
+      return parameters.coarse_solver;
+    return unique_dofs(coarse_level, degree) <= automatic_cholesky_max_dofs ? CoarseSolverType::cholesky : CoarseSolverType::smoother;
+  }
+
+  std::string
+  describe_coarse_solver(const MultigridParameters &parameters, const Level &coarse_level, const unsigned int degree)
+  {
+    const CoarseSolverType type = coarse_solver_for(parameters, coarse_level, degree);
+    std::string            text = "coarse solver " + to_string(type);
+    if (parameters.coarse_solver == CoarseSolverType::automatic)
+      text += " (automatic: " + std::to_string(unique_dofs(coarse_level, degree)) + " DoFs, Cholesky up to " +
+              std::to_string(automatic_cholesky_max_dofs) + ")";
+    return text;
   }
 
   void
@@ -146,7 +179,7 @@ namespace cellwise
           if (l == 0)
             {
               components.smoothers.push_back(nullptr);
-              if (parameters.coarse_solver == CoarseSolverType::cholesky)
+              if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
                 components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number>>(level, *op, mask);
               else
                 components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, mask, parameters),
@@ -156,7 +189,7 @@ namespace cellwise
             components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters));
           if (log)
             *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
-                 << (l == 0 ? "coarse solver " + to_string(parameters.coarse_solver) : "smoother " + to_string(parameters.smoother))
+                 << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
                  << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << std::endl;
         }
       if (hierarchy.n_levels() > 1)

@@ -409,7 +409,7 @@ namespace cellwise::dealii
       smoothers_.resize(n_levels);
       for (unsigned int l = 0; l < n_levels; ++l)
         smoothers_[l] = make_level_smoother(imported.hierarchy.level(l), *operators[l], masks[l], parameters);
-      if (parameters.coarse_solver == CoarseSolverType::cholesky)
+      if (coarse_solver_for(parameters, imported.hierarchy.level(0), imported.degree) == CoarseSolverType::cholesky)
         return std::make_shared<CholeskyCoarseSolver<Number>>(imported.hierarchy.level(0), *operators[0], masks[0]);
       return std::make_shared<SmootherCoarseSolver<VectorType>>(smoothers_[0], parameters.coarse_smoother_applications);
     }

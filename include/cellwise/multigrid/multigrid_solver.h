@@ -31,8 +31,9 @@ namespace cellwise
 
   enum class CoarseSolverType
   {
-    cholesky, ///< exact: dense Cholesky of the assembled coarse matrix
-    smoother  ///< the level smoother, applied a fixed number of times
+    automatic, ///< cholesky where its set-up is cheap (coarse_solver_for), else smoother
+    cholesky,  ///< exact: dense Cholesky of the assembled coarse matrix
+    smoother   ///< the level smoother, applied a fixed number of times
   };
 
   enum class OuterIteration
@@ -97,7 +98,7 @@ namespace cellwise
     /// Vertex patch: sweeps per application.
     unsigned int patch_sweeps = 1;
 
-    CoarseSolverType coarse_solver                = CoarseSolverType::cholesky;
+    CoarseSolverType coarse_solver                = CoarseSolverType::automatic;
     unsigned int     coarse_smoother_applications = 20;
 
     OuterIteration outer = OuterIteration::cg;
@@ -140,6 +141,25 @@ namespace cellwise
     void
     check() const;
   };
+
+  /// Largest number of unique DoFs of the coarse level for which
+  /// CoarseSolverType::automatic takes the dense Cholesky solve: its set-up
+  /// is cubic in the DoFs (measured on the 2-core development machine: 11–13 s
+  /// at 3536 free DoFs, 150 s at 8855), the smoother coarse solve costs
+  /// 0.02–0.07 s at the same iteration counts, so above about a second of
+  /// set-up the smoother is the better choice.
+  constexpr unsigned int automatic_cholesky_max_dofs = 1500;
+
+  /// The coarse solver that @p parameters ask for on @p coarse_level with
+  /// FE_Q(@p degree): automatic resolved by the number of unique DoFs of the
+  /// level (automatic_cholesky_max_dofs).
+  CoarseSolverType
+  coarse_solver_for(const MultigridParameters &parameters, const Level &coarse_level, unsigned int degree);
+
+  /// What the set-up logs about the coarse solver: "coarse solver cholesky"
+  /// or, where it was picked, "coarse solver smoother (automatic: 8855 DoFs)".
+  std::string
+  describe_coarse_solver(const MultigridParameters &parameters, const Level &coarse_level, unsigned int degree);
 
   /**
    * The outer solve shared by the host and CUDA multigrid solvers: reports a
