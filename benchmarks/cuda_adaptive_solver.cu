@@ -163,7 +163,7 @@ namespace
     for (int run = 0; run < 3; ++run)
       {
         Vector        u(n_cells, degree);
-        SolverControl control(200, 1e-14);
+        MonitorControl control(200, 1e-14);
         CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
         const auto start = std::chrono::steady_clock::now();
         try

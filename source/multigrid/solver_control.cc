@@ -6,7 +6,7 @@
 
 namespace cellwise
 {
-  SolverControl::SolverControl(const unsigned int max_steps,
+  MonitorControl::MonitorControl(const unsigned int max_steps,
                                const double       reduction,
                                const double       absolute_tolerance,
                                const double       divergence_factor)
@@ -22,7 +22,7 @@ namespace cellwise
   }
 
   IterationControl::State
-  SolverControl::check(const unsigned int step, const double value)
+  MonitorControl::check(const unsigned int step, const double value)
   {
     last_step_  = step;
     last_value_ = value;

@@ -264,14 +264,14 @@ namespace
     CellVector<double>                      b, u_host;
     host.assemble_right_hand_side(sine_rhs, b);
     u_host.reinit(b);
-    SolverControl         host_control(200, 1e-9);
+    MonitorControl         host_control(200, 1e-9);
     const SolveStatistics host_statistics = host.solve(u_host, b, host_control);
     const double          host_error      = host.compute_l2_error(u_host, sine, c.degree + 1);
 
     const cuda::AdaptiveMultigridSolver<Layout>   device(h, c.degree, p);
     CellVector<double, MemorySpace::CUDA, Layout> u(device.n_active_cells(), c.degree);
     const auto                                    db = to_device(relayout<Layout>(b));
-    SolverControl                                 control(200, 1e-9);
+    MonitorControl                                 control(200, 1e-9);
     const SolveStatistics                         statistics = device.solve(u, db, control);
     const CellVector<double>                      u_back     = relayout<CellContiguous>(to_host(u));
     const double device_error = compute_l2_error(device.active_mesh().level, u_back, ScalarFunction(sine), true, c.degree + 1);

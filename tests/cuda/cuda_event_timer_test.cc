@@ -97,7 +97,7 @@ TEST(CudaEventTimer, timed_solver_computes_what_the_untimed_one_does)
   const cuda::MultigridSolver<CellContiguous> timed(mesh, 3, parameters, nullptr, &timer);
 
   Vector        u_plain(fine.n_cells(), 3), u_timed(fine.n_cells(), 3);
-  SolverControl control_plain(20, 1e-9), control_timed(20, 1e-9);
+  MonitorControl control_plain(20, 1e-9), control_timed(20, 1e-9);
   const auto    plain_statistics = plain.solve(u_plain, b, control_plain);
   const auto    timed_statistics = timed.solve(u_timed, b, control_timed);
   EXPECT_EQ(plain_statistics.monitor, timed_statistics.monitor);

@@ -123,7 +123,7 @@ TEST(CudaMultigridSolver, mixed_patch_solve_matches_host)
       CellVector<double>   b, u_host(fine.n_cells(), 3);
       assemble_right_hand_side(fine, 3, rhs, b);
       const MultigridSolver host(mesh, 3, parameters);
-      SolverControl         host_control(50, 1e-9);
+      MonitorControl         host_control(50, 1e-9);
       const unsigned int    host_cycles = host.solve(u_host, b, host_control).iterations();
 
       const double u_norm = std::sqrt(u_host.dot(u_host) / u_host.storage_size());
@@ -135,7 +135,7 @@ TEST(CudaMultigridSolver, mixed_patch_solve_matches_host)
         const cuda::MultigridSolver<Layout>     device(mesh, 3, parameters);
         CellVector<double, MemorySpace::CUDA, Layout> du(fine.n_cells(), 3);
         const auto         db             = to_device(relayout<Layout>(b));
-        SolverControl      device_control(50, 1e-9);
+        MonitorControl      device_control(50, 1e-9);
         const unsigned int device_cycles = device.solve(du, db, device_control).iterations();
         const auto         u_back        = relayout<CellContiguous>(to_host(du));
         const double       e_device      = compute_l2_error(fine, u_back, solution);
@@ -176,7 +176,7 @@ TEST(CudaMultigridSolver, names_non_finite_inputs)
           CellVector<double> bad_b = b, u(fine.n_cells(), 3);
           (bad_guess ? u : bad_b)(5, 7) = std::nan("");
           auto          du = to_device(relayout<CellBlocked<32>>(u));
-          SolverControl control(20, 1e-9);
+          MonitorControl control(20, 1e-9);
           try
             {
               solver.solve(du, to_device(relayout<CellBlocked<32>>(bad_b)), control);
@@ -190,7 +190,7 @@ TEST(CudaMultigridSolver, names_non_finite_inputs)
             }
           // and a clean solve with the same solver afterwards
           CellVector<double, MemorySpace::CUDA, CellBlocked<32>> clean(fine.n_cells(), 3);
-          SolverControl                                          clean_control(20, 1e-9);
+          MonitorControl                                          clean_control(20, 1e-9);
           EXPECT_NO_THROW(solver.solve(clean, db, clean_control));
           EXPECT_LE(clean_control.last_value(), 1e-9 * clean_control.initial_value());
         }
@@ -243,14 +243,14 @@ TYPED_TEST(CudaMultigrid, default_problem_matches_host)
         CellVector<double> host_b, host_u(fine.n_cells(), degree);
         assemble_right_hand_side(fine, degree, rhs, host_b);
         const cellwise::MultigridSolver host(mesh, degree, parameters);
-        SolverControl                   host_control(100, 1e-9);
+        MonitorControl                   host_control(100, 1e-9);
         const SolveStatistics           host_statistics = host.solve(host_u, host_b, host_control);
         const double host_error = compute_l2_error(fine, host_u, solution, true, degree + 1);
 
         const cuda::MultigridSolver<Layout> device(mesh, degree, parameters);
         Vector                              u(fine.n_cells(), degree);
         const Vector                        db = to_device(b);
-        SolverControl                       control(100, 1e-9);
+        MonitorControl                       control(100, 1e-9);
         const SolveStatistics               statistics = device.solve(u, db, control);
         const double device_error = compute_l2_error(fine, to_host(u), solution, true, degree + 1);
 

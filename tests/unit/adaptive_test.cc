@@ -53,7 +53,7 @@ namespace
     CellVector<double> b;
     solver.assemble_right_hand_side(sine_rhs, b);
     u.reinit(b);
-    SolverControl control(200, tolerance);
+    MonitorControl control(200, tolerance);
     return solver.solve(u, b, control);
   }
 
@@ -385,7 +385,7 @@ TEST(AdaptiveSolver, UniformHierarchyMatchesUniformSolver)
   MultigridSolver    uniform(h, degree, parameters());
   CellVector<double> b, v(h.levels.back().n_cells(), degree);
   assemble_right_hand_side(h.levels.back(), degree, sine_rhs, b);
-  SolverControl control(100, 1e-13);
+  MonitorControl control(100, 1e-13);
   uniform.solve(v, b, control);
   u.add(-1., v);
   EXPECT_LE(u.linfty_norm(), 1e-10 * v.linfty_norm());
@@ -447,7 +447,7 @@ TEST(AdaptiveSolver, MatchesDirectSolveWithHangingNodeConstraints)
         CellVector<double>      b, u;
         solver.assemble_right_hand_side(sine_rhs, b);
         u.reinit(b);
-        SolverControl control(300, 1e-14);
+        MonitorControl control(300, 1e-14);
         solver.solve(u, b, control);
 
         const ConstrainedSpace   space  = make_constrained_space(solver.active_mesh(), test.degree, test.box);

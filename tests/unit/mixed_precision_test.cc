@@ -58,7 +58,7 @@ TEST(MixedPrecision, RebalancingKeepsTheRoundedResidualAccurate)
   MultigridSolver      solver(h, 3, MultigridParameters{});
   CellVector<double>   b, u(fine.n_cells(), 3), r;
   assemble_right_hand_side(fine, 3, sine_rhs, b);
-  SolverControl control(100, 1e-7);
+  MonitorControl control(100, 1e-7);
   solver.solve(u, b, control);
   solver.fine_operator().residual(r, b, u);
   r.scale(solver.dirichlet_mask());
@@ -95,7 +95,7 @@ TEST_P(MixedMatchesDouble, SameIterationCounts)
           parameters.precision = precision;
           MultigridSolver    solver(h, 3, parameters);
           CellVector<double> u(fine.n_cells(), 3);
-          SolverControl      control(50, 1e-9);
+          MonitorControl      control(50, 1e-9);
           const auto         statistics = solver.solve(u, b, control);
           iterations[precision == Precision::mixed] = statistics.iterations();
           fractional[precision == Precision::mixed] = statistics.fractional_iterations(1e-9);
@@ -150,7 +150,7 @@ TEST(MixedPrecision, ExtrapolatedStopSavesTheLastCycle)
     {
       CountingPreconditioner V(solver.preconditioner());
       CellVector<double>     u(fine.n_cells(), 3);
-      SolverControl          control(50, 1e-9);
+      MonitorControl          control(50, 1e-9);
       corrections[extrapolated] =
         solve_stationary<CellVector<double>>(solver.fine_operator(), V, u, b, solver.dirichlet_mask(), control, rebalance, extrapolated)
           .iterations();
@@ -177,7 +177,7 @@ TEST(MixedPrecision, WithoutRebalancingTheStationaryIterationStalls)
       parameters.rebalance_every = period;
       MultigridSolver    solver(h, 3, parameters);
       CellVector<double> u(fine.n_cells(), 3);
-      SolverControl      control(30, 1e-11);
+      MonitorControl      control(30, 1e-11);
       if (period == 0)
         EXPECT_THROW(solver.solve(u, b, control), NoConvergence) << "no stall without rebalancing";
       else
@@ -262,7 +262,7 @@ TEST(MixedPrecision, FusedStepGivesTheIteratesOfTheWidenedOne)
       };
       const CountingPreconditioner widened(solver.preconditioner());
       CellVector<double>      u_fused(fine.n_cells(), 3), u_widened(fine.n_cells(), 3);
-      SolverControl           control_fused(50, 1e-9), control_widened(50, 1e-9);
+      MonitorControl           control_fused(50, 1e-9), control_widened(50, 1e-9);
       const auto fused = solve_stationary<CellVector<double>>(solver.fine_operator(), solver.preconditioner(), u_fused, b,
                                                               solver.dirichlet_mask(), control_fused, rebalance);
       const auto reference = solve_stationary<CellVector<double>>(solver.fine_operator(), widened, u_widened, b,
@@ -336,7 +336,7 @@ TEST(MixedPrecision, CorrectedResidualTakesTheUpdateAndTheNextResidual)
           return true;
         });
       CellVector<double> u(fine.n_cells(), 3);
-      SolverControl      control(50, 1e-9);
+      MonitorControl      control(50, 1e-9);
       const auto         statistics =
         solve_stationary<CellVector<double>>(solver.fine_operator(), V, u, b, solver.dirichlet_mask(), control, rebalance);
       EXPECT_GE(statistics.iterations(), 2u);

@@ -813,7 +813,7 @@ TEST(VertexPatchSmoother, OuterIterationCountsOfTable10)
       parameters.cycle    = c.cycle;
       const MultigridSolver solver(h, p, parameters);
       CellVector<double>    u(fine.n_cells(), p);
-      SolverControl         control(100, 1e-9);
+      MonitorControl         control(100, 1e-9);
       const SolveStatistics statistics = solver.solve(u, b, control);
       EXPECT_EQ(statistics.iterations(), c.iterations) << to_string(c.outer) << " " << to_string(c.cycle);
       EXPECT_NEAR(statistics.fractional_iterations(1e-9), c.fractional, 0.02) << to_string(c.outer) << " " << to_string(c.cycle);

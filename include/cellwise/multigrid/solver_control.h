@@ -3,9 +3,11 @@
  * @file
  * The stopping decision of the outer iterations. IterationControl has the
  * interface of deal.II's SolverControl::check(step, value), so that the deal.II
- * adapters can forward to deal.II's own object; SolverControl is cellwise's
- * implementation: relative reduction of the monitored value, an iteration
- * limit, and divergence detection.
+ * adapters can forward to deal.II's own object; MonitorControl is cellwise's
+ * implementation: relative reduction of the monitored value (the cycle's η,
+ * doc/method.md), an iteration limit, and divergence detection. It is not
+ * called SolverControl, so that a program with `using namespace dealii;` and
+ * cellwise names finds deal.II's SolverControl unambiguously.
  */
 
 #include <cmath>
@@ -39,7 +41,7 @@ namespace cellwise
     }
   };
 
-  class SolverControl : public IterationControl
+  class MonitorControl : public IterationControl
   {
   public:
     /**
@@ -48,7 +50,7 @@ namespace cellwise
      * @param absolute_tolerance success also when value <= absolute_tolerance
      * @param divergence_factor failure when value > divergence_factor * initial
      */
-    explicit SolverControl(unsigned int max_steps          = 100,
+    explicit MonitorControl(unsigned int max_steps          = 100,
                            double       reduction          = 1e-9,
                            double       absolute_tolerance = 0.,
                            double       divergence_factor  = 1e3);
