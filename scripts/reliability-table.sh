@@ -28,6 +28,8 @@ cases=(
   "--box 0,0,0,1,1"
   "--subdivisions 0,1,1"
   "--subdivisions 1024,1024,512 --refinements 1"
+  "--refinements 9"
+  "--refinements 2-3 --max-iterations 1"
   "--smoother gauss"
   "--solver gmres"
   "--precision half"

@@ -8,6 +8,8 @@
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/base/system_memory.h>
+#include <cellwise/multigrid/memory_estimate.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 #ifdef CELLWISE_WITH_CUDA
@@ -66,7 +68,59 @@ namespace
   {
     if (options.fixed_iterations > 0)
       return std::make_unique<cellwise::FixedIterationControl>(options.fixed_iterations);
-    return std::make_unique<cellwise::SolverControl>(options.max_iterations, options.tolerance);
+    return std::make_unique<cellwise::MonitorControl>(options.max_iterations, options.tolerance);
+  }
+
+  /// Forwards to the control of the options and keeps the monitored values,
+  /// so that a solve that fails can still show its history.
+  class RecordingControl : public cellwise::IterationControl
+  {
+  public:
+    explicit RecordingControl(cellwise::IterationControl &inner)
+      : inner_(inner)
+    {}
+    State
+    check(const unsigned int step, const double value) override
+    {
+      values_.push_back(value);
+      return inner_.check(step, value);
+    }
+    std::string
+    failure_reason() const override
+    {
+      return inner_.failure_reason();
+    }
+    /// Prints the values relative to the first, one line per iteration.
+    void
+    print_history(std::ostream &out) const
+    {
+      for (std::size_t k = 0; k < values_.size(); ++k)
+        out << "  iteration " << k << ": η/η_0 = " << values_[k] / values_[0] << "\n";
+      out << std::flush;
+    }
+
+  private:
+    cellwise::IterationControl &inner_;
+    std::vector<double>         values_;
+  };
+
+  /// Runs @p solve with a RecordingControl around @p control; on an
+  /// exception prints the history of the failed solve and rethrows.
+  template <typename Solve>
+  cellwise::SolveStatistics
+  solve_with_history(cellwise::IterationControl &control, const Solve &solve)
+  {
+    RecordingControl recorder(control);
+    try
+      {
+        return solve(recorder);
+      }
+    catch (...)
+      {
+        std::cout << "  history of the failed solve:\n";
+        recorder.print_history(std::cout);
+        throw;
+      }
   }
 
   /// One adaptive mesh: L global and k local refinements (003 Algorithms 4–5),
@@ -109,11 +163,13 @@ namespace
     Row             row;
 #ifdef CELLWISE_WITH_CUDA
     if (on_device)
-      statistics = device_solver->solve(u, b, *control, row.solve_seconds); // timed between device synchronizations
+      statistics = solve_with_history(*control, [&](cellwise::IterationControl &c) {
+        return device_solver->solve(u, b, c, row.solve_seconds); // timed between device synchronizations
+      });
     else
 #endif
       {
-        statistics        = solver->solve(u, b, *control);
+        statistics = solve_with_history(*control, [&](cellwise::IterationControl &c) { return solver->solve(u, b, c); });
         row.solve_seconds = seconds_since(solve_start);
       }
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
@@ -131,6 +187,63 @@ namespace
   }
 
   const char *table_header = " L      cells         DoFs  iter  frac.  η_n/η_0    ρ      L2 error   rate  setup[s]  solve[s]   MDoF/s";
+
+  /// An error at one level of the refinement range, with the level named.
+  struct LevelFailure : std::runtime_error
+  {
+    LevelFailure(const std::string &what, const bool no_convergence)
+      : std::runtime_error(what)
+      , no_convergence(no_convergence)
+    {}
+    bool no_convergence;
+  };
+
+  void
+  print_summary(const std::vector<Row> &rows)
+  {
+    std::cout << "\nSummary\n" << table_header << "\n";
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      std::cout << format_row(rows[k], k > 0 ? &rows[k - 1] : nullptr) << "\n";
+    std::cout << std::flush;
+  }
+
+  void
+  solve_level(const ProgramOptions &options, const ManufacturedSolution &solution, bool on_device, int L, std::vector<Row> &rows);
+
+  /// The cells of the finest level of a uniform run at refinement @p L.
+  double
+  finest_cells(const ProgramOptions &options, const int L)
+  {
+    return double(options.box.subdivisions[0]) * options.box.subdivisions[1] * options.box.subdivisions[2] *
+           std::ldexp(1., 3 * L);
+  }
+
+  /// Refuses refinement @p L before anything is allocated when the estimated
+  /// host memory of its solve exceeds what the system has available, naming
+  /// the estimate and the largest refinement that fits (a run that the
+  /// operating system kills says nothing).
+  void
+  check_host_memory(const ProgramOptions &options, const int L)
+  {
+    const double available = double(cellwise::available_host_memory());
+    const auto   estimate  = [&](const int l) {
+      return cellwise::estimate_host_solve_bytes(finest_cells(options, l), options.degree, options.multigrid.precision);
+    };
+    if (available <= 0 || estimate(L) <= available)
+      return;
+    int fits = L - 1;
+    while (fits >= 0 && estimate(fits) > available)
+      --fits;
+    std::ostringstream message;
+    message << "L = " << L << " needs about " << cellwise::format_bytes(estimate(L))
+            << " of host memory (estimated from the mesh and the options), " << cellwise::format_bytes(available)
+            << " are available; ";
+    if (fits >= 0)
+      message << "the largest refinement that fits is L = " << fits << " (" << cellwise::format_bytes(estimate(fits)) << ")";
+    else
+      message << "not even L = 0 fits";
+    throw cellwise::Error(message.str());
+  }
 
   int
   run(const ProgramOptions &options)
@@ -174,70 +287,87 @@ namespace
 
     std::vector<Row> rows;
     for (int L = options.min_refinements; L <= options.max_refinements; ++L)
-      {
-        std::cout << "L = " << L << ": setting up" << std::endl;
-        if (options.adaptive_steps > 0)
-          {
-            rows.push_back(solve_adaptive(options, solution, L, on_device));
-            std::cout << table_header << "\n" << format_row(rows.back(), rows.size() > 1 ? &rows[rows.size() - 2] : nullptr) << std::endl;
-            continue;
-          }
-        const auto           setup_start = std::chrono::steady_clock::now();
-        const LevelHierarchy hierarchy   = make_box_hierarchy(options.box, L, CellOrdering::child_major);
-        const Level         &fine        = hierarchy.levels.back();
-        // one of the two solvers, by --backend
-        std::unique_ptr<MultigridSolver> solver;
-#ifdef CELLWISE_WITH_CUDA
-        std::unique_ptr<DeviceSolve> device_solver;
-        if (on_device)
-          device_solver = std::make_unique<DeviceSolve>(hierarchy, options.degree, options.multigrid, &std::cout);
-        else
-#endif
-          solver = std::make_unique<MultigridSolver>(hierarchy, options.degree, options.multigrid, &std::cout);
-        CellVector<double>   b, u(fine.n_cells(), options.degree);
-        assemble_right_hand_side(fine, options.degree, solution.right_hand_side, b);
-        const double setup_seconds = seconds_since(setup_start);
-
-        const auto      control = make_control(options);
-        const auto      solve_start = std::chrono::steady_clock::now();
-        SolveStatistics statistics;
-        double          solve_seconds = 0;
-#ifdef CELLWISE_WITH_CUDA
-        if (on_device)
-          statistics = device_solver->solve(u, b, *control, solve_seconds); // timed between device synchronizations
-        else
-#endif
-          {
-            statistics    = solver->solve(u, b, *control);
-            solve_seconds = seconds_since(solve_start);
-          }
-        for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
-          std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
-
-        Row row;
-        row.level = L;
-        row.cells = fine.n_cells();
-        row.dofs  = 1;
-        for (unsigned int d = 0; d < 3; ++d)
-          row.dofs *= double(options.box.subdivisions[d]) * double(1u << L) * options.degree + 1;
-        row.iterations            = statistics.iterations();
-        row.fractional_iterations = statistics.fractional_iterations(options.tolerance);
-        row.reduction             = statistics.reduction();
-        row.contraction           = statistics.average_contraction();
-        // QGauss(p+1) for the error, as the papers' tables (000 Table 2: 2.419e-7 at
-        // L = 4); p+2 points give 3.018e-7 there, the same rate.
-        row.l2_error              = compute_l2_error(fine, u, solution.solution, true, options.degree + 1);
-        row.setup_seconds         = setup_seconds;
-        row.solve_seconds         = solve_seconds;
-        rows.push_back(row);
-        std::cout << table_header << "\n" << format_row(row, rows.size() > 1 ? &rows[rows.size() - 2] : nullptr) << std::endl;
-      }
-
-    std::cout << "\nSummary\n" << table_header << "\n";
-    for (std::size_t k = 0; k < rows.size(); ++k)
-      std::cout << format_row(rows[k], k > 0 ? &rows[k - 1] : nullptr) << "\n";
-    std::cout << std::flush;
+      try
+        {
+          solve_level(options, solution, on_device, L, rows);
+        }
+      catch (const std::exception &e)
+        {
+          // which level failed, and the rows finished before it; the error
+          // itself goes to stderr (one line) from main
+          std::cout << "L = " << L << " failed: " << e.what() << std::endl;
+          print_summary(rows);
+          throw LevelFailure("at L = " + std::to_string(L) + ": " + e.what(),
+                             dynamic_cast<const cellwise::NoConvergence *>(&e) != nullptr);
+        }
+    print_summary(rows);
     return 0;
+  }
+
+  void
+  solve_level(const ProgramOptions &options, const ManufacturedSolution &solution, const bool on_device, const int L, std::vector<Row> &rows)
+  {
+    using namespace cellwise;
+    if (options.adaptive_steps == 0 && !on_device)
+      check_host_memory(options, L);
+    std::cout << "L = " << L << ": setting up" << std::endl;
+    if (options.adaptive_steps > 0)
+      {
+        rows.push_back(solve_adaptive(options, solution, L, on_device));
+        std::cout << table_header << "\n" << format_row(rows.back(), rows.size() > 1 ? &rows[rows.size() - 2] : nullptr) << std::endl;
+        return;
+      }
+    const auto           setup_start = std::chrono::steady_clock::now();
+    const LevelHierarchy hierarchy   = make_box_hierarchy(options.box, L, CellOrdering::child_major);
+    const Level         &fine        = hierarchy.levels.back();
+    // one of the two solvers, by --backend
+    std::unique_ptr<MultigridSolver> solver;
+#ifdef CELLWISE_WITH_CUDA
+    std::unique_ptr<DeviceSolve> device_solver;
+    if (on_device)
+      device_solver = std::make_unique<DeviceSolve>(hierarchy, options.degree, options.multigrid, &std::cout);
+    else
+#endif
+      solver = std::make_unique<MultigridSolver>(hierarchy, options.degree, options.multigrid, &std::cout);
+    CellVector<double>   b, u(fine.n_cells(), options.degree);
+    assemble_right_hand_side(fine, options.degree, solution.right_hand_side, b);
+    const double setup_seconds = seconds_since(setup_start);
+
+    const auto      control = make_control(options);
+    const auto      solve_start = std::chrono::steady_clock::now();
+    SolveStatistics statistics;
+    double          solve_seconds = 0;
+#ifdef CELLWISE_WITH_CUDA
+    if (on_device)
+      statistics = solve_with_history(*control, [&](cellwise::IterationControl &c) {
+        return device_solver->solve(u, b, c, solve_seconds); // timed between device synchronizations
+      });
+    else
+#endif
+      {
+        statistics = solve_with_history(*control, [&](cellwise::IterationControl &c) { return solver->solve(u, b, c); });
+        solve_seconds = seconds_since(solve_start);
+      }
+    for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
+      std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
+
+    Row row;
+    row.level = L;
+    row.cells = fine.n_cells();
+    row.dofs  = 1;
+    for (unsigned int d = 0; d < 3; ++d)
+      row.dofs *= double(options.box.subdivisions[d]) * double(1u << L) * options.degree + 1;
+    row.iterations            = statistics.iterations();
+    row.fractional_iterations = statistics.fractional_iterations(options.tolerance);
+    row.reduction             = statistics.reduction();
+    row.contraction           = statistics.average_contraction();
+    // QGauss(p+1) for the error, as the papers' tables (000 Table 2: 2.419e-7 at
+    // L = 4); p+2 points give 3.018e-7 there, the same rate.
+    row.l2_error              = compute_l2_error(fine, u, solution.solution, true, options.degree + 1);
+    row.setup_seconds         = setup_seconds;
+    row.solve_seconds         = solve_seconds;
+    rows.push_back(row);
+    std::cout << table_header << "\n" << format_row(row, rows.size() > 1 ? &rows[rows.size() - 2] : nullptr) << std::endl;
   }
 } // namespace
 
@@ -259,13 +389,14 @@ main(int argc, char **argv)
       std::cout << usage_text();
       return 0;
     }
+  int status = 1;
   try
     {
-      return run(options);
+      status = run(options);
     }
-  catch (const cellwise::NoConvergence &e)
+  catch (const LevelFailure &e)
     {
-      std::cerr << "cellwise-poisson: " << e.what() << std::endl;
+      std::cerr << "cellwise-poisson: " << (e.no_convergence ? "" : "error ") << e.what() << std::endl;
       return 1;
     }
   catch (const std::exception &e)
@@ -273,4 +404,13 @@ main(int argc, char **argv)
       std::cerr << "cellwise-poisson: error: " << e.what() << std::endl;
       return 1;
     }
+  // The results are the point of the run: a failed write (a full disk,
+  // > /dev/full) is an error, not a silent success.
+  std::cout.flush();
+  if (!std::cout)
+    {
+      std::cerr << "cellwise-poisson: error: writing the results to standard output failed" << std::endl;
+      return 1;
+    }
+  return status;
 }

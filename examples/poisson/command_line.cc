@@ -52,7 +52,9 @@ Options:
   --jacobi-steps N         Jacobi steps per smoother application (default 2)
   --chebyshev-degree K     Chebyshev degree (default 4)
   --patch-sweeps N         vertex-patch sweeps per application (default 1)
-  --coarse NAME            cholesky | smoother (default cholesky)
+  --coarse NAME            auto | cholesky | smoother (default auto: the dense
+                           Cholesky solve up to 1500 coarse DoFs, else the
+                           level smoother; the set-up log says which)
   --solver NAME            cg | stationary (default cg)
   --cycle NAME             auto | symmetric | forward: post-smoothing sweeps
                            reverse (symmetric) or forward; auto: symmetric

@@ -1,0 +1,21 @@
+#pragma once
+/**
+ * @file
+ * What the operating system says about host memory, for the checks that
+ * refuse a problem before allocating what does not fit.
+ */
+
+#include <cstddef>
+#include <string>
+
+namespace cellwise
+{
+  /// Bytes of host memory available to a new allocation without swapping
+  /// (MemAvailable of /proc/meminfo); 0 where the system does not say.
+  std::size_t
+  available_host_memory();
+
+  /// @p bytes in readable units ("17.4 GB", "512 MB").
+  std::string
+  format_bytes(double bytes);
+} // namespace cellwise

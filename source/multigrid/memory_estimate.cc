@@ -1,0 +1,12 @@
+#include <cellwise/multigrid/memory_estimate.h>
+
+namespace cellwise
+{
+  double
+  estimate_host_solve_bytes(const double finest_cells, const unsigned int degree, const Precision precision)
+  {
+    const double values_per_cell = double(degree + 1) * (degree + 1) * (degree + 1);
+    const double bytes_per_value = precision == Precision::mixed ? 58. : 112.;
+    return finest_cells * (160. + bytes_per_value * values_per_cell);
+  }
+} // namespace cellwise
