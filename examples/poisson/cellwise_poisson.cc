@@ -235,7 +235,7 @@ namespace
     while (fits >= 0 && estimate(fits) > available)
       --fits;
     std::ostringstream message;
-    message << "L = " << L << " needs about " << cellwise::format_bytes(estimate(L))
+    message << "the solve needs about " << cellwise::format_bytes(estimate(L))
             << " of host memory (estimated from the mesh and the options), " << cellwise::format_bytes(available)
             << " are available; ";
     if (fits >= 0)
@@ -308,8 +308,12 @@ namespace
   solve_level(const ProgramOptions &options, const ManufacturedSolution &solution, const bool on_device, const int L, std::vector<Row> &rows)
   {
     using namespace cellwise;
-    if (options.adaptive_steps == 0 && !on_device)
-      check_host_memory(options, L);
+    if (options.adaptive_steps == 0)
+      {
+        check_box_hierarchy_size(options.box, L); // what a level can hold, then what the machine has
+        if (!on_device)
+          check_host_memory(options, L);
+      }
     std::cout << "L = " << L << ": setting up" << std::endl;
     if (options.adaptive_steps > 0)
       {

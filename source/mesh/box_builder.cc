@@ -212,12 +212,12 @@ namespace cellwise
     hierarchy.levels.push_back(std::move(fine));
   }
 
-  LevelHierarchy
-  make_box_hierarchy(const BoxDescription &box, const int n_refinements, const CellOrdering ordering)
+  void
+  check_box_hierarchy_size(const BoxDescription &box, const int n_refinements)
   {
     CELLWISE_CHECK(n_refinements >= 0 && n_refinements <= 20,
                    "number of refinements " << n_refinements << " is not allowed: use 0..20");
-    // The finest level is the largest: refuse before anything is allocated.
+    // The finest level is the largest.
     for (unsigned int d = 0; d < 3; ++d)
       CELLWISE_CHECK(box.subdivisions[d] >= 1 && (std::size_t(box.subdivisions[d]) << n_refinements) <= max_cells_per_axis,
                      "a box of " << box.subdivisions[d] << " cells along axis " << d << " refined " << n_refinements
@@ -230,6 +230,12 @@ namespace cellwise
                                                                  << " times has " << n_finest
                                                                  << " cells on its finest level, more than the "
                                                                  << max_cells_per_level << " a level can hold");
+  }
+
+  LevelHierarchy
+  make_box_hierarchy(const BoxDescription &box, const int n_refinements, const CellOrdering ordering)
+  {
+    check_box_hierarchy_size(box, n_refinements); // before anything is allocated
     LevelHierarchy hierarchy = make_coarse_box(box);
     for (int l = 0; l < n_refinements; ++l)
       refine_finest_level(hierarchy, ordering);

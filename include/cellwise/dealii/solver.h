@@ -20,14 +20,14 @@
 
 #include <deal.II/base/smartpointer.h>
 #include <deal.II/dofs/dof_handler.h>
+#include <deal.II/lac/solver_control.h>
 
 #include <iosfwd>
-#include <string>
 #include <memory>
+#include <string>
 
 namespace dealii
 {
-  class SolverControl;
   namespace LinearAlgebra::distributed
   {
     template <typename Number, typename MemorySpace>

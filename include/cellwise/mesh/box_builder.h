@@ -44,6 +44,12 @@ namespace cellwise
                       CellOrdering                            ordering = CellOrdering::child_major,
                       const std::function<bool(unsigned int)> &refine   = {});
 
+  /// Throws cellwise::Error, before anything is allocated, unless a box
+  /// hierarchy of @p box refined @p n_refinements times fits the index types
+  /// of a level (max_cells_per_level cells, max_cells_per_axis per axis).
+  void
+  check_box_hierarchy_size(const BoxDescription &box, int n_refinements);
+
   /// Box split into coarse cells and refined @p n_refinements times uniformly.
   LevelHierarchy
   make_box_hierarchy(const BoxDescription &box,
