@@ -9,6 +9,7 @@
 
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/mesh/level.h>
+#include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cell_vector.h>
 
 #include <cmath>
@@ -138,5 +139,43 @@ namespace cellwise::testing
     for (const double x : a)
       m = std::max(m, std::abs(x));
     return m;
+  }
+
+  /// The step kinds of the point smoothers' step loops (alpha, beta, from
+  /// zero, store d, residual), and a middle Chebyshev step whose d is read:
+  /// the cases of the fused smoother step's host and device tests.
+  struct SmootherStepCase
+  {
+    const char *name;
+    double      alpha, beta;
+    bool        zero_initial_guess, store_update, compute_residual;
+
+    template <typename Number>
+    SmootherStep<Number>
+    step() const
+    {
+      SmootherStep<Number> s;
+      s.alpha              = Number(alpha);
+      s.beta               = Number(beta);
+      s.zero_initial_guess = zero_initial_guess;
+      s.store_update       = store_update;
+      s.compute_residual   = compute_residual;
+      return s;
+    }
+  };
+
+  inline std::vector<SmootherStepCase>
+  smoother_step_cases()
+  {
+    return {
+      {"Jacobi step", 0., 0.7, false, false, true},
+      {"Jacobi step from zero", 0., 0.7, true, false, true},
+      {"last Jacobi step (update only)", 0., 0.7, false, false, false},
+      {"last Jacobi step from zero (one step)", 0., 0.7, true, false, false},
+      {"first Chebyshev step", 0., 0.37, false, true, true},
+      {"first Chebyshev step from zero", 0., 0.37, true, true, true},
+      {"Chebyshev step", 0.61, 1.3, false, true, true},
+      {"last Chebyshev step (update only)", 0.61, 1.3, false, false, false},
+    };
   }
 } // namespace cellwise::testing

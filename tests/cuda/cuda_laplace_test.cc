@@ -255,25 +255,6 @@ TYPED_TEST(CudaLaplace, smoother_step_matches_host)
   const double tol = device_tolerance<Number>();
   const Number nan = std::numeric_limits<Number>::quiet_NaN();
 
-  // The step kinds of the Jacobi and Chebyshev loops (alpha, beta, from zero,
-  // store d, residual), and a middle Chebyshev step whose d is read.
-  struct Case
-  {
-    const char *name;
-    double      alpha, beta;
-    bool        zero_initial_guess, store_update, compute_residual;
-  };
-  const Case cases[] = {
-    {"Jacobi step", 0., 0.7, false, false, true},
-    {"Jacobi step from zero", 0., 0.7, true, false, true},
-    {"last Jacobi step (update only)", 0., 0.7, false, false, false},
-    {"last Jacobi step from zero (one step)", 0., 0.7, true, false, false},
-    {"first Chebyshev step", 0., 0.37, false, true, true},
-    {"first Chebyshev step from zero", 0., 0.37, true, true, true},
-    {"Chebyshev step", 0.61, 1.3, false, true, true},
-    {"last Chebyshev step (update only)", 0.61, 1.3, false, false, false},
-  };
-
   // 192 cells (6 blocks of 32) and 105 (not a multiple of 32)
   const LevelHierarchy meshes[] = {refined_box(), coarse_box()};
   for (const LevelHierarchy &mesh : meshes)
@@ -305,15 +286,10 @@ TYPED_TEST(CudaLaplace, smoother_step_matches_host)
             }
         const Vector device_inverse_diagonal = to_device(inverse_diagonal), device_b = to_device(b);
 
-        for (const Case &c : cases)
+        for (const SmootherStepCase &c : smoother_step_cases())
           {
             SCOPED_TRACE(c.name);
-            Step step;
-            step.alpha              = Number(c.alpha);
-            step.beta               = Number(c.beta);
-            step.zero_initial_guess = c.zero_initial_guess;
-            step.store_update       = c.store_update;
-            step.compute_residual   = c.compute_residual;
+            const Step step = c.step<Number>();
 
             // the host reference of the fused step (itself checked against the
             // unfused composition in Laplace.SmootherStepIsTheComposition)

@@ -210,21 +210,6 @@ void
 check_smoother_step_is_the_composition()
 {
   using Vector = CellVector<double, MemorySpace::Host, Layout>;
-  struct Case
-  {
-    const char *name;
-    double      alpha, beta;
-    bool        zero_initial_guess, store_update, compute_residual;
-  };
-  const Case cases[] = {
-    {"Jacobi step", 0., 0.7, false, false, true},
-    {"Jacobi step from zero", 0., 0.7, true, false, true},
-    {"last Jacobi step (update only)", 0., 0.7, false, false, false},
-    {"first Chebyshev step", 0., 0.37, false, true, true},
-    {"first Chebyshev step from zero", 0., 0.37, true, true, true},
-    {"Chebyshev step", 0.61, 1.3, false, true, true},
-    {"last Chebyshev step (update only)", 0.61, 1.3, false, false, false},
-  };
   const LevelHierarchy h     = make_box_hierarchy(unequal_box(), 1); // 192 cells
   const Level         &level = h.levels.back();
   for (const unsigned int degree : {1u, 3u})
@@ -240,15 +225,10 @@ check_smoother_step_is_the_composition()
       for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
         for (unsigned int i = 0; i < z.dofs_per_cell(); ++i)
           inverse_diagonal(cell, i) = (7 * cell + 3 * i) % 5 == 0 ? 0. : 0.5 + std::abs(inverse_diagonal(cell, i));
-      for (const Case &c : cases)
+      for (const SmootherStepCase &c : smoother_step_cases())
         {
           SCOPED_TRACE(::testing::Message() << c.name << ", degree " << degree);
-          SmootherStep<double> step;
-          step.alpha              = c.alpha;
-          step.beta               = c.beta;
-          step.zero_initial_guess = c.zero_initial_guess;
-          step.store_update       = c.store_update;
-          step.compute_residual   = c.compute_residual;
+          const SmootherStep<double> step = c.step<double>();
 
           Vector s = z;
           s.scale(inverse_diagonal);
