@@ -121,6 +121,10 @@ parse_command_line(const int argc, const char *const *argv)
       else if (option == "--refinements")
         {
           const auto parts = split(value, '-');
+          // "-1" splits into "" and "1": name the whole value, not the empty part
+          for (const std::string &part : parts)
+            if (part.empty())
+              fail_option(option, value, "expected L or L0-L1 with 0 <= L <= 12");
           if (parts.size() == 1)
             options.min_refinements = options.max_refinements = static_cast<int>(parse_integer(option, parts[0], 0, 12));
           else if (parts.size() == 2)
