@@ -60,4 +60,18 @@ for args in "${cases[@]}"; do
   [[ $rc -eq 0 ]] && status=1
   echo "| \`$args\` | $rc | $line |"
 done
+cat <<'EOF2'
+
+## Refused by the library (tests, not rows of the program)
+
+| input | what it gets | test |
+| --- | --- | --- |
+| Dirichlet ids that no boundary face carries (a singular, pure-Neumann problem) | `cellwise::Error` naming the id and the ids the mesh has | `Reliability.DirichletIdsThatNoFaceCarriesAreRefused`, `dealii/poisson_fast_entry` |
+| a temporary hierarchy given to a solver that keeps a reference | does not compile (deleted rvalue constructors) | `Reliability.SolversRefuseTemporaryHierarchies` |
+| `solve(b, b)`, an initial guess of another level or degree | `cellwise::Error` (an empty guess is the zero guess) | `Reliability.SolveRefusesAliasedVectorsAndGuessesOfAnotherShape`, `dealii/poisson_fast_entry` |
+| a solve after `DoFRenumbering` of the imported DoFHandler | `cellwise::Error`: set the solver up again | `dealii/poisson_fast_entry` |
+| boxes whose cell counts exceed a level's index types | `cellwise::Error` before anything is allocated | `Reliability.BoxesBeyondTheIndexTypesAreRefusedBeforeAllocation` |
+| cells of width 1e-300 or 1e308; factors beyond FP32 in mixed precision | `cellwise::Error` naming the cell and the number range | `Reliability.BoxesOutOfTheNumberRangeGetTheRealCause` |
+| a failed solve through the deal.II fast entry points | `dealii::SolverControl::NoConvergence` with the cell-wise reason | `dealii/poisson_fast_entry` |
+EOF2
 exit $status
