@@ -5,10 +5,11 @@
 # deal.II's compile flags are applied PRIVATE, per target, in its Release
 # flavour (libdeal.ii.so, not the debug libdeal.ii.g.so), with -g0 appended:
 # debug info costs about 25 s per deal.II translation unit on 2 cores.
-# The link goes to the absolute library paths of DEAL_II_LIBRARIES_RELEASE
-# rather than deal.II's imported target, so that the installed export needs no
-# deal.II targets file (the installed cellwiseConfig.cmake stays unchanged and
-# a consumer of cellwise::cellwise alone never sees deal.II).
+# cellwise::dealii links deal.II's own imported release target (deal.ii on
+# Debian), not its list of absolute library paths: it is installed in an
+# export set of its own, which the installed cellwiseConfig.cmake loads only
+# for find_package(cellwise COMPONENTS dealii), after find_dependency(deal.II),
+# so that a user of cellwise::cellwise alone never needs deal.II.
 if(NOT CELLWISE_HAVE_DEALII)
   return()
 endif()
@@ -20,8 +21,9 @@ list(APPEND CELLWISE_DEALII_CXX_FLAGS -g0)
 file(GLOB CELLWISE_DEALII_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/dealii/*.cc)
 add_library(cellwise_dealii ${CELLWISE_DEALII_SOURCES})
 add_library(cellwise::dealii ALIAS cellwise_dealii)
-target_link_libraries(cellwise_dealii PUBLIC cellwise::cellwise ${DEAL_II_LIBRARIES_RELEASE})
-target_include_directories(cellwise_dealii SYSTEM PUBLIC ${DEAL_II_INCLUDE_DIRS})
+target_link_libraries(cellwise_dealii PUBLIC cellwise::cellwise ${DEAL_II_TARGET_RELEASE})
+# the installed config adds deal.II's include directories of the user's deal.II
+target_include_directories(cellwise_dealii SYSTEM PUBLIC $<BUILD_INTERFACE:${DEAL_II_INCLUDE_DIRS}>)
 # BOOST_NO_AUTO_PTR is part of deal.II's interface; NDEBUG (no DEBUG) matches
 # the release library but stays private so a user's own asserts are untouched.
 target_compile_definitions(cellwise_dealii PUBLIC ${DEAL_II_USER_DEFINITIONS}
@@ -30,9 +32,12 @@ target_compile_options(cellwise_dealii PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${CELLW
 set_target_properties(cellwise_dealii PROPERTIES POSITION_INDEPENDENT_CODE ON
                                                  EXPORT_NAME dealii)
 
-install(TARGETS cellwise_dealii EXPORT cellwiseTargets
+install(TARGETS cellwise_dealii EXPORT cellwiseDealiiTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT cellwiseDealiiTargets NAMESPACE cellwise:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cellwise)
+# where the installed config looks for deal.II first: the one built against
+set(CELLWISE_DEALII_CONFIG_DIR "${deal.II_DIR}")
 
 # A program or test that includes deal.II headers: deal.II's release flags,
 # -g0, the release definitions, and cellwise::dealii.
