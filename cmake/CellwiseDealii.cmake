@@ -14,6 +14,13 @@ if(NOT CELLWISE_HAVE_DEALII)
   return()
 endif()
 
+# deal.II's config names its imported targets but leaves loading them to the
+# user (deal_ii_setup_target does it): load them, so that deal.ii carries its
+# own dependencies (TBB, Trilinos, MPI, ...) to every target that links it.
+if(NOT TARGET ${DEAL_II_TARGET_RELEASE})
+  include(${DEAL_II_TARGET_CONFIG})
+endif()
+
 set(CELLWISE_DEALII_CXX_FLAGS "${DEAL_II_CXX_FLAGS} ${DEAL_II_CXX_FLAGS_RELEASE}")
 separate_arguments(CELLWISE_DEALII_CXX_FLAGS UNIX_COMMAND "${CELLWISE_DEALII_CXX_FLAGS}")
 list(APPEND CELLWISE_DEALII_CXX_FLAGS -g0)
@@ -23,7 +30,7 @@ add_library(cellwise_dealii ${CELLWISE_DEALII_SOURCES})
 add_library(cellwise::dealii ALIAS cellwise_dealii)
 target_link_libraries(cellwise_dealii PUBLIC cellwise::cellwise ${DEAL_II_TARGET_RELEASE})
 # the installed config adds deal.II's include directories of the user's deal.II
-target_include_directories(cellwise_dealii SYSTEM PUBLIC $<BUILD_INTERFACE:${DEAL_II_INCLUDE_DIRS}>)
+target_include_directories(cellwise_dealii SYSTEM PUBLIC "$<BUILD_INTERFACE:${DEAL_II_INCLUDE_DIRS}>")
 # BOOST_NO_AUTO_PTR is part of deal.II's interface; NDEBUG (no DEBUG) matches
 # the release library but stays private so a user's own asserts are untouched.
 target_compile_definitions(cellwise_dealii PUBLIC ${DEAL_II_USER_DEFINITIONS}
