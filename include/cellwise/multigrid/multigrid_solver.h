@@ -157,7 +157,8 @@ namespace cellwise
   coarse_solver_for(const MultigridParameters &parameters, const Level &coarse_level, unsigned int degree);
 
   /// What the set-up logs about the coarse solver: "coarse solver cholesky"
-  /// or, where it was picked, "coarse solver smoother (automatic: 8855 DoFs)".
+  /// or, where it was picked, "coarse solver smoother (automatic: 8855 DoFs,
+  /// Cholesky up to 1500)".
   std::string
   describe_coarse_solver(const MultigridParameters &parameters, const Level &coarse_level, unsigned int degree);
 
