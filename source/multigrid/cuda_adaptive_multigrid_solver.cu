@@ -30,11 +30,7 @@ namespace cellwise
       , degree_(degree)
       , parameters_(parameters)
     {
-      check_degree(degree);
-      parameters.check();
-      CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
-      check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
-      CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the adaptive multigrid solver needs at least one level");
+      check_solver_set_up(hierarchy, degree, parameters);
       // Validate before any device work, so that the error is the first thing seen.
       CELLWISE_CHECK(parameters.precision == Precision::fp64,
                      "the adaptive solver runs in double precision only, not " << to_string(parameters.precision)

@@ -106,11 +106,7 @@ namespace cellwise
       , parameters_(parameters)
       , timer_(timer)
     {
-      check_degree(degree);
-      parameters.check();
-      CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
-      check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
-      CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the multigrid solver needs at least one level");
+      check_solver_set_up(hierarchy, degree, parameters);
       // Validate before any device work, so that the error is the first thing seen.
       CELLWISE_CHECK(!parameters.coefficient,
                      "a variable coefficient is not available on the CUDA backend yet: use the host backend");

@@ -80,6 +80,15 @@ namespace cellwise
     }
   } // namespace
 
+  void
+  check_solver_set_up(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters)
+  {
+    check_degree(degree);
+    parameters.check();
+    CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
+    check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
+  }
+
   CoarseSolverType
   coarse_solver_for(const MultigridParameters &parameters, const Level &coarse_level, const unsigned int degree)
   {
@@ -212,11 +221,7 @@ namespace cellwise
     , degree_(degree)
     , parameters_(parameters)
   {
-    check_degree(degree);
-    parameters.check();
-    CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
-    check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
-    CELLWISE_CHECK(hierarchy.n_levels() >= 1, "the multigrid solver needs at least one level");
+    check_solver_set_up(hierarchy, degree, parameters);
     const auto start = std::chrono::steady_clock::now();
 
     const Level &fine = hierarchy.levels.back();

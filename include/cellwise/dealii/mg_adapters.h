@@ -378,10 +378,9 @@ namespace cellwise::dealii
     CellTransfer<Number>
     make_checked_transfer(const ImportedHierarchy &imported, const MultigridParameters &parameters)
     {
-      parameters.check();
+      check_solver_set_up(imported.hierarchy, imported.degree, parameters);
       CELLWISE_CHECK(imported.hierarchy.n_levels() >= 2,
                      "cellwise::dealii::MultigridComponents: the mesh has one level; refine at least once");
-      check_dirichlet_ids(imported.hierarchy.level(0), parameters.dirichlet_ids);
       return CellTransfer<Number>(imported.hierarchy, imported.degree);
     }
 

@@ -142,6 +142,12 @@ namespace cellwise
     check() const;
   };
 
+  /// The checks every solver makes before its set-up: a supported degree,
+  /// valid parameters, a non-empty hierarchy, and Dirichlet ids that the
+  /// coarse mesh carries (check_dirichlet_ids). Throws cellwise::Error.
+  void
+  check_solver_set_up(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters);
+
   /// Largest number of unique DoFs of the coarse level for which
   /// CoarseSolverType::automatic takes the dense Cholesky solve: its set-up
   /// is cubic in the DoFs (measured on the 2-core development machine: 11–13 s
