@@ -1,6 +1,7 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/exceptions.h>
 #include <cellwise/dealii/import.h>
+#include <cellwise/dealii/threads.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 
@@ -116,6 +117,8 @@ namespace cellwise::dealii
   ImportedHierarchy
   import_dof_handler(const ::dealii::DoFHandler<3, 3> &dof_handler)
   {
+    // from here on the core's loops share deal.II's threads (threads.h)
+    use_dealii_threads();
     const Tria &tria = dof_handler.get_triangulation();
 
     const unsigned int n_ranks = ::dealii::Utilities::MPI::n_mpi_processes(tria.get_communicator());

@@ -1,4 +1,5 @@
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/mesh/box_builder.h>
 
 #include <cmath>
@@ -56,31 +57,29 @@ namespace cellwise
     compute_child_neighbors(const Level &coarse, Level &fine)
     {
       fine.neighbors.resize(fine.n_cells());
-#pragma omp parallel for schedule(static)
-      for (unsigned int c = 0; c < fine.n_cells(); ++c)
-        {
-          const int          parent = fine.parent[c];
-          const unsigned int slot   = fine.child_slot[c];
-          for (unsigned int face = 0; face < 6; ++face)
-            {
-              const unsigned int d     = face / 2;
-              const unsigned int upper = face % 2;
-              const unsigned int other = slot ^ (1u << d);
-              if (((slot >> d) & 1) != upper) // the face is inside the parent
-                fine.neighbors[c][face] = coarse.children[parent][other];
-              else
-                {
-                  const int across = coarse.neighbors[parent][face];
-                  if (!face_neighbor::is_cell(across))
-                    fine.neighbors[c][face] = across; // boundary (same id) or none
-                  else
-                    {
-                      const int child         = coarse.children[across][other];
-                      fine.neighbors[c][face] = child >= 0 ? child : face_neighbor::none;
-                    }
-                }
-            }
-        }
+      parallel_for(fine.n_cells(), cell_grain, [&](const std::size_t c) {
+        const int          parent = fine.parent[c];
+        const unsigned int slot   = fine.child_slot[c];
+        for (unsigned int face = 0; face < 6; ++face)
+          {
+            const unsigned int d     = face / 2;
+            const unsigned int upper = face % 2;
+            const unsigned int other = slot ^ (1u << d);
+            if (((slot >> d) & 1) != upper) // the face is inside the parent
+              fine.neighbors[c][face] = coarse.children[parent][other];
+            else
+              {
+                const int across = coarse.neighbors[parent][face];
+                if (!face_neighbor::is_cell(across))
+                  fine.neighbors[c][face] = across; // boundary (same id) or none
+                else
+                  {
+                    const int child         = coarse.children[across][other];
+                    fine.neighbors[c][face] = child >= 0 ? child : face_neighbor::none;
+                  }
+              }
+          }
+      });
     }
 
     std::array<unsigned int, 3>

@@ -1,4 +1,5 @@
 #include <cellwise/base/degree_dispatch.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/kernels/transfer_cell.h>
 #include <cellwise/multigrid/cell_transfer.h>
@@ -64,17 +65,15 @@ namespace cellwise
     dispatch_degree(degree_, [&](auto degree) {
       constexpr int p  = decltype(degree)::value;
       constexpr int n3 = (p + 1) * (p + 1) * (p + 1);
-#pragma omp parallel
-      {
+      parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
         Number parent[n3], child[n3], scratch[n3];
-#pragma omp for schedule(static)
-        for (long cell = 0; cell < static_cast<long>(level.n_cells()); ++cell)
+        for (std::size_t cell = begin; cell < end; ++cell)
           {
             coarse.read_cell(level.parent[cell], parent);
             kernels::prolongate_to_child<p>(prolongation_.data(), level.child_slot[cell], parent, child, scratch);
             fine.add_cell(cell, child);
           }
-      }
+      });
     });
   }
 
@@ -91,11 +90,9 @@ namespace cellwise
     dispatch_degree(degree_, [&](auto degree) {
       constexpr int p  = decltype(degree)::value;
       constexpr int n3 = (p + 1) * (p + 1) * (p + 1);
-#pragma omp parallel
-      {
+      parallel_for_ranges(parents.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
         Number b[n3], au[n3], parent[n3], scratch[n3];
-#pragma omp for schedule(static)
-        for (long cell = 0; cell < static_cast<long>(parents.n_cells()); ++cell)
+        for (std::size_t cell = begin; cell < end; ++cell)
           {
             if (!parents.is_refined(cell))
               continue;
@@ -112,7 +109,7 @@ namespace cellwise
               }
             coarse.add_cell(cell, parent);
           }
-      }
+      });
     });
   }
 

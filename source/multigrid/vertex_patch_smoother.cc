@@ -1,6 +1,7 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/kernels/laplace_cell.h>
 #include <cellwise/kernels/tensor_product.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
@@ -144,9 +145,10 @@ namespace cellwise
     const auto &list    = patches_.cells[colour];
     const auto &inv_idx = inverse_index_[colour];
 
-#pragma omp parallel if (last - first > 1)
-    {
-      // per thread: cell u, cell b, cell residual, kernel scratch, two patch arrays
+    // a patch costs about eight cell operators and its local solve
+    constexpr std::size_t patch_grain = 2;
+    parallel_for_ranges(last - first, patch_grain, [&](const std::size_t begin, const std::size_t end) {
+      // per range: cell u, cell b, cell residual, kernel scratch, two patch arrays
       std::vector<Number> buffer(3 * n3 + 4 * n3 + 2 * m3);
       Number             *u_cell  = buffer.data();
       Number             *b_cell  = u_cell + n3;
@@ -155,8 +157,7 @@ namespace cellwise
       Number             *R       = scratch + 4 * n3;
       Number             *T       = R + m3;
 
-#pragma omp for schedule(static)
-      for (long k = first; k < static_cast<long>(last); ++k)
+      for (std::size_t k = first + begin; k < first + end; ++k)
         {
           const std::array<unsigned int, 8> &patch = list[k];
           const InverseData                 &data  = inverse_data_[inv_idx[k]];
@@ -217,7 +218,7 @@ namespace cellwise
                   }
             }
         }
-    }
+    });
   }
 
   template <typename Number, typename Layout>

@@ -1,4 +1,5 @@
 #include <cellwise/base/config.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/operators/function_tools.h>
@@ -71,12 +72,12 @@ namespace cellwise
     const auto           &x = basis.nodes();
     const unsigned int    n = degree + 1;
     v.reinit(level.n_cells(), degree);
-#pragma omp parallel for
-    for (long cell = 0; cell < static_cast<long>(level.n_cells()); ++cell)
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int k = 0; k < n; ++k)
         for (unsigned int j = 0; j < n; ++j)
           for (unsigned int i = 0; i < n; ++i)
             v(cell, i + n * (j + n * k)) = static_cast<Number>(f(point_in_cell(level.boxes[cell], x[i], x[j], x[k])));
+    });
   }
 
   template <typename Number, typename Layout>
@@ -94,11 +95,9 @@ namespace cellwise
     const DenseMatrix     phi  = basis.values_at(quad.points);
     const unsigned int    q    = n_q_points;
     rhs.reinit(level.n_cells(), degree);
-#pragma omp parallel
-    {
+    parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
       std::vector<double> weighted(q * q * q), integrals;
-#pragma omp for
-      for (long cell = 0; cell < static_cast<long>(level.n_cells()); ++cell)
+      for (std::size_t cell = begin; cell < end; ++cell)
         {
           const CellBox &box    = level.boxes[cell];
           const double   volume = box.size[0] * box.size[1] * box.size[2];
@@ -110,7 +109,7 @@ namespace cellwise
           integrate_against_basis(phi, weighted, integrals);
           rhs.write_cell(cell, integrals.data());
         }
-    }
+    });
   }
 
   template <typename Number, typename Layout>
@@ -128,12 +127,11 @@ namespace cellwise
     const LagrangeBasis1D basis(degree);
     const Quadrature1D    quad = gauss_quadrature(q);
     const DenseMatrix     phi  = basis.values_at(quad.points);
-    double                sum  = 0;
-#pragma omp parallel reduction(+ : sum)
-    {
+    // chunks of cells added in order: the same error on any thread count
+    const double sum = deterministic_sum(level.n_cells(), 64, [&](const std::size_t begin, const std::size_t end) {
       std::vector<double> nodal(u.dofs_per_cell()), values;
-#pragma omp for
-      for (long cell = 0; cell < static_cast<long>(level.n_cells()); ++cell)
+      double              sum = 0;
+      for (std::size_t cell = begin; cell < end; ++cell)
         {
           if (active_only && !level.is_active(cell))
             continue;
@@ -150,7 +148,8 @@ namespace cellwise
                   sum += e * e * quad.weights[i] * quad.weights[j] * quad.weights[k] * volume;
                 }
         }
-    }
+      return sum;
+    });
     return std::sqrt(sum);
   }
 

@@ -1,5 +1,6 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/degree_dispatch.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/kernels/laplace_cell.h>
 #include <cellwise/operators/laplace_operator.h>
@@ -105,12 +106,9 @@ namespace cellwise
   LaplaceOperator<Number, Layout>::apply(VectorType &dst, const VectorType *b, const VectorType &u, const int mode) const
   {
     constexpr int n3 = (p + 1) * (p + 1) * (p + 1);
-    const long    n_cells = static_cast<long>(factors_.size());
-#pragma omp parallel
-    {
+    parallel_for_ranges(factors_.size(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
       Number local_u[n3], local_out[n3], scratch[4 * n3];
-#pragma omp for schedule(static)
-      for (long cell = 0; cell < n_cells; ++cell)
+      for (std::size_t cell = begin; cell < end; ++cell)
         {
           u.read_cell(cell, local_u);
           kernels::apply_laplace_cell<p>(mass_.data(), stiffness_.data(), factors_[cell].data(), local_u, local_out, scratch);
@@ -127,7 +125,7 @@ namespace cellwise
               dst.write_cell(cell, local_out);
             }
         }
-    }
+    });
   }
 
   template <typename Number, typename Layout>
@@ -220,16 +218,16 @@ namespace cellwise
     Number       *x           = u.data();
     const Number *z           = r.data();
     const Number *w           = inverse_diagonal.data();
-    const long    n           = static_cast<long>(r.storage_size());
-#pragma omp parallel for
-    for (long k = 0; k < n; ++k)
-      {
-        const Number s          = z[k] * w[k];
-        const Number correction = read_update ? step.alpha * d[k] + step.beta * s : step.beta * s;
-        if (step.store_update)
-          d[k] = correction;
-        x[k] = read_u ? x[k] + correction : correction;
-      }
+    parallel_for_ranges(r.storage_size(), value_grain, [&](const std::size_t begin, const std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k)
+        {
+          const Number s          = z[k] * w[k];
+          const Number correction = read_update ? step.alpha * d[k] + step.beta * s : step.beta * s;
+          if (step.store_update)
+            d[k] = correction;
+          x[k] = read_u ? x[k] + correction : correction;
+        }
+    });
     if (step.compute_residual)
       residual(r, b, u);
   }

@@ -1,3 +1,4 @@
+#include <cellwise/base/parallel.h>
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
@@ -44,8 +45,7 @@ namespace cellwise
     CellVector<Number, MemorySpace::Host, Layout> marker(level.n_cells(), degree);
     // cells write only their own entries: parallel over cells (the set-up of
     // a fine level of 10^7 cells is otherwise dominated by these loops)
-#pragma omp parallel for schedule(static)
-    for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int face = 0; face < 6; ++face)
         {
           const int neighbor = level.neighbors[cell][face];
@@ -58,13 +58,14 @@ namespace cellwise
             for (unsigned int a = 0; a < n; ++a)
               marker(cell, face_dof(n, face / 2, face % 2, a, b)) = Number(1);
         }
+    });
     apply_dss(level, marker, DssMode::sum);
 
     // the marker becomes the mask in place (no second vector of the level)
-#pragma omp parallel for schedule(static)
-    for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int i = 0; i < marker.dofs_per_cell(); ++i)
         marker(cell, i) = marker(cell, i) != Number(0) ? Number(0) : Number(1);
+    });
     return marker;
   }
 

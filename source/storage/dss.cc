@@ -1,4 +1,5 @@
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/storage/dss.h>
 
@@ -19,22 +20,20 @@ namespace cellwise
     // lower and upper face DoFs of a cell are distinct).
     for (unsigned int d = 0; d < 3; ++d)
       {
-#pragma omp parallel for schedule(static)
-        for (long cell = 0; cell < n_cells; ++cell)
-          {
-            const int other = level.neighbors[cell][2 * d + 1];
-            if (!face_neighbor::is_cell(other))
-              continue;
-            for (unsigned int b = 0; b < n; ++b)
-              for (unsigned int a = 0; a < n; ++a)
-                {
-                  Number      &mine   = v(cell, face_dof(n, d, 1, a, b));
-                  Number      &theirs = v(other, face_dof(n, d, 0, a, b));
-                  const Number s      = factor * (mine + theirs);
-                  mine                = s;
-                  theirs              = s;
-                }
-          }
+        parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
+          const int other = level.neighbors[cell][2 * d + 1];
+          if (!face_neighbor::is_cell(other))
+            return;
+          for (unsigned int b = 0; b < n; ++b)
+            for (unsigned int a = 0; a < n; ++a)
+              {
+                Number      &mine   = v(cell, face_dof(n, d, 1, a, b));
+                Number      &theirs = v(other, face_dof(n, d, 0, a, b));
+                const Number s      = factor * (mine + theirs);
+                mine                = s;
+                theirs              = s;
+              }
+        });
       }
   }
 

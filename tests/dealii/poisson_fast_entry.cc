@@ -4,6 +4,8 @@
 // Poisson problem of poisson_problem.h equals that of deal.II's own MatrixFree
 // GMG to 1e-9 relative, with the Chebyshev and the DSS-Jacobi smoother.
 // An iteration limit makes it throw deal.II's SolverControl::NoConvergence.
+// After the import the core's loops run on deal.II's threads (TBB), not
+// OpenMP's.
 // Refused with cellwise::Error (no silent wrong answer): a Dirichlet id that
 // no face carries (a singular problem), the solution and the right-hand side
 // being one vector, and a solve after the DoFHandler was renumbered.
@@ -62,6 +64,8 @@ main(int argc, char **argv)
       cellwise::MultigridParameters parameters;
       parameters.smoother = smoother;
       const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters);
+      if (smoother == cellwise::SmootherType::chebyshev)
+        out << "core loops after the import run on: " << cellwise::loop_executor().name() << std::endl;
 
       // The monitored value is the cycle's η, so the tolerance is a reduction.
       dealii::ReductionControl control(100, 1e-300, 1e-12);

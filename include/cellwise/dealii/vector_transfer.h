@@ -18,6 +18,7 @@
  */
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/dealii/import.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -55,11 +56,11 @@ namespace cellwise::dealii
       dst.reinit(map.n_cells, map.degree);
     internal::check_sizes("cellwise::dealii::gather", map, dst, src);
     const unsigned int n = map.dofs_per_cell();
-#pragma omp parallel for
-    for (long cell = 0; cell < static_cast<long>(map.n_cells); ++cell)
+    parallel_for(map.n_cells, cell_grain, [&](const std::size_t cell) {
       if (map.contains(cell))
         for (unsigned int i = 0; i < n; ++i)
           dst(cell, i) = static_cast<Number>(src(map(cell, i)));
+    });
   }
 
   /// G^T: @p dst += the sum of the copies of @p src (a dual vector) per DoF.
@@ -91,14 +92,14 @@ namespace cellwise::dealii
     internal::check_sizes("cellwise::dealii::scatter_balanced", map, dst, src);
     const unsigned int               n       = map.dofs_per_cell();
     const std::vector<unsigned int> &valence = *map.valence;
-#pragma omp parallel for
-    for (long cell = 0; cell < static_cast<long>(map.n_cells); ++cell)
+    parallel_for(map.n_cells, cell_grain, [&](const std::size_t cell) {
       if (map.contains(cell))
         for (unsigned int i = 0; i < n; ++i)
           {
             const dof_index j = map(cell, i);
             dst(cell, i)      = static_cast<Number>(double(src(j)) / valence[j]);
           }
+    });
   }
 
   /// @p dst += the mean of the copies of @p src per DoF: the DoF values of a

@@ -28,6 +28,7 @@
  */
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/v_cycle.h>
@@ -93,10 +94,10 @@ namespace cellwise
         v.set_zero();
         const auto        &cells  = mesh.active_cells[l];
         const unsigned int offset = mesh.level_offset[l];
-#pragma omp parallel for schedule(static)
-        for (long j = 0; j < static_cast<long>(cells.size()); ++j)
+        parallel_for(cells.size(), cell_grain, [&](const std::size_t j) {
           for (unsigned int i = 0; i < n3; ++i)
             v(cells[j], i) = active(offset + j, i);
+        });
       }
   }
 
@@ -118,10 +119,10 @@ namespace cellwise
         const auto        &v      = level_vectors[l];
         const auto        &cells  = mesh.active_cells[l];
         const unsigned int offset = mesh.level_offset[l];
-#pragma omp parallel for schedule(static)
-        for (long j = 0; j < static_cast<long>(cells.size()); ++j)
+        parallel_for(cells.size(), cell_grain, [&](const std::size_t j) {
           for (unsigned int i = 0; i < n3; ++i)
             active(offset + j, i) = v(cells[j], i);
+        });
       }
   }
 

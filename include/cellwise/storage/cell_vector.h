@@ -12,6 +12,7 @@
 
 #include <cellwise/base/exceptions.h>
 #include <cellwise/base/memory_space.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/storage/layout.h>
 
 #include <algorithm>
@@ -244,10 +245,11 @@ namespace cellwise
     fill(const Number s)
     {
       const unsigned int n = dofs_per_cell();
-#pragma omp parallel for
-      for (long cell = 0; cell < static_cast<long>(n_cells_); ++cell)
-        for (unsigned int i = 0; i < n; ++i)
-          values_[Layout::index(cell, i, n)] = s;
+      parallel_for_ranges(n_cells_, cell_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t cell = begin; cell < end; ++cell)
+          for (unsigned int i = 0; i < n; ++i)
+            values_[Layout::index(cell, i, n)] = s;
+      });
     }
 
     /// this = a x
@@ -255,20 +257,26 @@ namespace cellwise
     equ(const Number a, const CellVector &x)
     {
       check_compatible(x);
-      const long n = static_cast<long>(values_.size());
-#pragma omp parallel for
-      for (long k = 0; k < n; ++k)
-        values_[k] = a * x.values_[k];
+      const std::size_t n = values_.size();
+      Number *const       v = values_.data();
+      const Number *const w = x.values_.data();
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          v[k] = a * w[k];
+      });
     }
     /// this += a x
     void
     add(const Number a, const CellVector &x)
     {
       check_compatible(x);
-      const long n = static_cast<long>(values_.size());
-#pragma omp parallel for
-      for (long k = 0; k < n; ++k)
-        values_[k] += a * x.values_[k];
+      const std::size_t n = values_.size();
+      Number *const       v = values_.data();
+      const Number *const w = x.values_.data();
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          v[k] += a * w[k];
+      });
     }
     /// this += a Number(x) for x of another number type (same layout): the
     /// rounding of copy_from followed by add, without the converted copy (the
@@ -279,40 +287,50 @@ namespace cellwise
     add(const Number a, const CellVector<OtherNumber, MemorySpace::Host, Layout> &x)
     {
       check_compatible(x);
-      const long         n   = static_cast<long>(values_.size());
+      const std::size_t n = values_.size();
+      Number *const      v   = values_.data();
       const OtherNumber *src = x.data();
-#pragma omp parallel for
-      for (long k = 0; k < n; ++k)
-        values_[k] += a * static_cast<Number>(src[k]);
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          v[k] += a * static_cast<Number>(src[k]);
+      });
     }
     /// this = s this + a x
     void
     sadd(const Number s, const Number a, const CellVector &x)
     {
       check_compatible(x);
-      const long n = static_cast<long>(values_.size());
-#pragma omp parallel for
-      for (long k = 0; k < n; ++k)
-        values_[k] = s * values_[k] + a * x.values_[k];
+      const std::size_t n = values_.size();
+      Number *const       v = values_.data();
+      const Number *const w = x.values_.data();
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          v[k] = s * v[k] + a * w[k];
+      });
     }
     /// this *= s
     void
     scale(const Number s)
     {
-      const long n = static_cast<long>(values_.size());
-#pragma omp parallel for
-      for (long k = 0; k < n; ++k)
-        values_[k] *= s;
+      const std::size_t n = values_.size();
+      Number *const     v = values_.data();
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          v[k] *= s;
+      });
     }
     /// this *= d entrywise
     void
     scale(const CellVector &d)
     {
       check_compatible(d);
-      const long n = static_cast<long>(values_.size());
-#pragma omp parallel for
-      for (long k = 0; k < n; ++k)
-        values_[k] *= d.values_[k];
+      const std::size_t n = values_.size();
+      Number *const       v = values_.data();
+      const Number *const w = d.values_.data();
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          v[k] *= w[k];
+      });
     }
     /// Copy with conversion of the number type (FP64 <-> FP32).
     template <typename OtherNumber>
@@ -321,11 +339,13 @@ namespace cellwise
     {
       if (!this->has_shape_of(other))
         reinit(other.n_cells(), other.degree());
-      const long     n   = static_cast<long>(values_.size());
-      const auto *src = other.data();
-#pragma omp parallel for
-      for (long k = 0; k < n; ++k)
-        values_[k] = static_cast<Number>(src[k]);
+      const std::size_t n = values_.size();
+      Number *const     v   = values_.data();
+      const auto *const src = other.data();
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          v[k] = static_cast<Number>(src[k]);
+      });
     }
 
     /// Pairing sum_K x_K . y_K, accumulated in double, deterministic.
@@ -377,26 +397,18 @@ namespace cellwise
     using Base::degree_;
     using Base::n_cells_;
 
+    /// Sum of term(k) over all stored values, in fixed chunks added in
+    /// order (the same result on any thread count).
     template <typename Term>
     double
     chunked_sum(const Term &term) const
     {
-      const std::size_t   n        = values_.size();
-      const std::size_t   n_chunks = (n + internal::reduction_chunk - 1) / internal::reduction_chunk;
-      std::vector<double> partial(n_chunks, 0.);
-#pragma omp parallel for
-      for (long c = 0; c < static_cast<long>(n_chunks); ++c)
-        {
-          double            s   = 0;
-          const std::size_t end = std::min(n, (c + 1) * internal::reduction_chunk);
-          for (std::size_t k = c * internal::reduction_chunk; k < end; ++k)
-            s += term(k);
-          partial[c] = s;
-        }
-      double sum = 0;
-      for (const double s : partial)
-        sum += s;
-      return sum;
+      return deterministic_sum(values_.size(), internal::reduction_chunk, [&](const std::size_t begin, const std::size_t end) {
+        double s = 0;
+        for (std::size_t k = begin; k < end; ++k)
+          s += term(k);
+        return s;
+      });
     }
 
     std::vector<Number> values_;
