@@ -51,6 +51,7 @@
 #include <deal.II/matrix_free/operators.h>
 #include <deal.II/matrix_free/fe_evaluation.h>
 
+#include <cellwise/dealii/functions.h>
 #include <cellwise/dealii/mg_adapters.h>
 
 #include <iostream>
@@ -944,9 +945,8 @@ namespace Step37
     mg_parameters.chebyshev_degree = 5;
     mg_parameters.smoothing_range  = 15.;
     // the level operators use step-37's coefficient, averaged per cell
-    mg_parameters.coefficient = [](const cellwise::Point &x) {
-      return Coefficient<dim>().value(Point<dim>(x[0], x[1], x[2]));
-    };
+    mg_parameters.coefficient =
+      cellwise::dealii::to_scalar_function(Coefficient<dim>());
     cellwise::dealii::MultigridComponents<float> cellwise_mg(imported,
                                                              mg_parameters);
     using LevelVector = cellwise::CellVector<float>;

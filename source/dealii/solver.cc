@@ -4,6 +4,7 @@
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/solver_control.h>
 
+#include <cmath>
 #include <functional>
 #include <ostream>
 #include <utility>
@@ -11,14 +12,19 @@
 
 namespace cellwise::dealii
 {
-  DealiiIterationControl::DealiiIterationControl(::dealii::SolverControl &control)
+  DealiiIterationControl::DealiiIterationControl(::dealii::SolverControl &control, const double initial_residual_l2)
     : control_(control)
+    , initial_residual_l2_(initial_residual_l2)
   {}
 
   IterationControl::State
   DealiiIterationControl::check(const unsigned int step, const double value)
   {
-    switch (control_.check(step, value))
+    // The scale is fixed at step 0: η_n ‖r₀‖₂/η₀, so that a tolerance meant
+    // for ‖r‖₂ (step-37's absolute one) is met by the same reduction of η.
+    if (step == 0)
+      scale_ = initial_residual_l2_ >= 0 && value > 0 && std::isfinite(value) ? initial_residual_l2_ / value : 1.;
+    switch (control_.check(step, value * scale_))
       {
         case ::dealii::SolverControl::iterate:
           return iterate;
@@ -71,10 +77,31 @@ namespace cellwise::dealii
 
   namespace
   {
-    SolveStatistics
-    forward_solve(const std::function<SolveStatistics(IterationControl &)> &solve, ::dealii::SolverControl &control)
+    /// ‖b − A u‖₂ in deal.II's numbering without the Dirichlet entries: the
+    /// value deal.II's solvers report at step 0 (G^T of the masked residual).
+    double
+    residual_l2_norm(const LaplaceOperator<double> &A,
+                     const CellVector<double>      &dirichlet_mask,
+                     const DofMap                  &map,
+                     const CellVector<double>      &b,
+                     const CellVector<double>      &u,
+                     const DealiiVector            &like)
     {
-      DealiiIterationControl forward(control);
+      CellVector<double> r;
+      A.residual(r, b, u);
+      r.scale(dirichlet_mask);
+      DealiiVector assembled;
+      assembled.reinit(like);
+      gather_transpose_add(map, r, assembled);
+      return assembled.l2_norm();
+    }
+
+    SolveStatistics
+    forward_solve(const std::function<SolveStatistics(IterationControl &)> &solve,
+                  ::dealii::SolverControl                                  &control,
+                  const double                                              initial_residual_l2)
+    {
+      DealiiIterationControl forward(control, initial_residual_l2);
       try
         {
           return solve(forward);
@@ -99,8 +126,9 @@ namespace cellwise::dealii
     scatter_balanced(map, rhs, b);
     gather(map, solution, u);
 
+    const double r0 = residual_l2_norm(solver_->fine_operator(), solver_->dirichlet_mask(), map, b, u, rhs);
     const SolveStatistics statistics =
-      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control);
+      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control, r0);
     solution = 0;
     gather_mean_add(map, u, solution);
     return statistics;
@@ -128,8 +156,9 @@ namespace cellwise::dealii
     scatter_balanced(active_map_, rhs, b);
     // The initial guess satisfies the constraints: G of it is conforming.
     gather(active_map_, solution, u);
+    const double r0 = residual_l2_norm(solver_->active_operator(), solver_->dirichlet_mask(), active_map_, b, u, rhs);
     const SolveStatistics statistics =
-      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control);
+      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control, r0);
     // Every DoF, hanging ones included: the copies agree (conforming solution).
     solution = 0;
     gather_mean_add(active_map_, u, solution);

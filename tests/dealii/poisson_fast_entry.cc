@@ -5,11 +5,14 @@
 // GMG to 1e-9 relative, with the Chebyshev and the DSS-Jacobi smoother.
 // An iteration limit makes it throw deal.II's SolverControl::NoConvergence.
 // After the import the core's loops run on deal.II's threads (TBB), not
-// OpenMP's.
+// OpenMP's. step-37's absolute SolverControl is converted: step 0 reports
+// deal.II's ‖b − A u₀‖₂, from a zero and from a non-zero guess. The
+// coefficient can be given as a deal.II Function or a dealii::Point lambda.
 // Refused with cellwise::Error (no silent wrong answer): a Dirichlet id that
 // no face carries (a singular problem), the solution and the right-hand side
 // being one vector, and a solve after the DoFHandler was renumbered.
 
+#include <cellwise/dealii/functions.h>
 #include <cellwise/dealii/solver.h>
 
 #include "poisson_problem.h"
@@ -20,6 +23,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace
 {
@@ -76,6 +80,70 @@ main(int argc, char **argv)
           << yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
     }
 
+  {
+    // step-37's control: an absolute tolerance on ‖r‖₂. Step 0 reports
+    // ‖b − A u₀‖₂ as deal.II's solvers do (‖b‖₂ from a zero guess, deal.II's
+    // own operator from a non-zero one), and the solution is that of the
+    // reduction 1e-12.
+    const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler);
+    const double                                   b_norm = problem.rhs.l2_norm();
+    dealii::SolverControl                          control(100, 1e-12 * b_norm);
+    test::Vector                                   solution = problem.new_vector();
+    solver.solve(solution, problem.rhs, control);
+    out << "absolute SolverControl(100, 1e-12 |b|): " << control.last_step()
+        << " CG iterations, step 0 reports |b|: " << yes_no(std::abs(control.initial_value() - b_norm) <= 1e-12 * b_norm)
+        << ", solution equal to 1e-9: " << yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
+
+    test::Vector guess = problem.new_vector();
+    for (unsigned int i = 0; i < guess.locally_owned_size(); ++i)
+      guess.local_element(i) = std::sin(0.37 * i);
+    problem.constraints.set_zero(guess);
+    test::Vector residual = problem.new_vector();
+    problem.system_matrix.vmult(residual, guess);
+    residual.sadd(-1., 1., problem.rhs);
+    problem.constraints.set_zero(residual);
+    dealii::SolverControl from_guess(100, 1e-12 * b_norm);
+    solver.solve(guess, problem.rhs, from_guess);
+    out << "absolute SolverControl from a non-zero guess: step 0 reports |b - A u0|: "
+        << yes_no(std::abs(from_guess.initial_value() - residual.l2_norm()) <= 1e-10 * residual.l2_norm())
+        << ", solution equal to 1e-9: " << yes_no(test::relative_difference(guess, reference) <= 1e-9) << std::endl;
+  }
+  {
+    // step-37's coefficient as a deal.II Function (a temporary), as a lambda
+    // of dealii::Point<3>, and as the core's lambda of cellwise::Point: one
+    // solution.
+    struct StepCoefficient : dealii::Function<3>
+    {
+      double
+      value(const dealii::Point<3> &p, const unsigned int) const override
+      {
+        return 1. / (0.05 + 2. * p.square());
+      }
+    };
+    std::vector<test::Vector> solutions;
+    for (unsigned int form = 0; form < 3; ++form)
+      {
+        cellwise::MultigridParameters parameters;
+        if (form == 0)
+          parameters.coefficient = cellwise::dealii::to_scalar_function(StepCoefficient());
+        else if (form == 1)
+          parameters.coefficient =
+            cellwise::dealii::to_scalar_function([](const dealii::Point<3> &p) { return 1. / (0.05 + 2. * p.square()); });
+        else
+          parameters.coefficient = [](const cellwise::Point &x) {
+            return 1. / (0.05 + 2. * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+          };
+        const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters);
+        dealii::ReductionControl                       control(100, 1e-300, 1e-12);
+        solutions.push_back(problem.new_vector());
+        solver.solve(solutions.back(), problem.rhs, control);
+      }
+    out << "coefficient from a deal.II Function and a dealii::Point lambda equals the cellwise::Point one: "
+        << yes_no(test::relative_difference(solutions[0], solutions[2]) <= 1e-14 &&
+                  test::relative_difference(solutions[1], solutions[2]) <= 1e-14)
+        << "; differs from the constant coefficient: " << yes_no(test::relative_difference(solutions[2], reference) > 1e-2)
+        << std::endl;
+  }
   {
     const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler);
     dealii::SolverControl                          control(2, 1e-300);

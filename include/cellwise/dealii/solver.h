@@ -7,10 +7,15 @@
  * deal.II vectors. This is the path the GPU backend will take.
  *
  * The outer iteration reports to the user's ::dealii::SolverControl through
- * DealiiIterationControl. The monitored value is the cycle's own
- * η = ⟨r, M^{-1} r⟩^{1/2} (no assembly needed), not deal.II's ‖r‖₂, so a
- * tolerance relative to the initial value (SolverControl's reduction, or
- * ReductionControl) is what carries over between the two.
+ * DealiiIterationControl. The cycle monitors its own η = ⟨r, V r⟩^{1/2} (no
+ * assembly needed), not deal.II's ‖r‖₂; the values reported are η scaled so
+ * that step 0 reports ‖r₀‖₂ = ‖b − A u₀‖₂ of deal.II's numbering (Dirichlet
+ * entries left out), the value deal.II's own solvers start from. Step n then
+ * reports ‖r₀‖₂ η_n/η₀: a ReductionControl reduces η as it would reduce
+ * ‖r‖₂, and step-37's absolute SolverControl(100, 1e-12 ‖b‖₂) becomes the
+ * reduction 1e-12 ‖b‖₂/‖r₀‖₂ of η (1e-12 from a zero guess). η and ‖r‖₂ are
+ * equivalent norms of the residual, not equal ones: the final ‖r‖₂ may differ
+ * from the reported value by a modest factor either way.
  */
 
 #include <cellwise/dealii/import.h>
@@ -49,8 +54,10 @@ namespace cellwise::dealii
   class DealiiIterationControl : public IterationControl
   {
   public:
-    /// Keeps a reference to @p control.
-    explicit DealiiIterationControl(::dealii::SolverControl &control);
+    /// Keeps a reference to @p control. With @p initial_residual_l2 ≥ 0 the
+    /// values are scaled so that step 0 reports it (see the file comment);
+    /// with a negative one they are forwarded as they are.
+    explicit DealiiIterationControl(::dealii::SolverControl &control, double initial_residual_l2 = -1.);
 
     State
     check(unsigned int step, double value) override;
@@ -60,6 +67,8 @@ namespace cellwise::dealii
 
   private:
     ::dealii::SolverControl &control_;
+    double                   initial_residual_l2_;
+    double                   scale_ = 1.;
   };
 
   /**
@@ -177,7 +186,7 @@ namespace cellwise::dealii
    *    constraints.distribute() changes nothing beyond that.
    *
    * Iterations are reported to the SolverControl as in MultigridPoissonSolver
-   * (the cycle's η; use a reduction). Supported parameters are those of
+   * (η scaled to ‖r₀‖₂ at step 0; absolute tolerances are converted). Supported parameters are those of
    * AdaptiveMultigridSolver (every smoother, fp64, cg or stationary).
    */
   class AdaptivePoissonSolver
