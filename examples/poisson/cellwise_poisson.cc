@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -174,6 +175,17 @@ namespace
       }
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
       std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
+#ifdef CELLWISE_WITH_CUDA
+    if (on_device)
+      {
+        const DeviceMemoryUse &memory = device_solver->memory_use();
+        std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "
+                  << format_bytes(double(memory.peak)) << " ("
+                  << double(memory.peak) / (double(fine.n_cells()) * b.dofs_per_cell()) << " B per finest value; estimate "
+                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid.precision))
+                  << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
+      }
+#endif
     row.level                 = L;
     row.cells                 = mesh.n_active_cells();
     row.dofs                  = double(mesh.n_active_cells()) * options.degree * options.degree * options.degree;
@@ -219,24 +231,20 @@ namespace
   }
 
   /// Refuses refinement @p L before anything is allocated when the estimated
-  /// host memory of its solve exceeds what the system has available, naming
-  /// the estimate and the largest refinement that fits (a run that the
-  /// operating system kills says nothing).
+  /// @p memory (host or device) of its solve exceeds the @p available bytes
+  /// (0: unknown, no check), naming the estimate and the largest refinement
+  /// that fits (a run that the operating system kills says nothing).
   void
-  check_host_memory(const ProgramOptions &options, const int L)
+  check_memory(const char *memory, const double available, const std::function<double(int)> &estimate, const int L)
   {
-    const double available = double(cellwise::available_host_memory());
-    const auto   estimate  = [&](const int l) {
-      return cellwise::estimate_host_solve_bytes(finest_cells(options, l), options.degree, options.multigrid.precision);
-    };
     if (available <= 0 || estimate(L) <= available)
       return;
     int fits = L - 1;
     while (fits >= 0 && estimate(fits) > available)
       --fits;
     std::ostringstream message;
-    message << "the solve needs about " << cellwise::format_bytes(estimate(L))
-            << " of host memory (estimated from the mesh and the options), " << cellwise::format_bytes(available)
+    message << "the solve needs about " << cellwise::format_bytes(estimate(L)) << " of " << memory
+            << " memory (estimated from the mesh and the options), " << cellwise::format_bytes(available)
             << " are available; ";
     if (fits >= 0)
       message << "the largest refinement that fits is L = " << fits << " (" << cellwise::format_bytes(estimate(fits)) << ")";
@@ -244,6 +252,24 @@ namespace
       message << "not even L = 0 fits";
     throw cellwise::Error(message.str());
   }
+
+  void
+  check_host_memory(const ProgramOptions &options, const int L)
+  {
+    check_memory("host", double(cellwise::available_host_memory()), [&](const int l) {
+      return cellwise::estimate_host_solve_bytes(finest_cells(options, l), options.degree, options.multigrid.precision);
+    }, L);
+  }
+
+#ifdef CELLWISE_WITH_CUDA
+  void
+  check_device_memory(const ProgramOptions &options, const int L)
+  {
+    check_memory("device", double(device_free_bytes()), [&](const int l) {
+      return cellwise::estimate_device_solve_bytes(finest_cells(options, l), options.degree, options.multigrid.precision);
+    }, L);
+  }
+#endif
 
   int
   run(const ProgramOptions &options)
@@ -313,6 +339,10 @@ namespace
         check_box_hierarchy_size(options.box, L); // what a level can hold, then what the machine has
         if (!on_device)
           check_host_memory(options, L);
+#ifdef CELLWISE_WITH_CUDA
+        else
+          check_device_memory(options, L);
+#endif
       }
     std::cout << "L = " << L << ": setting up" << std::endl;
     if (options.adaptive_steps > 0)
@@ -354,6 +384,17 @@ namespace
       }
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
       std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
+#ifdef CELLWISE_WITH_CUDA
+    if (on_device)
+      {
+        const DeviceMemoryUse &memory = device_solver->memory_use();
+        std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "
+                  << format_bytes(double(memory.peak)) << " ("
+                  << double(memory.peak) / (double(fine.n_cells()) * b.dofs_per_cell()) << " B per finest value; estimate "
+                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid.precision))
+                  << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
+      }
+#endif
 
     Row row;
     row.level = L;

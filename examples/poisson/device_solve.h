@@ -10,6 +10,7 @@
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/storage/cell_vector.h>
 
+#include <cstddef>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -22,6 +23,20 @@ device_unavailable_reason();
 std::string
 device_line();
 
+/// Free bytes of the device's memory now.
+std::size_t
+device_free_bytes();
+
+/// The device memory a solve used: allocated by the set-up (the solver's
+/// constructor), and at its peak, the set-up and the vectors of the solve
+/// (sampled at the first two checks of the iteration, when all are live).
+struct DeviceMemoryUse
+{
+  std::size_t free_before = 0;
+  std::size_t setup       = 0;
+  std::size_t peak        = 0;
+};
+
 class DeviceSolve
 {
 public:
@@ -32,6 +47,10 @@ public:
   /// solve alone, between two device synchronizations (no transfers).
   cellwise::SolveStatistics
   solve(cellwise::CellVector<double> &u, const cellwise::CellVector<double> &b, cellwise::IterationControl &control, double &solve_seconds) const;
+
+  /// What the set-up and the last solve used of the device memory.
+  const DeviceMemoryUse &
+  memory_use() const;
 
 private:
   struct Data;

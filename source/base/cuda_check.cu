@@ -48,6 +48,14 @@ namespace cellwise
       return out.str();
     }
 
+    std::size_t
+    free_device_memory()
+    {
+      std::size_t free = 0, total = 0;
+      CELLWISE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+      return free;
+    }
+
     void *
     allocate_bytes(const std::size_t bytes, const char *what)
     {

@@ -9,4 +9,12 @@ namespace cellwise
     const double bytes_per_value = precision == Precision::mixed ? 58. : 112.;
     return finest_cells * (160. + bytes_per_value * values_per_cell);
   }
+
+  double
+  estimate_device_solve_bytes(const double finest_cells, const unsigned int degree, const Precision precision)
+  {
+    const double values_per_cell = double(degree + 1) * (degree + 1) * (degree + 1);
+    const double bytes_per_value = precision == Precision::mixed ? 72. : 128.;
+    return finest_cells * (160. + bytes_per_value * values_per_cell);
+  }
 } // namespace cellwise

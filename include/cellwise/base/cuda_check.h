@@ -51,6 +51,10 @@ namespace cellwise
     void *
     allocate_bytes(std::size_t bytes, const char *what);
 
+    /// Free bytes of the current device's memory now (cudaMemGetInfo).
+    std::size_t
+    free_device_memory();
+
     /// cudaFree that never throws (for destructors); nullptr is fine.
     void
     free_bytes(void *pointer) noexcept;

@@ -13,6 +13,10 @@
  * level in FP64 (Q2, Q3, Q5; Chebyshev and Jacobi; coarser levels included)
  * and 54 bytes per value with the mixed-precision patch solve, plus about 150
  * bytes per cell of mesh tables. The estimate takes the upper ends.
+ *
+ * The device figures are the peak of cellwise-poisson --backend cuda
+ * (DeviceSolve's memory_use(), printed by the program) on the H200; see
+ * memory_estimate.cc for the runs.
  */
 
 #include <cellwise/multigrid/multigrid_solver.h>
@@ -25,4 +29,10 @@ namespace cellwise
   /// @p finest_cells cells of FE_Q(@p degree) in @p precision.
   double
   estimate_host_solve_bytes(double finest_cells, unsigned int degree, Precision precision);
+
+  /// Estimated peak device bytes of the CUDA backend's uniform solve (the
+  /// solver's levels and tables, and the vectors of the solve) whose finest
+  /// level has @p finest_cells cells of FE_Q(@p degree) in @p precision.
+  double
+  estimate_device_solve_bytes(double finest_cells, unsigned int degree, Precision precision);
 } // namespace cellwise
