@@ -28,6 +28,7 @@ namespace cellwise
     , parameters_(parameters)
   {
     check_solver_set_up(hierarchy, degree, parameters);
+    check_no_pure_neumann(parameters, "cellwise::AdaptiveMultigridSolver");
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));
     const auto start = std::chrono::steady_clock::now();

@@ -5,7 +5,8 @@ namespace cellwise
   template <typename Number, typename Layout>
   CholeskyCoarseSolver<Number, Layout>::CholeskyCoarseSolver(const Level                           &level,
                                                              const LaplaceOperator<Number, Layout> &op,
-                                                             const VectorType                      &mask)
+                                                             const VectorType                      &mask,
+                                                             const bool constant_null_space)
     : numbering_(make_dof_numbering(level, op.degree()))
   {
     CELLWISE_CHECK(mask.n_cells() == level.n_cells() && mask.degree() == op.degree(),
@@ -47,6 +48,18 @@ namespace cellwise
                   A(row, col) += cell_matrix(i, j);
               }
           }
+      }
+    if (constant_null_space)
+      {
+        CELLWISE_CHECK(n_free == numbering_.n_unique, "coarse solver: the constant null space needs every DoF free ("
+                                                          << n_free << " of " << numbering_.n_unique << " are)");
+        double trace = 0;
+        for (unsigned int i = 0; i < n_free; ++i)
+          trace += A(i, i);
+        const double s = trace / n_free / n_free;
+        for (unsigned int i = 0; i < n_free; ++i)
+          for (unsigned int j = 0; j < n_free; ++j)
+            A(i, j) += s;
       }
     factorization_ = std::make_unique<CholeskyFactorization>(A);
   }

@@ -31,6 +31,7 @@ namespace cellwise
       , parameters_(parameters)
     {
       check_solver_set_up(hierarchy, degree, parameters);
+      check_no_pure_neumann(parameters, "cellwise::cuda::AdaptiveMultigridSolver");
       // Validate before any device work, so that the error is the first thing seen.
       CELLWISE_CHECK(parameters.precision == Precision::fp64,
                      "the adaptive solver runs in double precision only, not " << to_string(parameters.precision)

@@ -107,6 +107,7 @@ namespace cellwise
       , timer_(timer)
     {
       check_solver_set_up(hierarchy, degree, parameters);
+      check_no_pure_neumann(parameters, "cellwise::cuda::MultigridSolver");
       // Validate before any device work, so that the error is the first thing seen.
       CELLWISE_CHECK(!parameters.coefficient,
                      "a variable coefficient is not available on the CUDA backend yet: use the host backend");

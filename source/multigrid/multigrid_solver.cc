@@ -86,7 +86,15 @@ namespace cellwise
     check_degree(degree);
     parameters.check();
     CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
-    check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
+    if (!parameters.pure_neumann)
+      check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
+  }
+
+  void
+  check_no_pure_neumann(const MultigridParameters &parameters, const char *solver)
+  {
+    CELLWISE_CHECK(!parameters.pure_neumann, solver << " does not solve pure Neumann problems; cellwise::MultigridSolver "
+                                                       "(host backend, uniform meshes) does");
   }
 
   CoarseSolverType
@@ -125,6 +133,11 @@ namespace cellwise
     // symmetric; CG would lose its short recurrence.
     CELLWISE_CHECK(!(outer == OuterIteration::cg && smoother == SmootherType::patch && cycle == CycleType::forward),
                    "CG needs the symmetric cycle with the vertex-patch smoother; use --cycle symmetric or the stationary iteration");
+    CELLWISE_CHECK(!pure_neumann || dirichlet_ids.empty(),
+                   "a pure Neumann problem has no Dirichlet boundary: leave dirichlet_ids empty");
+    CELLWISE_CHECK(!pure_neumann || smoother != SmootherType::patch,
+                   "the vertex-patch smoother does not update the boundary DoFs, which a pure Neumann problem solves "
+                   "for: use the Chebyshev or the Jacobi smoother");
   }
 
   CycleType
@@ -169,6 +182,18 @@ namespace cellwise
 
   namespace
   {
+    /// The Dirichlet mask of @p level, or all ones for the pure Neumann problem.
+    template <typename Number>
+    CellVector<Number>
+    make_boundary_mask(const Level &level, const unsigned int degree, const MultigridParameters &parameters)
+    {
+      if (!parameters.pure_neumann)
+        return make_dirichlet_mask<Number>(level, degree, parameters.dirichlet_ids);
+      CellVector<Number> ones(level.n_cells(), degree);
+      ones.fill(Number(1));
+      return ones;
+    }
+
     /// The V-cycle with all level components in precision Number.
     template <typename Number>
     std::shared_ptr<VCycle<CellVector<Number>>>
@@ -179,7 +204,7 @@ namespace cellwise
       for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
         {
           const Level &level = hierarchy.level(l);
-          const V      mask  = make_dirichlet_mask<Number>(level, degree, parameters.dirichlet_ids);
+          const V      mask  = make_boundary_mask<Number>(level, degree, parameters);
           const auto   op    = std::make_shared<LaplaceOperator<Number>>(level, degree);
           if (parameters.coefficient)
             op->set_coefficient(level, parameters.coefficient);
@@ -189,7 +214,7 @@ namespace cellwise
             {
               components.smoothers.push_back(nullptr);
               if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
-                components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number>>(level, *op, mask);
+                components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number>>(level, *op, mask, parameters.pure_neumann);
               else
                 components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, mask, parameters),
                                                                                       parameters.coarse_smoother_applications);
@@ -225,7 +250,9 @@ namespace cellwise
     const auto start = std::chrono::steady_clock::now();
 
     const Level &fine = hierarchy.levels.back();
-    masks_.push_back(make_dirichlet_mask<double>(fine, degree, parameters.dirichlet_ids));
+    masks_.push_back(make_boundary_mask<double>(fine, degree, parameters));
+    if (parameters.pure_neumann)
+      null_space_ = std::make_shared<ConstantNullSpace<double>>(fine, degree);
     fine_operator_ = std::make_shared<LaplaceOperator<double>>(fine, degree);
     if (parameters.coefficient)
       fine_operator_->set_coefficient(fine, parameters.coefficient);
@@ -242,7 +269,20 @@ namespace cellwise
   SolveStatistics
   MultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
-    return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(), control,
-                       [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), r, DssMode::mean); }, &residual_);
+    const auto mean_dss = [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), r, DssMode::mean); };
+    if (!null_space_)
+      return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(),
+                         control, mean_dss, &residual_);
+    // Pure Neumann: a compatible right-hand side, residuals kept compatible
+    // against rounding, and the solution of zero mean.
+    CELLWISE_CHECK(&u != &b, "solve: the solution and the right-hand side must be different vectors");
+    VectorType compatible = b;
+    null_space_->make_compatible(compatible);
+    const SolveStatistics statistics =
+      solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, compatible, masks_.back(),
+                  control, mean_dss, &residual_,
+                  ResidualHook<VectorType>([this](VectorType &r, unsigned int) { null_space_->make_compatible(r); }));
+    null_space_->subtract_mean(u);
+    return statistics;
   }
 } // namespace cellwise

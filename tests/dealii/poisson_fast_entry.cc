@@ -8,6 +8,7 @@
 // OpenMP's. step-37's absolute SolverControl is converted: step 0 reports
 // deal.II's ‖b − A u₀‖₂, from a zero and from a non-zero guess. The
 // coefficient can be given as a deal.II Function or a dealii::Point lambda.
+// The pure Neumann problem is solved when asked for.
 // Refused with cellwise::Error (no silent wrong answer): a Dirichlet id that
 // no face carries (a singular problem), the solution and the right-hand side
 // being one vector, and a solve after the DoFHandler was renumbered.
@@ -143,6 +144,18 @@ main(int argc, char **argv)
                   test::relative_difference(solutions[1], solutions[2]) <= 1e-14)
         << "; differs from the constant coefficient: " << yes_no(test::relative_difference(solutions[2], reference) > 1e-2)
         << std::endl;
+  }
+  {
+    // opt-in pure Neumann problem: converges, the solution has zero mean
+    // over the DoFs (VectorTools::subtract_mean_value's normalization)
+    cellwise::MultigridParameters parameters;
+    parameters.pure_neumann = true;
+    const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters);
+    dealii::ReductionControl                       control(100, 1e-300, 1e-10);
+    test::Vector                                   solution = problem.new_vector();
+    solver.solve(solution, problem.rhs, control);
+    out << "pure Neumann: converged in at most 12 CG iterations: " << yes_no(control.last_step() <= 12)
+        << ", zero DoF mean: " << yes_no(std::abs(solution.mean_value()) <= 1e-12 * solution.linfty_norm()) << std::endl;
   }
   {
     const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler);

@@ -379,6 +379,7 @@ namespace cellwise::dealii
     make_checked_transfer(const ImportedHierarchy &imported, const MultigridParameters &parameters)
     {
       check_solver_set_up(imported.hierarchy, imported.degree, parameters);
+      check_no_pure_neumann(parameters, "cellwise::dealii::MultigridComponents");
       CELLWISE_CHECK(imported.hierarchy.n_levels() >= 2,
                      "cellwise::dealii::MultigridComponents: the mesh has one level; refine at least once");
       return CellTransfer<Number>(imported.hierarchy, imported.degree);

@@ -25,8 +25,15 @@ namespace cellwise
     /// Largest number of free DoFs for which the dense factorization is built.
     static constexpr unsigned int max_free_dofs = 12000;
 
-    /// @p mask: 1 on free, 0 on Dirichlet copies of level 0.
-    CholeskyCoarseSolver(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask);
+    /// @p mask: 1 on free, 0 on Dirichlet copies of level 0. With
+    /// @p constant_null_space (the pure Neumann problem, A 1 = 0) the
+    /// factorized matrix is A + s 1 1ᵀ with s the mean diagonal entry over
+    /// the DoF count: SPD, and for a compatible b (1ᵀ b = 0) its solution is
+    /// the solution of A x = b with 1ᵀ x = 0.
+    CholeskyCoarseSolver(const Level                           &level,
+                         const LaplaceOperator<Number, Layout> &op,
+                         const VectorType                      &mask,
+                         bool                                   constant_null_space = false);
 
     void
     solve(VectorType &u, const VectorType &b) const override;

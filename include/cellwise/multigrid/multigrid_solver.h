@@ -14,6 +14,7 @@
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/constant_null_space.h>
 
 #include <iosfwd>
 #include <memory>
@@ -137,6 +138,18 @@ namespace cellwise
     /// Boundary ids with homogeneous Dirichlet conditions (empty: all).
     std::vector<unsigned int> dirichlet_ids;
 
+    /// No Dirichlet boundary at all (dirichlet_ids must be empty): the pure
+    /// Neumann problem, singular, solved up to its constant null space
+    /// (storage/constant_null_space.h): the right-hand side is made
+    /// compatible (its part along the constants removed, as its quadrature
+    /// error leaves one even for compatible data), the residual is kept
+    /// compatible in every iteration, the coarse Cholesky factorizes
+    /// A + s 1 1ᵀ, and the solution has zero mean over the DoFs. Only the
+    /// host MultigridSolver (and the deal.II MultigridPoissonSolver on it)
+    /// takes it, with the Chebyshev or Jacobi smoother: the vertex patches
+    /// do not cover the boundary DoFs, which are unknowns here.
+    bool pure_neumann = false;
+
     /// Throws cellwise::Error naming a bad value.
     void
     check() const;
@@ -147,6 +160,11 @@ namespace cellwise
   /// coarse mesh carries (check_dirichlet_ids). Throws cellwise::Error.
   void
   check_solver_set_up(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters);
+
+  /// Throws cellwise::Error if @p parameters ask for the pure Neumann problem,
+  /// which @p solver does not solve (yet).
+  void
+  check_no_pure_neumann(const MultigridParameters &parameters, const char *solver);
 
   /// Largest number of unique DoFs of the coarse level for which
   /// CoarseSolverType::automatic takes the dense Cholesky solve: its set-up
@@ -174,7 +192,9 @@ namespace cellwise
    * the FP64 residual every k-th iteration in mixed precision (with
    * @p mean_dss, the averaging DSS of the finest level), and runs CG or the
    * stationary iteration as @p parameters say (the stationary iteration keeps
-   * its residual in @p residual_storage if given).
+   * its residual in @p residual_storage if given). @p project_residual, if
+   * given, acts on every residual after the rebalancing (the pure Neumann
+   * solve keeps it compatible there).
    */
   template <typename VectorType, typename MeanDss>
   SolveStatistics
@@ -188,7 +208,8 @@ namespace cellwise
               const VectorType                   &mask,
               IterationControl                   &control,
               const MeanDss                      &mean_dss,
-              VectorType                         *residual_storage = nullptr)
+              VectorType                         *residual_storage = nullptr,
+              const ResidualHook<VectorType>     &project_residual = {})
   {
     CELLWISE_CHECK(b.n_cells() == n_cells && b.degree() == degree,
                    "solve: right-hand side of " << b.n_cells() << " cells of degree " << b.degree() << ", the finest level has "
@@ -210,10 +231,14 @@ namespace cellwise
     ResidualHook<VectorType> rebalance;
     const unsigned int       period = parameters.effective_rebalance_period();
     if (parameters.precision == Precision::mixed && period > 0)
-      rebalance = [&mean_dss, period](VectorType &r, const unsigned int step) {
+      rebalance = [&mean_dss, period, &project_residual](VectorType &r, const unsigned int step) {
         if (step % period == 0)
           mean_dss(r);
+        if (project_residual)
+          project_residual(r, step);
       };
+    else if (project_residual)
+      rebalance = project_residual;
     try
       {
         if (parameters.outer == OuterIteration::cg)
@@ -286,6 +311,7 @@ namespace cellwise
     unsigned int                                          degree_;
     MultigridParameters                                   parameters_;
     std::vector<VectorType>                               masks_;
+    std::shared_ptr<const ConstantNullSpace<double>>      null_space_; // pure Neumann only
     /// The stationary iteration's residual, kept between solves.
     mutable VectorType                                    residual_;
     std::shared_ptr<LaplaceOperator<double>>              fine_operator_;

@@ -33,6 +33,8 @@ namespace cellwise
    * problem is pure Neumann, singular, and its solution is not unique: the
    * solvers would return garbage, so an id that no face carries (a typo, or
    * a mesh whose ids were never set) is refused, as is an empty boundary.
+   * A pure Neumann problem is solved only when asked for
+   * (MultigridParameters::pure_neumann, which skips this check).
    */
   void
   check_dirichlet_ids(const Level &coarse_level, const std::vector<unsigned int> &dirichlet_ids);
