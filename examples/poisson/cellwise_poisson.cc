@@ -175,17 +175,6 @@ namespace
       }
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
       std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
-#ifdef CELLWISE_WITH_CUDA
-    if (on_device)
-      {
-        const DeviceMemoryUse &memory = device_solver->memory_use();
-        std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "
-                  << format_bytes(double(memory.peak)) << " ("
-                  << double(memory.peak) / (double(fine.n_cells()) * b.dofs_per_cell()) << " B per finest value; estimate "
-                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid.precision))
-                  << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
-      }
-#endif
     row.level                 = L;
     row.cells                 = mesh.n_active_cells();
     row.dofs                  = double(mesh.n_active_cells()) * options.degree * options.degree * options.degree;
@@ -384,6 +373,17 @@ namespace
       }
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
       std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
+#ifdef CELLWISE_WITH_CUDA
+    if (on_device)
+      {
+        const DeviceMemoryUse &memory = device_solver->memory_use();
+        std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "
+                  << format_bytes(double(memory.peak)) << " ("
+                  << double(memory.peak) / (double(fine.n_cells()) * b.dofs_per_cell()) << " B per finest value; estimate "
+                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid.precision))
+                  << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
+      }
+#endif
 #ifdef CELLWISE_WITH_CUDA
     if (on_device)
       {
