@@ -384,17 +384,6 @@ namespace
                   << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
       }
 #endif
-#ifdef CELLWISE_WITH_CUDA
-    if (on_device)
-      {
-        const DeviceMemoryUse &memory = device_solver->memory_use();
-        std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "
-                  << format_bytes(double(memory.peak)) << " ("
-                  << double(memory.peak) / (double(fine.n_cells()) * b.dofs_per_cell()) << " B per finest value; estimate "
-                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid.precision))
-                  << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
-      }
-#endif
 
     Row row;
     row.level = L;
