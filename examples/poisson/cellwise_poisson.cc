@@ -255,7 +255,7 @@ namespace
   check_device_memory(const ProgramOptions &options, const int L)
   {
     check_memory("device", double(device_free_bytes()), [&](const int l) {
-      return cellwise::estimate_device_solve_bytes(finest_cells(options, l), options.degree, options.multigrid.precision);
+      return cellwise::estimate_device_solve_bytes(finest_cells(options, l), options.degree, options.multigrid);
     }, L);
   }
 #endif
@@ -380,7 +380,7 @@ namespace
         std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "
                   << format_bytes(double(memory.peak)) << " ("
                   << double(memory.peak) / (double(fine.n_cells()) * b.dofs_per_cell()) << " B per finest value; estimate "
-                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid.precision))
+                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid))
                   << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
       }
 #endif

@@ -11,10 +11,11 @@ namespace cellwise
   }
 
   double
-  estimate_device_solve_bytes(const double finest_cells, const unsigned int degree, const Precision precision)
+  estimate_device_solve_bytes(const double finest_cells, const unsigned int degree, const MultigridParameters &parameters)
   {
     const double values_per_cell = double(degree + 1) * (degree + 1) * (degree + 1);
-    const double bytes_per_value = precision == Precision::mixed ? 72. : 128.;
+    const bool   mixed           = parameters.precision == Precision::mixed;
+    const double bytes_per_value = !mixed ? 120. : parameters.outer == OuterIteration::cg ? 104. : 64.;
     return finest_cells * (160. + bytes_per_value * values_per_cell);
   }
 } // namespace cellwise

@@ -8,6 +8,7 @@
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/memory_estimate.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/dirichlet_mask.h>
@@ -166,4 +167,34 @@ TEST(Reliability, BoxesOutOfTheNumberRangeGetTheRealCause)
   mixed.precision     = Precision::mixed;
   const std::string m = error_of([&] { MultigridSolver solver(h, 2, mixed); });
   EXPECT_TRUE(contains(m, "FP32 operator") && contains(m, "double precision")) << m;
+}
+
+TEST(MemoryEstimate, DeviceEstimateCoversTheMeasuredPeaksWithLittleToSpare)
+{
+  // Peaks of cellwise-poisson --backend cuda at L = 8 on the H200
+  // (2026-12-01), in bytes per FP64 value of the finest level: the estimate
+  // must not be below them (a refused problem would have fitted, an accepted
+  // one might not) nor far above (a problem that fits would be refused).
+  struct Measured
+  {
+    unsigned int   degree;
+    Precision      precision;
+    OuterIteration outer;
+    double         bytes_per_value;
+  };
+  const double cells = std::ldexp(1., 24);
+  for (const Measured &m : {Measured{3, Precision::fp64, OuterIteration::cg, 114.62},
+                            Measured{2, Precision::fp64, OuterIteration::cg, 118.21},
+                            Measured{3, Precision::mixed, OuterIteration::cg, 98.41},
+                            Measured{3, Precision::mixed, OuterIteration::stationary, 60.69}})
+    {
+      MultigridParameters parameters;
+      parameters.precision   = m.precision;
+      parameters.outer       = m.outer;
+      const double values    = cells * (m.degree + 1) * (m.degree + 1) * (m.degree + 1);
+      const double measured  = m.bytes_per_value * values;
+      const double estimated = estimate_device_solve_bytes(cells, m.degree, parameters);
+      EXPECT_GE(estimated, measured) << "Q" << m.degree << " " << to_string(m.precision) << " " << to_string(m.outer);
+      EXPECT_LE(estimated, 1.2 * measured) << "Q" << m.degree << " " << to_string(m.precision) << " " << to_string(m.outer);
+    }
 }

@@ -15,8 +15,12 @@
  * bytes per cell of mesh tables. The estimate takes the upper ends.
  *
  * The device figures are the peak of cellwise-poisson --backend cuda
- * (DeviceSolve's memory_use(), printed by the program) on the H200; see
- * memory_estimate.cc for the runs.
+ * (DeviceSolve's memory_use(), printed by the program as "device memory") on
+ * the H200, 2026-12-01, Q2 and Q3, L = 5–8: per FP64 value of the finest
+ * level 105–118 bytes in FP64 (Jacobi, Chebyshev; 140 at Q2 L = 5, where
+ * fixed costs show), 98 in mixed precision with CG (the FP64 CG vectors
+ * dominate), 61 with the mixed stationary patch solve. The estimate takes
+ * 120, 104 and 64 bytes, plus the 160 bytes per cell of the host figures.
  */
 
 #include <cellwise/multigrid/multigrid_solver.h>
@@ -32,7 +36,8 @@ namespace cellwise
 
   /// Estimated peak device bytes of the CUDA backend's uniform solve (the
   /// solver's levels and tables, and the vectors of the solve) whose finest
-  /// level has @p finest_cells cells of FE_Q(@p degree) in @p precision.
+  /// level has @p finest_cells cells of FE_Q(@p degree), with the precision
+  /// and outer iteration of @p parameters.
   double
-  estimate_device_solve_bytes(double finest_cells, unsigned int degree, Precision precision);
+  estimate_device_solve_bytes(double finest_cells, unsigned int degree, const MultigridParameters &parameters);
 } // namespace cellwise
