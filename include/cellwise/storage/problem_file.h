@@ -1,0 +1,72 @@
+#pragma once
+/**
+ * @file
+ * A problem on cell-wise storage in one file: the level hierarchy, the degree,
+ * the Dirichlet boundary ids, a right-hand side and a reference solution. The
+ * deal.II adapters write it from a DoFHandler (cellwise/dealii/problem_file.h),
+ * and the core reads it without deal.II, so that a problem born in a deal.II
+ * program can be solved on a machine that has no deal.II (the GPU machine):
+ * `cellwise-poisson --problem-file F` solves it on either backend and reports
+ * the difference to the stored solution.
+ *
+ * Format, version 1 (all integers little-endian, doubles IEEE 754 binary64):
+ *
+ *   magic "CWPROBLM" (8 bytes), version u32, header bytes u32
+ *   header: degree u32, n_levels u32, coarse_subdivisions 3 x u32,
+ *           locally_refined u8, n_dirichlet_ids u32, description length u32
+ *   dirichlet ids (u32 each), description (UTF-8, not terminated)
+ *   per level: n_cells u32, n_owned_cells u32, then per cell
+ *           box lower and size (6 f64), coordinates (3 i32), parent (i32),
+ *           child slot (u8), children (8 i32), neighbours (6 i32), flags (u8)
+ *   vectors: n_cells u32, degree u32, then the values, cell by cell, of the
+ *           right-hand side (a dual vector) and the reference solution (a
+ *           primal one): of the finest level, or, if locally_refined, of the
+ *           active cells in the order of cellwise::ActiveMesh
+ *   checksum: FNV-1a 64 of every byte before it, u64
+ *
+ * The reader checks the magic, the version, every count against the bytes
+ * left in the file before allocating, the hierarchy's links and the
+ * checksum, and throws cellwise::Error naming the file and what is wrong: a
+ * truncated, foreign or corrupt file never becomes a wrong problem. The
+ * coefficient is not stored (version 1 is the constant-coefficient Laplacian).
+ */
+
+#include <cellwise/mesh/level.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cellwise
+{
+  /// The version write_problem_file writes and read_problem_file reads.
+  constexpr std::uint32_t problem_file_version = 1;
+
+  struct Problem
+  {
+    LevelHierarchy            hierarchy;
+    unsigned int              degree = 0;
+    /// Homogeneous Dirichlet ids (empty: every boundary face).
+    std::vector<unsigned int> dirichlet_ids;
+    /// True: the vectors are active vectors (ActiveMesh order), the problem
+    /// is for the adaptive solvers; false: vectors of the finest level.
+    bool                      locally_refined = false;
+    /// Right-hand side (dual: the copies of a DoF sum to its load).
+    CellVector<double>        rhs;
+    /// Reference solution (primal: every copy holds the DoF value).
+    CellVector<double>        solution;
+    /// Where the problem comes from (free text, one line).
+    std::string               description;
+  };
+
+  /// Writes @p problem to @p filename; throws cellwise::Error if the file
+  /// cannot be written completely or the problem is inconsistent.
+  void
+  write_problem_file(const std::string &filename, const Problem &problem);
+
+  /// Reads a problem written by write_problem_file; throws cellwise::Error
+  /// naming the file and the defect.
+  Problem
+  read_problem_file(const std::string &filename);
+} // namespace cellwise

@@ -1,0 +1,367 @@
+#include <cellwise/base/exceptions.h>
+#include <cellwise/storage/problem_file.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <type_traits>
+
+namespace cellwise
+{
+  namespace
+  {
+    constexpr char          magic[8]         = {'C', 'W', 'P', 'R', 'O', 'B', 'L', 'M'};
+    constexpr std::uint64_t fnv_offset_basis = 14695981039346656037ull;
+    constexpr std::uint64_t fnv_prime        = 1099511628211ull;
+    /// bytes of one cell of a level: box, coordinates, parent, slot,
+    /// children, neighbours, flags
+    constexpr std::size_t cell_bytes = 6 * 8 + 3 * 4 + 4 + 1 + 8 * 4 + 6 * 4 + 1;
+    /// fixed part of the header after magic, version and header size
+    constexpr std::uint32_t header_bytes = 4 + 4 + 3 * 4 + 1 + 4 + 4;
+
+    bool
+    host_is_little_endian()
+    {
+      const std::uint32_t one = 1;
+      unsigned char       first;
+      std::memcpy(&first, &one, 1);
+      return first == 1;
+    }
+
+    void
+    check_host(const std::string &filename)
+    {
+      CELLWISE_CHECK(host_is_little_endian(), "problem file " << filename << ": this machine is big-endian; the format is little-endian");
+    }
+
+    /// A binary output file with the running checksum of what was written.
+    class Writer
+    {
+    public:
+      explicit Writer(const std::string &filename)
+        : filename_(filename)
+        , out_(filename, std::ios::binary | std::ios::trunc)
+      {
+        CELLWISE_CHECK(out_.good(), "problem file " << filename << ": cannot be opened for writing");
+      }
+
+      void
+      bytes(const void *data, const std::size_t n)
+      {
+        const auto *p = static_cast<const unsigned char *>(data);
+        for (std::size_t i = 0; i < n; ++i)
+          hash_ = (hash_ ^ p[i]) * fnv_prime;
+        out_.write(static_cast<const char *>(data), static_cast<std::streamsize>(n));
+      }
+
+      template <typename T>
+      void
+      value(const T v)
+      {
+        static_assert(std::is_arithmetic_v<T>);
+        bytes(&v, sizeof(T));
+      }
+
+      void
+      finish()
+      {
+        const std::uint64_t checksum = hash_;
+        out_.write(reinterpret_cast<const char *>(&checksum), sizeof(checksum));
+        out_.flush();
+        CELLWISE_CHECK(out_.good(), "problem file " << filename_ << ": writing failed (disk full or not writable)");
+        out_.close();
+        CELLWISE_CHECK(!out_.fail(), "problem file " << filename_ << ": closing failed");
+      }
+
+    private:
+      std::string   filename_;
+      std::ofstream out_;
+      std::uint64_t hash_ = fnv_offset_basis;
+    };
+
+    /// A binary input file that knows how many bytes are left and the running
+    /// checksum of what was read.
+    class Reader
+    {
+    public:
+      explicit Reader(const std::string &filename)
+        : filename_(filename)
+        , in_(filename, std::ios::binary)
+      {
+        CELLWISE_CHECK(in_.good(), "problem file " << filename << ": cannot be opened for reading");
+        in_.seekg(0, std::ios::end);
+        const std::streamoff size = in_.tellg();
+        in_.seekg(0, std::ios::beg);
+        CELLWISE_CHECK(size >= 0 && in_.good(), "problem file " << filename << ": cannot determine its size");
+        left_ = static_cast<std::uint64_t>(size);
+      }
+
+      const std::string &
+      name() const
+      {
+        return filename_;
+      }
+
+      /// Bytes left before the checksum.
+      std::uint64_t
+      payload_left() const
+      {
+        return left_ >= 8 ? left_ - 8 : 0;
+      }
+
+      void
+      bytes(void *data, const std::size_t n)
+      {
+        CELLWISE_CHECK(n <= payload_left(), "problem file " << filename_ << ": truncated (" << left_ << " bytes left where "
+                                                            << n << " more were expected before the checksum)");
+        in_.read(static_cast<char *>(data), static_cast<std::streamsize>(n));
+        CELLWISE_CHECK(in_.good(), "problem file " << filename_ << ": read error");
+        const auto *p = static_cast<const unsigned char *>(data);
+        for (std::size_t i = 0; i < n; ++i)
+          hash_ = (hash_ ^ p[i]) * fnv_prime;
+        left_ -= n;
+      }
+
+      template <typename T>
+      T
+      value()
+      {
+        static_assert(std::is_arithmetic_v<T>);
+        T v;
+        bytes(&v, sizeof(T));
+        return v;
+      }
+
+      /// A count of items of @p item_bytes each that must fit into the bytes
+      /// left (so that a corrupt count never becomes a huge allocation).
+      std::uint32_t
+      count(const std::size_t item_bytes, const char *what)
+      {
+        const std::uint32_t n = value<std::uint32_t>();
+        CELLWISE_CHECK(item_bytes == 0 || n <= payload_left() / item_bytes,
+                       "problem file " << filename_ << ": " << what << " " << n << " do not fit into the " << payload_left()
+                                       << " bytes left (truncated or corrupt file)");
+        return n;
+      }
+
+      void
+      finish()
+      {
+        CELLWISE_CHECK(left_ == 8, "problem file " << filename_ << ": " << (left_ < 8 ? "truncated" : "has trailing bytes")
+                                                   << " (" << left_ << " bytes after the data, the checksum takes 8)");
+        std::uint64_t stored = 0;
+        in_.read(reinterpret_cast<char *>(&stored), sizeof(stored));
+        CELLWISE_CHECK(in_.good(), "problem file " << filename_ << ": read error");
+        CELLWISE_CHECK(stored == hash_, "problem file " << filename_ << ": checksum mismatch (the file is corrupt)");
+      }
+
+    private:
+      std::string   filename_;
+      std::ifstream in_;
+      std::uint64_t left_ = 0;
+      std::uint64_t hash_ = fnv_offset_basis;
+    };
+
+    void
+    write_vector(Writer &out, const CellVector<double> &v)
+    {
+      out.value<std::uint32_t>(v.n_cells());
+      out.value<std::uint32_t>(v.degree());
+      // cell-contiguous storage is the file's order: no padding to skip
+      out.bytes(v.data(), static_cast<std::size_t>(v.n_cells()) * v.dofs_per_cell() * sizeof(double));
+    }
+
+    CellVector<double>
+    read_vector(Reader &in, const unsigned int n_cells, const unsigned int degree, const char *what)
+    {
+      const std::uint32_t cells = in.value<std::uint32_t>();
+      const std::uint32_t p     = in.value<std::uint32_t>();
+      CELLWISE_CHECK(cells == n_cells && p == degree, "problem file " << in.name() << ": the " << what << " has " << cells
+                                                                      << " cells of degree " << p << ", the problem "
+                                                                      << n_cells << " of degree " << degree);
+      const std::size_t bytes = static_cast<std::size_t>(cells) * (p + 1) * (p + 1) * (p + 1) * sizeof(double);
+      CELLWISE_CHECK(bytes <= in.payload_left(), "problem file " << in.name() << ": truncated in the " << what);
+      CellVector<double> v(cells, p);
+      in.bytes(v.data(), bytes);
+      return v;
+    }
+
+    void
+    check_link(const bool ok, const Reader &in, const unsigned int level, const unsigned int cell, const char *what)
+    {
+      CELLWISE_CHECK(ok, "problem file " << in.name() << ": level " << level << " cell " << cell << " has an invalid " << what
+                                         << " (corrupt file)");
+    }
+
+    /// The links of every cell point at cells that exist, and parent and
+    /// child agree: what the solvers index with.
+    void
+    check_hierarchy(const Reader &in, const LevelHierarchy &h)
+    {
+      for (unsigned int l = 0; l < h.n_levels(); ++l)
+        {
+          const Level       &level    = h.levels[l];
+          const unsigned int n        = level.n_cells();
+          const unsigned int n_coarse = l > 0 ? h.levels[l - 1].n_cells() : 0;
+          const unsigned int n_fine   = l + 1 < h.n_levels() ? h.levels[l + 1].n_cells() : 0;
+          for (unsigned int c = 0; c < n; ++c)
+            {
+              check_link(l == 0 ? level.parent[c] == -1 : level.parent[c] >= 0 && unsigned(level.parent[c]) < n_coarse, in, l, c,
+                         "parent");
+              check_link(level.child_slot[c] < 8, in, l, c, "child slot");
+              if (l > 0)
+                check_link(h.levels[l - 1].children[level.parent[c]][level.child_slot[c]] == int(c), in, l, c, "parent link");
+              for (unsigned int slot = 0; slot < 8; ++slot)
+                {
+                  const int child = level.children[c][slot];
+                  check_link(child == -1 || (child >= 0 && unsigned(child) < n_fine), in, l, c, "child");
+                  if (child >= 0)
+                    check_link(h.levels[l + 1].parent[child] == int(c) && h.levels[l + 1].child_slot[child] == slot, in, l, c,
+                               "child link");
+                }
+              for (const int neighbor : level.neighbors[c])
+                check_link(neighbor < int(n) && neighbor >= std::numeric_limits<int>::min() + 2, in, l, c, "neighbour");
+              check_link((level.flags[c] & ~(cell_flags::active | cell_flags::refined | cell_flags::ghost)) == 0, in, l, c, "flag");
+              for (unsigned int d = 0; d < 3; ++d)
+                check_link(std::isfinite(level.boxes[c].lower[d]) && level.boxes[c].size[d] > 0, in, l, c, "box");
+            }
+        }
+    }
+  } // namespace
+
+
+
+  void
+  write_problem_file(const std::string &filename, const Problem &problem)
+  {
+    check_host(filename);
+    const LevelHierarchy &h = problem.hierarchy;
+    CELLWISE_CHECK(h.n_levels() > 0, "write_problem_file: the hierarchy is empty");
+    const unsigned int n_vector_cells = problem.locally_refined ? h.n_active_cells() : h.levels.back().n_cells();
+    for (const CellVector<double> *v : {&problem.rhs, &problem.solution})
+      CELLWISE_CHECK(v->n_cells() == n_vector_cells && v->degree() == problem.degree,
+                     "write_problem_file: a vector has " << v->n_cells() << " cells of degree " << v->degree() << ", the problem "
+                                                         << n_vector_cells << " of degree " << problem.degree);
+    CELLWISE_CHECK(problem.description.find('\n') == std::string::npos, "write_problem_file: the description must be one line");
+
+    Writer out(filename);
+    out.bytes(magic, sizeof(magic));
+    out.value<std::uint32_t>(problem_file_version);
+    out.value<std::uint32_t>(header_bytes);
+    out.value<std::uint32_t>(problem.degree);
+    out.value<std::uint32_t>(h.n_levels());
+    for (const unsigned int s : h.coarse_subdivisions)
+      out.value<std::uint32_t>(s);
+    out.value<std::uint8_t>(problem.locally_refined ? 1 : 0);
+    out.value<std::uint32_t>(static_cast<std::uint32_t>(problem.dirichlet_ids.size()));
+    out.value<std::uint32_t>(static_cast<std::uint32_t>(problem.description.size()));
+    for (const unsigned int id : problem.dirichlet_ids)
+      out.value<std::uint32_t>(id);
+    out.bytes(problem.description.data(), problem.description.size());
+
+    for (const Level &level : h.levels)
+      {
+        const std::size_t n = level.n_cells();
+        CELLWISE_CHECK(level.coordinates.size() == n && level.parent.size() == n && level.child_slot.size() == n &&
+                         level.children.size() == n && level.neighbors.size() == n && level.flags.size() == n,
+                       "write_problem_file: a level's tables do not all have one entry per cell");
+        out.value<std::uint32_t>(level.n_cells());
+        out.value<std::uint32_t>(level.n_owned_cells);
+        for (unsigned int c = 0; c < level.n_cells(); ++c)
+          {
+            for (unsigned int d = 0; d < 3; ++d)
+              out.value<double>(level.boxes[c].lower[d]);
+            for (unsigned int d = 0; d < 3; ++d)
+              out.value<double>(level.boxes[c].size[d]);
+            for (unsigned int d = 0; d < 3; ++d)
+              out.value<std::int32_t>(level.coordinates[c][d]);
+            out.value<std::int32_t>(level.parent[c]);
+            out.value<std::uint8_t>(level.child_slot[c]);
+            for (const int child : level.children[c])
+              out.value<std::int32_t>(child);
+            for (const int neighbor : level.neighbors[c])
+              out.value<std::int32_t>(neighbor);
+            out.value<std::uint8_t>(level.flags[c]);
+          }
+      }
+    write_vector(out, problem.rhs);
+    write_vector(out, problem.solution);
+    out.finish();
+  }
+
+
+
+  Problem
+  read_problem_file(const std::string &filename)
+  {
+    check_host(filename);
+    Reader in(filename);
+    char   file_magic[sizeof(magic)] = {};
+    CELLWISE_CHECK(in.payload_left() >= sizeof(magic) + 8, "problem file " << filename << ": too short to be a cellwise problem file");
+    in.bytes(file_magic, sizeof(file_magic));
+    CELLWISE_CHECK(std::memcmp(file_magic, magic, sizeof(magic)) == 0,
+                   "problem file " << filename << ": not a cellwise problem file (no CWPROBLM magic at its start)");
+    const std::uint32_t version = in.value<std::uint32_t>();
+    CELLWISE_CHECK(version == problem_file_version, "problem file " << filename << ": format version " << version
+                                                                    << ", this build reads version " << problem_file_version);
+    const std::uint32_t header = in.value<std::uint32_t>();
+    CELLWISE_CHECK(header == header_bytes, "problem file " << filename << ": header of " << header << " bytes, version "
+                                                           << version << " has " << header_bytes << " (corrupt file)");
+
+    Problem problem;
+    problem.degree                = in.value<std::uint32_t>();
+    const std::uint32_t n_levels  = in.count(8, "levels");
+    auto               &h         = problem.hierarchy;
+    for (unsigned int &s : h.coarse_subdivisions)
+      s = in.value<std::uint32_t>();
+    const std::uint8_t refined    = in.value<std::uint8_t>();
+    const std::uint32_t n_ids     = in.count(4, "Dirichlet ids");
+    const std::uint32_t n_text    = in.count(1, "description bytes");
+    CELLWISE_CHECK(problem.degree >= 1 && problem.degree <= 8 && n_levels >= 1 && refined <= 1,
+                   "problem file " << filename << ": header with degree " << problem.degree << ", " << n_levels
+                                   << " levels (corrupt file)");
+    problem.locally_refined = refined == 1;
+    problem.dirichlet_ids.resize(n_ids);
+    for (unsigned int &id : problem.dirichlet_ids)
+      id = in.value<std::uint32_t>();
+    problem.description.resize(n_text);
+    in.bytes(problem.description.data(), n_text);
+
+    h.levels.resize(n_levels);
+    for (Level &level : h.levels)
+      {
+        const std::uint32_t n = in.count(cell_bytes, "cells of a level");
+        level.n_owned_cells   = in.value<std::uint32_t>();
+        level.boxes.resize(n);
+        level.coordinates.resize(n);
+        level.parent.resize(n);
+        level.child_slot.resize(n);
+        level.children.resize(n);
+        level.neighbors.resize(n);
+        level.flags.resize(n);
+        for (unsigned int c = 0; c < n; ++c)
+          {
+            for (unsigned int d = 0; d < 3; ++d)
+              level.boxes[c].lower[d] = in.value<double>();
+            for (unsigned int d = 0; d < 3; ++d)
+              level.boxes[c].size[d] = in.value<double>();
+            for (unsigned int d = 0; d < 3; ++d)
+              level.coordinates[c][d] = in.value<std::int32_t>();
+            level.parent[c]     = in.value<std::int32_t>();
+            level.child_slot[c] = in.value<std::uint8_t>();
+            for (int &child : level.children[c])
+              child = in.value<std::int32_t>();
+            for (int &neighbor : level.neighbors[c])
+              neighbor = in.value<std::int32_t>();
+            level.flags[c] = in.value<std::uint8_t>();
+          }
+      }
+    check_hierarchy(in, h);
+    const unsigned int n_vector_cells = problem.locally_refined ? h.n_active_cells() : h.levels.back().n_cells();
+    problem.rhs                       = read_vector(in, n_vector_cells, problem.degree, "right-hand side");
+    problem.solution                  = read_vector(in, n_vector_cells, problem.degree, "reference solution");
+    in.finish();
+    return problem;
+  }
+} // namespace cellwise

@@ -1,0 +1,201 @@
+// The problem file (storage/problem_file.h): a round trip keeps every field
+// bit for bit, uniform and locally refined; a truncated, foreign, corrupt,
+// newer or missing file gets its own clear error and never a problem.
+
+#include <cellwise/base/exceptions.h>
+#include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/storage/problem_file.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  std::string
+  temporary_file(const std::string &name)
+  {
+    return ::testing::TempDir() + "cellwise_" + name + ".cwp";
+  }
+
+  Problem
+  box_problem()
+  {
+    Problem problem;
+    problem.hierarchy     = make_box_hierarchy(BoxDescription{{0., -1., 0.5}, {1.5, 1., 1.3}, {3, 2, 1}}, 2);
+    problem.degree        = 2;
+    problem.dirichlet_ids = {0, 3};
+    problem.description   = "box 3 x 2 x 1, Q2, L = 2";
+    const unsigned int n  = problem.hierarchy.levels.back().n_cells();
+    problem.rhs.reinit(n, 2);
+    problem.solution.reinit(n, 2);
+    fill_random(problem.rhs, 5);
+    fill_random(problem.solution, 6);
+    return problem;
+  }
+
+  std::vector<char>
+  file_bytes(const std::string &filename)
+  {
+    std::ifstream in(filename, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+
+  void
+  write_bytes(const std::string &filename, const std::vector<char> &bytes)
+  {
+    std::ofstream out(filename, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+
+  void
+  expect_read_error(const std::string &filename, const std::string &phrase)
+  {
+    try
+      {
+        read_problem_file(filename);
+        ADD_FAILURE() << "read without error; expected '" << phrase << "'";
+      }
+    catch (const Error &e)
+      {
+        EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(filename), std::string::npos) << e.what();
+      }
+  }
+
+  void
+  expect_equal(const Problem &a, const Problem &b)
+  {
+    EXPECT_EQ(a.degree, b.degree);
+    EXPECT_EQ(a.dirichlet_ids, b.dirichlet_ids);
+    EXPECT_EQ(a.locally_refined, b.locally_refined);
+    EXPECT_EQ(a.description, b.description);
+    EXPECT_EQ(a.hierarchy.coarse_subdivisions, b.hierarchy.coarse_subdivisions);
+    ASSERT_EQ(a.hierarchy.n_levels(), b.hierarchy.n_levels());
+    for (unsigned int l = 0; l < a.hierarchy.n_levels(); ++l)
+      {
+        const Level &x = a.hierarchy.levels[l], &y = b.hierarchy.levels[l];
+        ASSERT_EQ(x.n_cells(), y.n_cells());
+        EXPECT_EQ(x.n_owned_cells, y.n_owned_cells);
+        for (unsigned int c = 0; c < x.n_cells(); ++c)
+          {
+            EXPECT_EQ(x.boxes[c].lower, y.boxes[c].lower);
+            EXPECT_EQ(x.boxes[c].size, y.boxes[c].size);
+          }
+        EXPECT_EQ(x.coordinates, y.coordinates);
+        EXPECT_EQ(x.parent, y.parent);
+        EXPECT_EQ(x.child_slot, y.child_slot);
+        EXPECT_EQ(x.children, y.children);
+        EXPECT_EQ(x.neighbors, y.neighbors);
+        EXPECT_EQ(x.flags, y.flags);
+      }
+    for (const auto &[v, w] : {std::pair{&a.rhs, &b.rhs}, std::pair{&a.solution, &b.solution}})
+      {
+        ASSERT_EQ(v->n_cells(), w->n_cells());
+        ASSERT_EQ(v->degree(), w->degree());
+        for (std::size_t k = 0; k < v->storage_size(); ++k)
+          ASSERT_EQ(v->data()[k], w->data()[k]);
+      }
+  }
+} // namespace
+
+TEST(ProblemFile, RoundTripIsExactOnABox)
+{
+  const Problem     problem  = box_problem();
+  const std::string filename = temporary_file("box");
+  write_problem_file(filename, problem);
+  expect_equal(problem, read_problem_file(filename));
+  std::remove(filename.c_str());
+}
+
+TEST(ProblemFile, RoundTripIsExactOnALocallyRefinedMesh)
+{
+  Problem problem;
+  const BoxDescription box;
+  problem.hierarchy       = make_adaptive_box_hierarchy(box, 1, 2, make_octant_marker(box));
+  problem.degree          = 3;
+  problem.locally_refined = true;
+  const unsigned int n    = problem.hierarchy.n_active_cells();
+  problem.rhs.reinit(n, 3);
+  problem.solution.reinit(n, 3);
+  fill_random(problem.rhs, 7);
+  fill_random(problem.solution, 8);
+  const std::string filename = temporary_file("adaptive");
+  write_problem_file(filename, problem);
+  expect_equal(problem, read_problem_file(filename));
+  std::remove(filename.c_str());
+}
+
+TEST(ProblemFile, BadFilesGetClearErrors)
+{
+  const std::string good = temporary_file("good");
+  write_problem_file(good, box_problem());
+  const std::vector<char> bytes = file_bytes(good);
+  const std::string       bad   = temporary_file("bad");
+
+  expect_read_error(temporary_file("does_not_exist"), "cannot be opened");
+
+  write_bytes(bad, std::vector<char>(bytes.begin(), bytes.begin() + 12));
+  expect_read_error(bad, "too short");
+
+  for (const std::size_t cut : {std::size_t(60), bytes.size() / 2, bytes.size() - 9, bytes.size() - 1})
+    {
+      write_bytes(bad, std::vector<char>(bytes.begin(), bytes.begin() + cut));
+      expect_read_error(bad, "truncated");
+    }
+
+  std::vector<char> foreign(bytes.size(), 'x');
+  write_bytes(bad, foreign);
+  expect_read_error(bad, "not a cellwise problem file");
+
+  std::vector<char> newer = bytes;
+  newer[8]                = 2; // version 2
+  write_bytes(bad, newer);
+  expect_read_error(bad, "format version 2");
+
+  // a flipped bit in a vector value, in a cell box and in the checksum
+  for (const std::size_t at : {bytes.size() - 100, std::size_t(120), bytes.size() - 3})
+    {
+      std::vector<char> corrupt = bytes;
+      corrupt[at] ^= 0x10;
+      write_bytes(bad, corrupt);
+      expect_read_error(bad, "problem file");
+    }
+  std::vector<char> corrupt_value = bytes;
+  corrupt_value[bytes.size() - 100] ^= 0x10;
+  write_bytes(bad, corrupt_value);
+  expect_read_error(bad, "checksum mismatch");
+
+  std::vector<char> trailing = bytes;
+  trailing.push_back('\0');
+  write_bytes(bad, trailing);
+  expect_read_error(bad, "trailing bytes");
+
+  // a cell count far beyond the file: refused before any allocation
+  std::vector<char> huge = bytes;
+  const std::size_t first_level = 8 + 4 + 4 + 4 + 4 + 12 + 1 + 4 + 4 + 2 * 4 + box_problem().description.size();
+  huge[first_level + 3]         = 0x7f;
+  write_bytes(bad, huge);
+  expect_read_error(bad, "do not fit");
+
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
+}
+
+TEST(ProblemFile, InconsistentProblemsAreNotWritten)
+{
+  Problem problem = box_problem();
+  problem.rhs.reinit(3, 2);
+  EXPECT_THROW(write_problem_file(temporary_file("inconsistent"), problem), Error);
+  EXPECT_THROW(write_problem_file("/nonexistent-directory/problem.cwp", box_problem()), Error);
+}
