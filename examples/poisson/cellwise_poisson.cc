@@ -4,6 +4,8 @@
 
 #include "command_line.h"
 #include "manufactured_solutions.h"
+#include "problem_file_solve.h"
+#include "solve_control.h"
 
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
@@ -29,6 +31,8 @@
 
 namespace
 {
+  using namespace poisson_program;
+
   struct Row
   {
     int          level;
@@ -43,12 +47,6 @@ namespace
     double       solve_seconds;
   };
 
-  double
-  seconds_since(const std::chrono::steady_clock::time_point start)
-  {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-
   std::string
   format_row(const Row &row, const Row *previous)
   {
@@ -61,67 +59,6 @@ namespace
                   row.contraction, row.l2_error, rate, row.setup_seconds, row.solve_seconds,
                   row.dofs / row.solve_seconds * 1e-6);
     return line;
-  }
-
-  /// The stopping test of the options: tolerance or a fixed count.
-  std::unique_ptr<cellwise::IterationControl>
-  make_control(const ProgramOptions &options)
-  {
-    if (options.fixed_iterations > 0)
-      return std::make_unique<cellwise::FixedIterationControl>(options.fixed_iterations);
-    return std::make_unique<cellwise::MonitorControl>(options.max_iterations, options.tolerance);
-  }
-
-  /// Forwards to the control of the options and keeps the monitored values,
-  /// so that a solve that fails can still show its history.
-  class RecordingControl : public cellwise::IterationControl
-  {
-  public:
-    explicit RecordingControl(cellwise::IterationControl &inner)
-      : inner_(inner)
-    {}
-    State
-    check(const unsigned int step, const double value) override
-    {
-      values_.push_back(value);
-      return inner_.check(step, value);
-    }
-    std::string
-    failure_reason() const override
-    {
-      return inner_.failure_reason();
-    }
-    /// Prints the values relative to the first, one line per iteration.
-    void
-    print_history(std::ostream &out) const
-    {
-      for (std::size_t k = 0; k < values_.size(); ++k)
-        out << "  iteration " << k << ": η/η_0 = " << values_[k] / values_[0] << "\n";
-      out << std::flush;
-    }
-
-  private:
-    cellwise::IterationControl &inner_;
-    std::vector<double>         values_;
-  };
-
-  /// Runs @p solve with a RecordingControl around @p control; on an
-  /// exception prints the history of the failed solve and rethrows.
-  template <typename Solve>
-  cellwise::SolveStatistics
-  solve_with_history(cellwise::IterationControl &control, const Solve &solve)
-  {
-    RecordingControl recorder(control);
-    try
-      {
-        return solve(recorder);
-      }
-    catch (...)
-      {
-        std::cout << "  history of the failed solve:\n";
-        recorder.print_history(std::cout);
-        throw;
-      }
   }
 
   /// One adaptive mesh: L global and k local refinements (003 Algorithms 4–5),
@@ -282,6 +219,9 @@ namespace
         return 2;
 #endif
       }
+
+    if (!options.problem_file.empty())
+      return solve_problem_file(options, on_device);
 
     const ManufacturedSolution solution = make_manufactured_solution(options.solution, options.box.lower, options.box.upper);
     std::cout << "cellwise-poisson: -Δu = f on [" << options.box.lower[0] << "," << options.box.upper[0] << "]x["

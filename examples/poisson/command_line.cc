@@ -71,6 +71,13 @@ Options:
   --iterations N           run exactly N outer iterations, ignoring the
                            tolerance (000 Table 3); default: stop on the
                            tolerance
+  --problem-file F         solve the problem stored in F (storage/problem_file.h,
+                           written by cellwise::dealii::write_problem_file)
+                           and report the difference to its stored solution;
+                           the file gives mesh, degree and right-hand side,
+                           so --degree, --box, --subdivisions, --refinements,
+                           --solution, --adaptive-steps and --marker do not
+                           go with it
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
   --help                   this text
@@ -81,6 +88,7 @@ ProgramOptions
 parse_command_line(const int argc, const char *const *argv)
 {
   ProgramOptions options;
+  std::string    problem_option; // the first option the problem file replaces
   for (int i = 1; i < argc; ++i)
     {
       const std::string option = argv[i];
@@ -94,6 +102,10 @@ parse_command_line(const int argc, const char *const *argv)
       if (i + 1 >= argc)
         throw UsageError("option " + option + " needs a value (see --help)");
       const std::string value = argv[++i];
+      for (const char *defines_problem :
+           {"--degree", "--box", "--subdivisions", "--refinements", "--solution", "--adaptive-steps", "--marker"})
+        if (option == defines_problem && problem_option.empty())
+          problem_option = option;
 
       if (option == "--degree")
         options.degree = static_cast<unsigned int>(parse_integer(option, value, cellwise::min_degree, cellwise::max_degree));
@@ -208,6 +220,12 @@ parse_command_line(const int argc, const char *const *argv)
         }
       else if (option == "--threads")
         options.threads = static_cast<unsigned int>(parse_integer(option, value, 1, 4096));
+      else if (option == "--problem-file")
+        {
+          if (value.empty())
+            fail_option(option, value, "give a file name");
+          options.problem_file = value;
+        }
       else
         throw UsageError("unknown option " + option + " (see --help)");
     }
@@ -218,6 +236,9 @@ parse_command_line(const int argc, const char *const *argv)
       mg.smoother == cellwise::SmootherType::patch)
     throw UsageError("--solver cg needs a symmetric preconditioner: the forward cycle with the patch smoother is not "
                      "(use --cycle symmetric, or --solver stationary)");
+  if (!options.problem_file.empty() && !problem_option.empty())
+    throw UsageError(problem_option + " does not go with --problem-file: the file defines the mesh, the degree and the "
+                                      "right-hand side");
   if (options.adaptive_steps > 0 && mg.precision == cellwise::Precision::mixed)
     throw UsageError("--adaptive-steps: the adaptive solver runs in double precision only (drop --precision mixed)");
   return options;

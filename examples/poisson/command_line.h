@@ -25,6 +25,9 @@ struct ProgramOptions
   unsigned int                  max_iterations   = 100;
   unsigned int                  fixed_iterations = 0; // > 0: exactly this many, no tolerance
   cellwise::MultigridParameters multigrid;
+  /// Non-empty: solve the problem of this file (mesh, degree, right-hand
+  /// side and reference solution from it) instead of the box problem.
+  std::string                   problem_file;
   bool                          help = false;
 };
 

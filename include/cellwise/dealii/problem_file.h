@@ -1,0 +1,41 @@
+#pragma once
+/**
+ * @file
+ * A deal.II problem as a problem file (storage/problem_file.h), so that the
+ * core can solve it where deal.II is not installed (the GPU machine):
+ * `cellwise-poisson --problem-file F [--backend cuda]`.
+ */
+
+#include <cellwise/dealii/solver.h>
+#include <cellwise/storage/problem_file.h>
+
+#include <string>
+#include <vector>
+
+namespace cellwise::dealii
+{
+  /**
+   * The problem of @p dof_handler (imported as import_dof_handler() does:
+   * FE_Q(p) with level DoFs, on a subdivided box) with deal.II's load vector
+   * @p rhs (zero on constrained DoFs, or the plain load vector on a locally
+   * refined mesh, as the fast entry points take it) and deal.II's solution
+   * @p solution, homogeneous Dirichlet conditions on @p dirichlet_ids (empty:
+   * every boundary face). A locally refined mesh gives a problem for the
+   * adaptive solvers (vectors on the active cells).
+   */
+  Problem
+  make_problem(const ::dealii::DoFHandler<3, 3>  &dof_handler,
+               const DealiiVector               &rhs,
+               const DealiiVector               &solution,
+               const std::vector<unsigned int>  &dirichlet_ids = {},
+               const std::string                &description   = "");
+
+  /// make_problem() written to @p filename.
+  void
+  write_problem_file(const std::string               &filename,
+                     const ::dealii::DoFHandler<3, 3> &dof_handler,
+                     const DealiiVector              &rhs,
+                     const DealiiVector              &solution,
+                     const std::vector<unsigned int> &dirichlet_ids = {},
+                     const std::string               &description   = "");
+} // namespace cellwise::dealii

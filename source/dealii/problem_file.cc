@@ -1,0 +1,53 @@
+#include <cellwise/dealii/import.h>
+#include <cellwise/dealii/problem_file.h>
+#include <cellwise/dealii/vector_transfer.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
+
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+namespace cellwise::dealii
+{
+  Problem
+  make_problem(const ::dealii::DoFHandler<3, 3> &dof_handler,
+               const DealiiVector               &rhs,
+               const DealiiVector               &solution,
+               const std::vector<unsigned int>  &dirichlet_ids,
+               const std::string                &description)
+  {
+    const ImportedHierarchy imported = import_dof_handler(dof_handler);
+    const LevelHierarchy   &h        = imported.hierarchy;
+    Problem                 problem;
+    problem.degree          = imported.degree;
+    problem.dirichlet_ids   = dirichlet_ids;
+    problem.description     = description;
+    problem.locally_refined = h.n_active_cells() != h.levels.back().n_cells();
+    // the right-hand side as the fast entry points scatter it, the solution
+    // as they gather the initial guess
+    if (problem.locally_refined)
+      {
+        const DofMap map = make_active_mesh_map(imported, make_active_mesh(h));
+        scatter_balanced(map, rhs, problem.rhs);
+        gather(map, solution, problem.solution);
+      }
+    else
+      {
+        const DofMap &map = imported.active_dofs.back();
+        scatter_balanced(map, rhs, problem.rhs);
+        gather(map, solution, problem.solution);
+      }
+    problem.hierarchy = h;
+    return problem;
+  }
+
+  void
+  write_problem_file(const std::string               &filename,
+                     const ::dealii::DoFHandler<3, 3> &dof_handler,
+                     const DealiiVector              &rhs,
+                     const DealiiVector              &solution,
+                     const std::vector<unsigned int> &dirichlet_ids,
+                     const std::string               &description)
+  {
+    ::cellwise::write_problem_file(filename, make_problem(dof_handler, rhs, solution, dirichlet_ids, description));
+  }
+} // namespace cellwise::dealii
