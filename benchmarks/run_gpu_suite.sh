@@ -5,10 +5,16 @@
 # doc/results.md. Every step writes its log into OUTDIR; a step that fails or
 # runs out of its time limit does not stop the later ones.
 #
-# usage: benchmarks/run_gpu_suite.sh OUTDIR [CUDA_ARCHITECTURES (default 90)]
+# With PROBLEM_DIR (the problem files that the deal.II test problem_file writes
+# into build/tests/dealii/problem_file on a machine with deal.II, copied over)
+# it also solves each on the device in FP64 and mixed precision and checks
+# the difference to deal.II's stored solution (1e-9 and 1e-7).
+#
+# usage: benchmarks/run_gpu_suite.sh OUTDIR [CUDA_ARCHITECTURES (default 90)] [PROBLEM_DIR]
 set -uo pipefail
-out=${1:?usage: benchmarks/run_gpu_suite.sh OUTDIR [CUDA_ARCHITECTURES]}
+out=${1:?usage: benchmarks/run_gpu_suite.sh OUTDIR [CUDA_ARCHITECTURES] [PROBLEM_DIR]}
 arch=${2:-90}
+problems=${3:-}
 mkdir -p "$out"
 stamp() { echo "[suite] $(date -u +%FT%TZ) $*"; }
 
@@ -48,4 +54,25 @@ run solve-cg-chebyshev-fp64 120 $poisson --backend cuda --refinements 2-7 --tole
 run solve-patch-forward-fp64 120 $poisson --backend cuda --smoother patch --solver stationary --refinements 2-7
 run solve-patch-forward-mixed 240 $poisson --backend cuda --smoother patch --solver stationary --precision mixed --refinements 4-8
 run solve-adaptive-octant-cuda 120 $poisson --backend cuda --refinements 2-4 --adaptive-steps 3 --marker octant --tolerance 1e-12
+
+# deal.II-born problems on the device: both difference columns (relative max
+# and l2 to deal.II's solution) below 1e-9 in FP64, 1e-7 in mixed precision
+if [[ -n "$problems" ]]; then
+  for file in "$problems"/*.cwp; do
+    name=$(basename "$file" .cwp)
+    for precision in double mixed; do
+      log="problem-$name-$precision"
+      run "$log" 60 $poisson --problem-file "$file" --backend cuda --precision "$precision" --tolerance 1e-12
+      bound='(1[0-9]|[2-9][0-9])'
+      [[ $precision == mixed ]] && bound='(0[89]|1[0-9]|[2-9][0-9])'
+      if grep -q "double precision only" "$out/$log.log"; then
+        echo "[suite] $log: locally refined, FP64 only (refused as documented)"
+      elif grep -Eq " [0-9]\.[0-9]+e-$bound +[0-9]\.[0-9]+e-$bound\$" "$out/$log.log"; then
+        echo "[suite] $log: equals deal.II's solution"
+      else
+        echo "[suite] $log: DIFFERS from deal.II's solution (see $log.log)"
+      fi
+    done
+  done
+fi
 stamp done
