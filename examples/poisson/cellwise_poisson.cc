@@ -10,13 +10,11 @@
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/base/system_memory.h>
 #include <cellwise/multigrid/memory_estimate.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
-#ifdef CELLWISE_WITH_CUDA
-#  include "device_solve.h"
-#endif
 
 #include <omp.h>
 
@@ -65,28 +63,14 @@ namespace
   /// on the host or (--backend cuda) on the device; b and the error on the
   /// host either way. DoFs are counted as active cells × p³, as 003 Table 4.
   Row
-  solve_adaptive(const ProgramOptions &options, const ManufacturedSolution &solution, const int L, const bool on_device)
+  solve_adaptive(const ProgramOptions &options, const ManufacturedSolution &solution, const int L)
   {
     using namespace cellwise;
     const auto           setup_start = std::chrono::steady_clock::now();
     const LevelHierarchy hierarchy =
       make_adaptive_box_hierarchy(options.box, L, options.adaptive_steps, make_marker(options.marker, options.box));
-    // one of the two solvers, by --backend
-    std::unique_ptr<AdaptiveMultigridSolver> solver;
-#ifdef CELLWISE_WITH_CUDA
-    std::unique_ptr<AdaptiveDeviceSolve> device_solver;
-    if (on_device)
-      device_solver = std::make_unique<AdaptiveDeviceSolve>(hierarchy, options.degree, options.multigrid, &std::cout);
-    else
-#else
-    (void)on_device;
-#endif
-      solver = std::make_unique<AdaptiveMultigridSolver>(hierarchy, options.degree, options.multigrid, &std::cout);
-#ifdef CELLWISE_WITH_CUDA
-    const ActiveMesh &mesh = on_device ? device_solver->active_mesh() : solver->active_mesh();
-#else
+    const auto solver = make_adaptive_host_vector_solver(hierarchy, options.degree, options.multigrid, &std::cout);
     const ActiveMesh &mesh = solver->active_mesh();
-#endif
     std::cout << "  active cells per level:";
     for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
       std::cout << " " << mesh.active_cells[l].size();
@@ -95,21 +79,12 @@ namespace
     assemble_right_hand_side(mesh.level, options.degree, solution.right_hand_side, b);
     const double setup_seconds = seconds_since(setup_start);
 
-    const auto      control     = make_control(options);
-    const auto      solve_start = std::chrono::steady_clock::now();
-    SolveStatistics statistics;
-    Row             row;
-#ifdef CELLWISE_WITH_CUDA
-    if (on_device)
-      statistics = solve_with_history(*control, [&](cellwise::IterationControl &c) {
-        return device_solver->solve(u, b, c, row.solve_seconds); // timed between device synchronizations
-      });
-    else
-#endif
-      {
-        statistics = solve_with_history(*control, [&](cellwise::IterationControl &c) { return solver->solve(u, b, c); });
-        row.solve_seconds = seconds_since(solve_start);
-      }
+    const auto control = make_control(options);
+    // timed by the solver: on the device between two synchronizations
+    const SolveStatistics statistics =
+      solve_with_history(*control, [&](cellwise::IterationControl &c) { return solver->solve(u, b, c); });
+    Row row;
+    row.solve_seconds = solver->last_solve_seconds();
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
       std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
     row.level                 = L;
@@ -187,15 +162,13 @@ namespace
     }, L);
   }
 
-#ifdef CELLWISE_WITH_CUDA
   void
   check_device_memory(const ProgramOptions &options, const int L)
   {
-    check_memory("device", double(device_free_bytes()), [&](const int l) {
+    check_memory("device", double(cellwise::backend_free_memory(cellwise::Backend::cuda)), [&](const int l) {
       return cellwise::estimate_device_solve_bytes(finest_cells(options, l), options.degree, options.multigrid);
     }, L);
   }
-#endif
 
   int
   run(const ProgramOptions &options)
@@ -203,25 +176,20 @@ namespace
     using namespace cellwise;
     if (options.threads > 0)
       omp_set_num_threads(static_cast<int>(options.threads));
-    const bool on_device = options.backend == "cuda";
+    const bool on_device = options.multigrid.backend == Backend::cuda;
     if (on_device)
       {
-#ifdef CELLWISE_WITH_CUDA
-        const std::string reason = device_unavailable_reason();
+        const std::string reason = backend_unavailable_reason(Backend::cuda);
         if (!reason.empty())
           {
-            std::cerr << "cellwise-poisson: " << reason << std::endl;
+            std::cerr << "cellwise-poisson: --backend cuda: " << reason << std::endl;
             return 2;
           }
-        std::cout << device_line() << std::endl;
-#else
-        std::cerr << "cellwise-poisson: --backend cuda: this build has no CUDA backend; use --backend host" << std::endl;
-        return 2;
-#endif
+        std::cout << backend_description(Backend::cuda) << std::endl;
       }
 
     if (!options.problem_file.empty())
-      return solve_problem_file(options, on_device);
+      return solve_problem_file(options);
 
     const ManufacturedSolution solution = make_manufactured_solution(options.solution, options.box.lower, options.box.upper);
     std::cout << "cellwise-poisson: -Δu = f on [" << options.box.lower[0] << "," << options.box.upper[0] << "]x["
@@ -268,62 +236,41 @@ namespace
         check_box_hierarchy_size(options.box, L); // what a level can hold, then what the machine has
         if (!on_device)
           check_host_memory(options, L);
-#ifdef CELLWISE_WITH_CUDA
         else
           check_device_memory(options, L);
-#endif
       }
     std::cout << "L = " << L << ": setting up" << std::endl;
     if (options.adaptive_steps > 0)
       {
-        rows.push_back(solve_adaptive(options, solution, L, on_device));
+        rows.push_back(solve_adaptive(options, solution, L));
         std::cout << table_header << "\n" << format_row(rows.back(), rows.size() > 1 ? &rows[rows.size() - 2] : nullptr) << std::endl;
         return;
       }
     const auto           setup_start = std::chrono::steady_clock::now();
     const LevelHierarchy hierarchy   = make_box_hierarchy(options.box, L, CellOrdering::child_major);
     const Level         &fine        = hierarchy.levels.back();
-    // one of the two solvers, by --backend
-    std::unique_ptr<MultigridSolver> solver;
-#ifdef CELLWISE_WITH_CUDA
-    std::unique_ptr<DeviceSolve> device_solver;
-    if (on_device)
-      device_solver = std::make_unique<DeviceSolve>(hierarchy, options.degree, options.multigrid, &std::cout);
-    else
-#endif
-      solver = std::make_unique<MultigridSolver>(hierarchy, options.degree, options.multigrid, &std::cout);
+    const auto solver =
+      make_host_vector_solver(hierarchy, options.degree, options.multigrid, &std::cout);
     CellVector<double>   b, u(fine.n_cells(), options.degree);
     assemble_right_hand_side(fine, options.degree, solution.right_hand_side, b);
     const double setup_seconds = seconds_since(setup_start);
 
-    const auto      control = make_control(options);
-    const auto      solve_start = std::chrono::steady_clock::now();
-    SolveStatistics statistics;
-    double          solve_seconds = 0;
-#ifdef CELLWISE_WITH_CUDA
-    if (on_device)
-      statistics = solve_with_history(*control, [&](cellwise::IterationControl &c) {
-        return device_solver->solve(u, b, c, solve_seconds); // timed between device synchronizations
-      });
-    else
-#endif
-      {
-        statistics = solve_with_history(*control, [&](cellwise::IterationControl &c) { return solver->solve(u, b, c); });
-        solve_seconds = seconds_since(solve_start);
-      }
+    const auto control = make_control(options);
+    // timed by the solver: on the device between two synchronizations
+    const SolveStatistics statistics =
+      solve_with_history(*control, [&](cellwise::IterationControl &c) { return solver->solve(u, b, c); });
+    const double solve_seconds = solver->last_solve_seconds();
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
       std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
-#ifdef CELLWISE_WITH_CUDA
     if (on_device)
       {
-        const DeviceMemoryUse &memory = device_solver->memory_use();
+        const DeviceMemoryUse memory = solver->memory_use();
         std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "
                   << format_bytes(double(memory.peak)) << " ("
                   << double(memory.peak) / (double(fine.n_cells()) * b.dofs_per_cell()) << " B per finest value; estimate "
                   << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid))
                   << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
       }
-#endif
 
     Row row;
     row.level = L;

@@ -216,7 +216,8 @@ parse_command_line(const int argc, const char *const *argv)
         {
           if (value != "host" && value != "cuda")
             fail_option(option, value, "use host or cuda");
-          options.backend = value;
+          options.backend           = value;
+          options.multigrid.backend = cellwise::parse_backend(value);
         }
       else if (option == "--threads")
         options.threads = static_cast<unsigned int>(parse_integer(option, value, 1, 4096));

@@ -3,13 +3,9 @@
 #include "solve_control.h"
 
 #include <cellwise/base/exceptions.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
-#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/storage/dof_numbering.h>
 #include <cellwise/storage/problem_file.h>
-#ifdef CELLWISE_WITH_CUDA
-#  include "device_solve.h"
-#endif
 
 #include <algorithm>
 #include <chrono>
@@ -48,7 +44,7 @@ namespace
 } // namespace
 
 int
-solve_problem_file(const ProgramOptions &options, const bool on_device)
+solve_problem_file(const ProgramOptions &options)
 {
   using namespace cellwise;
   const auto    read_start = std::chrono::steady_clock::now();
@@ -70,45 +66,16 @@ solve_problem_file(const ProgramOptions &options, const bool on_device)
                    "the problem is locally refined: the adaptive solver runs in double precision only (drop --precision mixed)");
 
   const auto         setup_start = std::chrono::steady_clock::now();
+  // uniform or locally refined, on the backend of the options
+  const std::unique_ptr<HostVectorSolver> solver =
+    problem.locally_refined ? std::unique_ptr<HostVectorSolver>(make_adaptive_host_vector_solver(h, problem.degree, parameters, &std::cout))
+                            : make_host_vector_solver(h, problem.degree, parameters, &std::cout);
+  const double       setup_seconds = seconds_since(setup_start);
   CellVector<double> u(problem.rhs.n_cells(), problem.degree);
   const auto         control = make_control(options);
-  SolveStatistics    statistics;
-  double             setup_seconds = 0, solve_seconds = 0;
-  // one of four solvers: uniform or locally refined, host or device
-  const auto solve = [&](auto &solver, auto run) {
-    setup_seconds          = seconds_since(setup_start);
-    const auto solve_start = std::chrono::steady_clock::now();
-    statistics             = solve_with_history(*control, [&](IterationControl &c) { return run(solver, c); });
-    if (solve_seconds == 0)
-      solve_seconds = seconds_since(solve_start);
-  };
-  const auto on_host = [&](const auto &solver, IterationControl &c) { return solver.solve(u, problem.rhs, c); };
-#ifdef CELLWISE_WITH_CUDA
-  const auto on_gpu = [&](const auto &solver, IterationControl &c) { return solver.solve(u, problem.rhs, c, solve_seconds); };
-  if (on_device && problem.locally_refined)
-    {
-      const AdaptiveDeviceSolve solver(h, problem.degree, parameters, &std::cout);
-      solve(solver, on_gpu);
-    }
-  else if (on_device)
-    {
-      const DeviceSolve solver(h, problem.degree, parameters, &std::cout);
-      solve(solver, on_gpu);
-    }
-  else
-#else
-  CELLWISE_CHECK(!on_device, "this build has no CUDA backend");
-#endif
-    if (problem.locally_refined)
-    {
-      const AdaptiveMultigridSolver solver(h, problem.degree, parameters, &std::cout);
-      solve(solver, on_host);
-    }
-  else
-    {
-      const MultigridSolver solver(h, problem.degree, parameters, &std::cout);
-      solve(solver, on_host);
-    }
+  const SolveStatistics statistics =
+    solve_with_history(*control, [&](IterationControl &c) { return solver->solve(u, problem.rhs, c); });
+  const double solve_seconds = solver->last_solve_seconds();
 
   for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
     std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;

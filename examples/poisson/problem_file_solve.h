@@ -7,4 +7,4 @@
 
 /// Returns the exit code (0: solved); throws on errors as the box solves do.
 int
-solve_problem_file(const ProgramOptions &options, bool on_device);
+solve_problem_file(const ProgramOptions &options);

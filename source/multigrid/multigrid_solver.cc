@@ -174,6 +174,22 @@ namespace cellwise
       return Precision::mixed;
     CELLWISE_CHECK(false, "unknown precision '" << name << "': use double or mixed");
   }
+  Backend
+  parse_backend(const std::string &name)
+  {
+    if (name == "host")
+      return Backend::host;
+    if (name == "cuda")
+      return Backend::cuda;
+    CELLWISE_CHECK(false, "unknown backend '" << name << "': use host or cuda");
+  }
+
+  std::string
+  to_string(const Backend backend)
+  {
+    return backend == Backend::host ? "host" : "cuda";
+  }
+
   std::string
   to_string(const Precision precision)
   {

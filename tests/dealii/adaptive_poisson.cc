@@ -240,7 +240,7 @@ namespace
 
     // G^T A_act G against the plain matrix (hanging DoFs are ordinary DoFs of
     // the fine cells there).
-    const cellwise::LaplaceOperator<double> &op = solver.solver().active_operator();
+    const cellwise::LaplaceOperator<double> &op = solver.active_operator();
     {
       const unsigned int n = map.dofs_per_cell();
       for (unsigned int a = 0; a < map.n_cells; ++a)

@@ -8,7 +8,8 @@
 // OpenMP's. step-37's absolute SolverControl is converted: step 0 reports
 // deal.II's ‖b − A u₀‖₂, from a zero and from a non-zero guess. The
 // coefficient can be given as a deal.II Function or a dealii::Point lambda.
-// The pure Neumann problem is solved when asked for.
+// The pure Neumann problem is solved when asked for. The cuda backend is
+// refused with its reason where there is no device.
 // Refused with cellwise::Error (no silent wrong answer): a Dirichlet id that
 // no face carries (a singular problem), the solution and the right-hand side
 // being one vector, and a solve after the DoFHandler was renumbered.
@@ -144,6 +145,25 @@ main(int argc, char **argv)
                   test::relative_difference(solutions[1], solutions[2]) <= 1e-14)
         << "; differs from the constant coefficient: " << yes_no(test::relative_difference(solutions[2], reference) > 1e-2)
         << std::endl;
+  }
+  {
+    // Backend::cuda: where there is no device, refused with the reason at
+    // set-up; where there is one, deal.II's solution again
+    cellwise::MultigridParameters parameters;
+    parameters.backend       = cellwise::Backend::cuda;
+    const std::string reason = cellwise::backend_unavailable_reason(cellwise::Backend::cuda);
+    bool              ok     = false;
+    if (!reason.empty())
+      ok = refused([&] { cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters); }, reason) == "yes";
+    else
+      {
+        const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters);
+        dealii::ReductionControl                       control(100, 1e-300, 1e-12);
+        test::Vector                                   solution = problem.new_vector();
+        solver.solve(solution, problem.rhs, control);
+        ok = test::relative_difference(solution, reference) <= 1e-9;
+      }
+    out << "cuda backend: refused with the reason without a device, deal.II's solution with one: " << yes_no(ok) << std::endl;
   }
   {
     // opt-in pure Neumann problem: converges, the solution has zero mean

@@ -20,9 +20,12 @@
 
 #include <cellwise/dealii/import.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
+#include <cellwise/operators/laplace_operator.h>
 
+#include <deal.II/base/index_set.h>
 #include <deal.II/base/smartpointer.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/solver_control.h>
@@ -102,6 +105,14 @@ namespace cellwise::dealii
    * Dirichlet conditions on a globally refined mesh, set up from a DoFHandler
    * (FE_Q(p) with level DoFs; see import_dof_handler() for what is refused).
    * Locally refined meshes are refused: use AdaptivePoissonSolver.
+   *
+   * parameters.backend says where the levels live: Backend::host
+   * (cellwise::MultigridSolver) or Backend::cuda (cuda::MultigridSolver on
+   * the current device; refused with the reason where there is none). On the
+   * device the hierarchy is uploaded at set-up, and a solve moves the
+   * scattered right-hand side and the guess to the device and the solution
+   * back, once each. Every option of MultigridParameters works on both,
+   * except pure_neumann (host only).
    */
   class MultigridPoissonSolver
   {
@@ -142,7 +153,8 @@ namespace cellwise::dealii
     {
       return imported_;
     }
-    const MultigridSolver &
+    /// The solver on the backend of the parameters.
+    const HostVectorSolver &
     solver() const
     {
       return *solver_;
@@ -151,7 +163,13 @@ namespace cellwise::dealii
   private:
     ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
     ImportedHierarchy                                       imported_;
-    std::unique_ptr<MultigridSolver>                        solver_;
+    MultigridParameters                                     parameters_;
+    std::unique_ptr<HostVectorSolver>                       solver_;
+    /// deal.II's DoFs on the Dirichlet boundary (left out of ‖r₀‖₂)
+    ::dealii::IndexSet dirichlet_dofs_;
+    /// The FP64 operator of the finest level on the host, built at the first
+    /// solve from a non-zero guess (‖b − A u₀‖₂ on every backend).
+    mutable std::unique_ptr<LaplaceOperator<double>> host_operator_;
   };
 
   /**
@@ -187,7 +205,8 @@ namespace cellwise::dealii
    *
    * Iterations are reported to the SolverControl as in MultigridPoissonSolver
    * (η scaled to ‖r₀‖₂ at step 0; absolute tolerances are converted). Supported parameters are those of
-   * AdaptiveMultigridSolver (every smoother, fp64, cg or stationary).
+   * AdaptiveMultigridSolver (every smoother, fp64, cg or stationary), on
+   * either backend (parameters.backend, as for MultigridPoissonSolver).
    */
   class AdaptivePoissonSolver
   {
@@ -220,16 +239,24 @@ namespace cellwise::dealii
     {
       return active_map_;
     }
-    const AdaptiveMultigridSolver &
+    /// The solver on the backend of the parameters.
+    const AdaptiveHostVectorSolver &
     solver() const
     {
       return *solver_;
     }
+    /// The FP64 operator of the active cells on the host (built on the first
+    /// call): what the solver's outer iteration applies, for tests and ‖r₀‖₂.
+    const LaplaceOperator<double> &
+    active_operator() const;
 
   private:
     ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
     ImportedHierarchy                                       imported_;
-    std::unique_ptr<AdaptiveMultigridSolver>                solver_;
+    MultigridParameters                                     parameters_;
+    std::unique_ptr<AdaptiveHostVectorSolver>               solver_;
     DofMap                                                  active_map_;
+    ::dealii::IndexSet                                      dirichlet_dofs_;
+    mutable std::unique_ptr<LaplaceOperator<double>>        host_operator_;
   };
 } // namespace cellwise::dealii

@@ -78,6 +78,18 @@ namespace cellwise
   parse_cycle_type(const std::string &name);
   std::string
   to_string(CycleType type);
+  /// Where the levels of a solver live, for the entry points that choose at
+  /// run time (make_host_vector_solver, cellwise::dealii's solvers).
+  enum class Backend
+  {
+    host, ///< the host solvers
+    cuda  ///< the CUDA solvers on the current device
+  };
+  /// "host" or "cuda"
+  Backend
+  parse_backend(const std::string &name);
+  std::string
+  to_string(Backend backend);
   /// "double" or "mixed"
   Precision
   parse_precision(const std::string &name);
@@ -149,6 +161,12 @@ namespace cellwise
     /// takes it, with the Chebyshev or Jacobi smoother: the vertex patches
     /// do not cover the boundary DoFs, which are unknowns here.
     bool pure_neumann = false;
+
+    /// The backend of the entry points that choose one at run time
+    /// (make_host_vector_solver, cellwise::dealii::MultigridPoissonSolver and
+    /// AdaptivePoissonSolver); the classes of one backend (MultigridSolver,
+    /// cuda::MultigridSolver) are that backend whatever it says.
+    Backend backend = Backend::host;
 
     /// Throws cellwise::Error naming a bad value.
     void

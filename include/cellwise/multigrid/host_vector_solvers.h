@@ -1,0 +1,112 @@
+#pragma once
+/**
+ * @file
+ * The solvers on host cell vectors whose levels live on the backend of the
+ * caller's choice: the entry for programs that hold their vectors on the host
+ * (the deal.II adapters, the main program) and want a backend by run-time
+ * option. On Backend::cuda the hierarchy is uploaded once at set-up; a solve
+ * moves u and b to the device and u back, once each, and nothing else crosses
+ * the bus. On Backend::host these are the host solvers themselves.
+ */
+
+#include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <cstddef>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+namespace cellwise
+{
+  /// Empty where @p backend can run here, otherwise one line saying why not
+  /// (no CUDA backend in this build, no device or driver).
+  std::string
+  backend_unavailable_reason(Backend backend);
+
+  /// One line about what runs a solve: "device: <name, SMs, memory, ...>" for
+  /// cuda, "host: <threads> threads (<executor>)" for the host.
+  std::string
+  backend_description(Backend backend);
+
+  /// Bytes a new solve may allocate where its levels live: available host
+  /// memory, or free device memory (0 where unknown).
+  std::size_t
+  backend_free_memory(Backend backend);
+
+  /// Device memory a CUDA solve used (all zero on the host): allocated by
+  /// the set-up, and at the peak of the last solve (sampled at its first two
+  /// iteration checks, when all its vectors are live).
+  struct DeviceMemoryUse
+  {
+    std::size_t free_before = 0;
+    std::size_t setup       = 0;
+    std::size_t peak        = 0;
+  };
+
+  /// A solver of A u = b on host cell vectors.
+  class HostVectorSolver
+  {
+  public:
+    virtual ~HostVectorSolver() = default;
+
+    /// Solve from the initial guess @p u (an empty u is the zero guess).
+    virtual SolveStatistics
+    solve(CellVector<double> &u, const CellVector<double> &b, IterationControl &control) const = 0;
+
+    virtual Backend
+    backend() const = 0;
+
+    /// Seconds of the last solve alone: on the device between two device
+    /// synchronizations, without the transfers of u and b.
+    virtual double
+    last_solve_seconds() const = 0;
+
+    virtual DeviceMemoryUse
+    memory_use() const
+    {
+      return {};
+    }
+  };
+
+  /// The locally refined variant: vectors on the active cells, in the order
+  /// of active_mesh().
+  class AdaptiveHostVectorSolver : public HostVectorSolver
+  {
+  public:
+    virtual const ActiveMesh &
+    active_mesh() const = 0;
+  };
+
+  /// The uniform solver (MultigridSolver or cuda::MultigridSolver) on the
+  /// finest level of @p hierarchy (kept by reference), on parameters.backend.
+  /// Throws cellwise::Error with backend_unavailable_reason() where it cannot
+  /// run.
+  std::unique_ptr<HostVectorSolver>
+  make_host_vector_solver(const LevelHierarchy      &hierarchy,
+                          unsigned int               degree,
+                          const MultigridParameters &parameters,
+                          std::ostream              *log = nullptr);
+
+  /// The adaptive solver (local smoothing) on parameters.backend.
+  std::unique_ptr<AdaptiveHostVectorSolver>
+  make_adaptive_host_vector_solver(const LevelHierarchy      &hierarchy,
+                                   unsigned int               degree,
+                                   const MultigridParameters &parameters,
+                                   std::ostream              *log = nullptr);
+
+  namespace cuda
+  {
+    /// The CUDA halves of the factories (defined only with the CUDA backend).
+    std::unique_ptr<HostVectorSolver>
+    make_host_vector_solver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters,
+                            std::ostream *log);
+    std::unique_ptr<AdaptiveHostVectorSolver>
+    make_adaptive_host_vector_solver(const LevelHierarchy      &hierarchy,
+                                     unsigned int               degree,
+                                     const MultigridParameters &parameters,
+                                     std::ostream              *log);
+  } // namespace cuda
+} // namespace cellwise

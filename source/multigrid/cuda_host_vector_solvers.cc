@@ -1,0 +1,146 @@
+// The CUDA halves of make_host_vector_solver and
+// make_adaptive_host_vector_solver: the device solvers behind the host-vector
+// interface (plain C++ over the CUDA runtime API; built with the CUDA backend).
+
+#include <cellwise/base/cuda_check.h>
+#include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+namespace cellwise::cuda
+{
+  namespace
+  {
+    /// Forwards to the caller's control and samples the free device memory
+    /// at steps 0 and 1, when the solve's vectors are all allocated (two
+    /// queries per solve, so the timing stays that of the solve).
+    class SamplingControl : public IterationControl
+    {
+    public:
+      SamplingControl(IterationControl &control, std::size_t &min_free)
+        : control_(control)
+        , min_free_(min_free)
+      {}
+      State
+      check(const unsigned int step, const double value) override
+      {
+        if (step < 2)
+          min_free_ = std::min(min_free_, free_device_memory());
+        return control_.check(step, value);
+      }
+      std::string
+      failure_reason() const override
+      {
+        return control_.failure_reason();
+      }
+
+    private:
+      IterationControl &control_;
+      std::size_t      &min_free_;
+    };
+
+    /// A device solver behind the host-vector interface: upload u and b,
+    /// solve between two device synchronizations, download u.
+    template <typename Solver, typename Interface>
+    class DeviceSolver : public Interface
+    {
+    public:
+      DeviceSolver(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters, std::ostream *log)
+        : memory_{free_device_memory(), 0, 0}
+        , solver_(hierarchy, degree, parameters, log)
+      {
+        memory_.setup = memory_.free_before - std::min(memory_.free_before, free_device_memory());
+      }
+
+      SolveStatistics
+      solve(CellVector<double> &u, const CellVector<double> &b, IterationControl &control) const override
+      {
+        // host vectors are cell-contiguous: staged in that layout on the
+        // device, then turned into the solver's layout there
+        using Staged       = CellVector<double, MemorySpace::CUDA, CellContiguous>;
+        using DeviceVector = typename Solver::VectorType;
+        if (u.n_cells() == 0)
+          u.reinit(b);
+        Staged       staged;
+        DeviceVector device_u, device_b;
+        staged.copy_from_host(b);
+        device_b.copy_from(staged);
+        staged.copy_from_host(u);
+        device_u.copy_from(staged);
+        // the solve alone: all uploads done before, the last kernel finished after
+        CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+        std::size_t                 min_free = free_device_memory();
+        SamplingControl             sampling(control, min_free);
+        const auto                  start      = std::chrono::steady_clock::now();
+        const SolveStatistics       statistics = solver_.solve(device_u, device_b, sampling);
+        CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+        seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        staged.copy_from(device_u);
+        staged.copy_to_host(u);
+        memory_.peak = memory_.free_before - std::min(memory_.free_before, min_free);
+        return statistics;
+      }
+
+      Backend
+      backend() const override
+      {
+        return Backend::cuda;
+      }
+
+      double
+      last_solve_seconds() const override
+      {
+        return seconds_;
+      }
+
+      DeviceMemoryUse
+      memory_use() const override
+      {
+        return memory_;
+      }
+
+    protected:
+      mutable DeviceMemoryUse memory_;
+      Solver                  solver_;
+      mutable double          seconds_ = 0;
+    };
+
+    // The uniform solver keeps its FP64 vectors blocked by 32 cells (the
+    // layout in which the operator and the DSS stream at 0.83-0.91 of a
+    // device copy; the FP32 levels of the mixed-precision cycle are
+    // cell-contiguous either way).
+    using UniformSolver = MultigridSolver<CellBlocked<32>>;
+
+    class AdaptiveDeviceSolver : public DeviceSolver<AdaptiveMultigridSolver<CellContiguous>, AdaptiveHostVectorSolver>
+    {
+    public:
+      using DeviceSolver::DeviceSolver;
+
+      const ActiveMesh &
+      active_mesh() const override
+      {
+        return solver_.active_mesh();
+      }
+    };
+  } // namespace
+
+  std::unique_ptr<HostVectorSolver>
+  make_host_vector_solver(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters,
+                          std::ostream *log)
+  {
+    return std::make_unique<DeviceSolver<UniformSolver, HostVectorSolver>>(hierarchy, degree, parameters, log);
+  }
+
+  std::unique_ptr<AdaptiveHostVectorSolver>
+  make_adaptive_host_vector_solver(const LevelHierarchy      &hierarchy,
+                                   const unsigned int         degree,
+                                   const MultigridParameters &parameters,
+                                   std::ostream              *log)
+  {
+    return std::make_unique<AdaptiveDeviceSolver>(hierarchy, degree, parameters, log);
+  }
+} // namespace cellwise::cuda

@@ -1,0 +1,91 @@
+// The solvers on host vectors by backend (multigrid/host_vector_solvers.h):
+// on Backend::cuda the uniform and the adaptive solve give the host backend's
+// iteration counts and its solution to 1e-10 relative, FP64 and mixed, from a
+// zero and from a non-zero guess, and report the device memory they used.
+
+#include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/operators/function_tools.h>
+
+#include <gtest/gtest.h>
+
+#include "cuda/cuda_test_utilities.h"
+#include "test_utilities.h"
+
+#include <cmath>
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  double
+  rhs(const Point &x)
+  {
+    return 1. + x[0] * (1.5 - x[1]) * std::sin(3. * x[2]);
+  }
+
+  double
+  relative_difference(const CellVector<double> &a, const CellVector<double> &b)
+  {
+    CellVector<double> d = a;
+    d.add(-1., b);
+    return d.l2_norm() / b.l2_norm();
+  }
+
+  template <typename Make>
+  void
+  expect_backends_agree(const Make &make, const Level &rhs_level, const unsigned int degree, const MultigridParameters &base)
+  {
+    for (const bool nonzero_guess : {false, true})
+      {
+        MultigridParameters on_host = base, on_device = base;
+        on_host.backend           = Backend::host;
+        on_device.backend         = Backend::cuda;
+        const auto host_solver   = make(on_host);
+        const auto device_solver = make(on_device);
+        EXPECT_EQ(device_solver->backend(), Backend::cuda);
+        CellVector<double> b;
+        assemble_right_hand_side(rhs_level, degree, rhs, b);
+        CellVector<double> u_host(b.n_cells(), degree), u_device;
+        if (nonzero_guess)
+          u_host.fill(0.5); // continuous; its boundary values make the problem inhomogeneous, on both
+        u_device                = u_host;
+        MonitorControl c1(100, 1e-12), c2(100, 1e-12);
+        const auto     s_host   = host_solver->solve(u_host, b, c1);
+        const auto     s_device = device_solver->solve(u_device, b, c2);
+        SCOPED_TRACE(::testing::Message() << "precision " << to_string(base.precision) << ", guess "
+                                          << (nonzero_guess ? "0.5" : "zero"));
+        EXPECT_LE(std::abs(int(s_host.iterations()) - int(s_device.iterations())), base.precision == Precision::mixed ? 1 : 0);
+        EXPECT_LE(relative_difference(u_device, u_host), 1e-10);
+        EXPECT_GT(device_solver->last_solve_seconds(), 0.);
+        EXPECT_GT(device_solver->memory_use().peak, 0u);
+      }
+  }
+} // namespace
+
+TEST(CudaHostVectorSolver, uniform_matches_host_backend)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  BoxDescription box;
+  box.subdivisions          = {{3, 2, 1}};
+  const LevelHierarchy h    = make_box_hierarchy(box, 3);
+  for (const Precision precision : {Precision::fp64, Precision::mixed})
+    {
+      MultigridParameters parameters;
+      parameters.precision = precision;
+      expect_backends_agree([&](const MultigridParameters &p) { return make_host_vector_solver(h, 3, p); }, h.levels.back(), 3,
+                            parameters);
+    }
+}
+
+TEST(CudaHostVectorSolver, adaptive_matches_host_backend)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const BoxDescription box;
+  const LevelHierarchy h = make_adaptive_box_hierarchy(box, 2, 2, make_octant_marker(box));
+  const auto           probe = make_adaptive_host_vector_solver(h, 2, MultigridParameters{});
+  expect_backends_agree([&](const MultigridParameters &p) { return make_adaptive_host_vector_solver(h, 2, p); },
+                        probe->active_mesh().level, 2, MultigridParameters{});
+}
