@@ -36,13 +36,17 @@ namespace cellwise
       CELLWISE_CHECK(parameters.precision == Precision::fp64,
                      "the adaptive solver runs in double precision only, not " << to_string(parameters.precision)
                                                                                 << " (also on the CUDA backend)");
-      CELLWISE_CHECK(!parameters.coefficient,
-                     "a variable coefficient is not available on the CUDA backend yet: use the host backend");
+      CELLWISE_CHECK(!parameters.coefficient || parameters.smoother != SmootherType::patch,
+                     "a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "
+                     "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "
+                     "host backend");
       const auto start = std::chrono::steady_clock::now();
       using V          = VectorType;
 
       mesh_            = make_active_mesh(hierarchy);
       active_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(mesh_.level, degree);
+      if (parameters.coefficient)
+        active_operator_->set_coefficient(mesh_.level, parameters.coefficient);
       // Dirichlet copies of the active cells: those of their level's mask (a
       // Dirichlet DoF lies on a boundary face of every box cell touching it).
       HostVectorType host_active_mask(mesh_.n_active_cells(), degree);
@@ -57,6 +61,8 @@ namespace cellwise
               host_active_mask(mesh_.level_offset[l] + j, i) = dirichlet(mesh_.active_cells[l][j], i);
 
           const auto op = std::make_shared<LaplaceOperator<double, Layout>>(level, degree);
+          if (parameters.coefficient)
+            op->set_coefficient(level, parameters.coefficient);
           components.operators.push_back(op);
           components.level_shapes.push_back(V(level.n_cells(), degree));
           if (l == 0)
@@ -64,7 +70,8 @@ namespace cellwise
               CELLWISE_CHECK(!has_refinement_edge(level), "level 0 must cover the domain");
               components.smoothers.push_back(nullptr);
               if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
-                components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double, Layout>>(level, degree, dirichlet);
+                components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double, Layout>>(level, degree, dirichlet,
+                                                                                                 parameters.coefficient);
               else
                 {
                   V mask;

@@ -11,10 +11,13 @@ namespace cellwise
     template <typename Number, typename Layout>
     CholeskyCoarseSolver<Number, Layout>::CholeskyCoarseSolver(const Level          &level,
                                                                const unsigned int    degree,
-                                                               const HostVectorType &host_mask)
+                                                               const HostVectorType &host_mask,
+                                                               const ScalarFunction &coefficient)
     {
       // the host operator is needed only for the cell matrices of the set-up
-      const ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree);
+      ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree);
+      if (coefficient)
+        host_op.set_coefficient(level, coefficient);
       host_solver_ = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask);
       host_u_.reinit(level.n_cells(), degree);
       host_b_.reinit(level.n_cells(), degree);

@@ -60,13 +60,16 @@ namespace cellwise
             V            mask;
             mask.copy_from_host(host_mask);
             const auto op = std::make_shared<LaplaceOperator<Number, Layout>>(level, degree);
+            if (parameters.coefficient)
+              op->set_coefficient(level, parameters.coefficient);
             components.operators.push_back(op);
             components.level_shapes.push_back(V(level.n_cells(), degree));
             if (l == 0)
               {
                 components.smoothers.push_back(nullptr);
                 if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
-                  components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask);
+                  components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask,
+                                                                                                 parameters.coefficient);
                 else
                   components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, mask, parameters),
                                                                                         parameters.coarse_smoother_applications);
@@ -109,14 +112,18 @@ namespace cellwise
       check_solver_set_up(hierarchy, degree, parameters);
       check_no_pure_neumann(parameters, "cellwise::cuda::MultigridSolver");
       // Validate before any device work, so that the error is the first thing seen.
-      CELLWISE_CHECK(!parameters.coefficient,
-                     "a variable coefficient is not available on the CUDA backend yet: use the host backend");
+      CELLWISE_CHECK(!parameters.coefficient || parameters.smoother != SmootherType::patch,
+                     "a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "
+                     "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "
+                     "host backend");
       const auto start = std::chrono::steady_clock::now();
 
       const Level &fine = hierarchy.levels.back();
       fine_level_data_  = std::make_unique<LevelData>(fine);
       mask_.copy_from_host(make_dirichlet_mask<double, Layout>(fine, degree, parameters.dirichlet_ids));
       fine_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(fine, degree);
+      if (parameters.coefficient)
+        fine_operator_->set_coefficient(fine, parameters.coefficient);
       fine_operator_->use_dirichlet_mask(mask_); // the outer residual reads bits, not FP64 values
       outer_operator_ = fine_operator_;
       if (timer)

@@ -616,6 +616,24 @@ namespace cellwise
 
     template <typename Number, typename Layout>
     void
+    LaplaceOperator<Number, Layout>::set_coefficient(const Level &level, const ScalarFunction &coefficient)
+    {
+      CELLWISE_CHECK(level.n_cells() == n_cells_, "set_coefficient: level of " << level.n_cells() << " cells, operator of " << n_cells_);
+      const std::vector<double> averages = cell_coefficient_averages(level, degree_, coefficient);
+      std::vector<Number>       factors(3 * static_cast<std::size_t>(level.n_cells()));
+      for (unsigned int c = 0; c < level.n_cells(); ++c)
+        {
+          const std::array<double, 3> f = checked_laplace_factors<double>(level.boxes[c], c);
+          for (unsigned int d = 0; d < 3; ++d)
+            factors[3 * static_cast<std::size_t>(c) + d] = static_cast<Number>(averages[c] * f[d]);
+        }
+      Number *scaled = upload(factors, "the coefficient-scaled factors of the Laplace operator");
+      free_bytes(factors_);
+      factors_ = scaled;
+    }
+
+    template <typename Number, typename Layout>
+    void
     LaplaceOperator<Number, Layout>::reinit(const Level &level, const unsigned int degree)
     {
       check_degree(degree);

@@ -73,26 +73,41 @@ namespace cellwise
     coefficients_.assign(level.n_cells(), 1.);
   }
 
+  std::vector<double>
+  cell_coefficient_averages(const Level &level, const unsigned int degree, const ScalarFunction &coefficient)
+  {
+    CELLWISE_CHECK(static_cast<bool>(coefficient), "cell_coefficient_averages: the coefficient is empty");
+    const Quadrature1D  quadrature = gauss_quadrature(degree + 1);
+    const unsigned int  q          = degree + 1;
+    std::vector<double> averages(level.n_cells());
+    // user functions run in parallel, as deal.II's own loops run them
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
+      const CellBox &box     = level.boxes[c];
+      double         average = 0;
+      for (unsigned int k = 0; k < q; ++k)
+        for (unsigned int j = 0; j < q; ++j)
+          for (unsigned int i = 0; i < q; ++i)
+            average += quadrature.weights[i] * quadrature.weights[j] * quadrature.weights[k] *
+                       coefficient({{box.lower[0] + quadrature.points[i] * box.size[0],
+                                     box.lower[1] + quadrature.points[j] * box.size[1],
+                                     box.lower[2] + quadrature.points[k] * box.size[2]}});
+      CELLWISE_CHECK(std::isfinite(average) && average > 0,
+                     "the coefficient averages to " << average << " on cell " << c << ": it must be positive and finite");
+      averages[c] = average;
+    });
+    return averages;
+  }
+
   template <typename Number, typename Layout>
   void
   LaplaceOperator<Number, Layout>::set_coefficient(const Level &level, const ScalarFunction &coefficient)
   {
     CELLWISE_CHECK(level.n_cells() == n_cells(), "set_coefficient: level of " << level.n_cells() << " cells, operator of " << n_cells());
-    const Quadrature1D quadrature = gauss_quadrature(degree_ + 1);
-    const unsigned int q          = degree_ + 1;
+    const std::vector<double> averages = cell_coefficient_averages(level, degree_, coefficient);
     for (unsigned int c = 0; c < level.n_cells(); ++c)
       {
         const CellBox &box     = level.boxes[c];
-        double         average = 0;
-        for (unsigned int k = 0; k < q; ++k)
-          for (unsigned int j = 0; j < q; ++j)
-            for (unsigned int i = 0; i < q; ++i)
-              average += quadrature.weights[i] * quadrature.weights[j] * quadrature.weights[k] *
-                         coefficient({{box.lower[0] + quadrature.points[i] * box.size[0],
-                                       box.lower[1] + quadrature.points[j] * box.size[1],
-                                       box.lower[2] + quadrature.points[k] * box.size[2]}});
-        CELLWISE_CHECK(std::isfinite(average) && average > 0,
-                       "the coefficient averages to " << average << " on cell " << c << ": it must be positive and finite");
+        const double   average = averages[c];
         kernels::laplace_factors(box.size.data(), factors_[c].data());
         for (unsigned int d = 0; d < 3; ++d)
           factors_[c][d] = static_cast<Number>(average * double(factors_[c][d]));

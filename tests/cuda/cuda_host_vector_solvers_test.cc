@@ -1,8 +1,11 @@
 // The solvers on host vectors by backend (multigrid/host_vector_solvers.h):
 // on Backend::cuda the uniform and the adaptive solve give the host backend's
 // iteration counts and its solution to 1e-10 relative, FP64 and mixed, from a
-// zero and from a non-zero guess, and report the device memory they used.
+// zero and from a non-zero guess, with and without a variable coefficient,
+// and report the device memory they used; the coefficient with the patch
+// smoother is refused on the device.
 
+#include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
@@ -24,6 +27,13 @@ namespace
   rhs(const Point &x)
   {
     return 1. + x[0] * (1.5 - x[1]) * std::sin(3. * x[2]);
+  }
+
+  /// step-37's coefficient 1 / (0.05 + 2 |x|²)
+  double
+  step37_coefficient(const Point &x)
+  {
+    return 1. / (0.05 + 2. * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
   }
 
   double
@@ -72,12 +82,22 @@ TEST(CudaHostVectorSolver, uniform_matches_host_backend)
   box.subdivisions          = {{3, 2, 1}};
   const LevelHierarchy h    = make_box_hierarchy(box, 3);
   for (const Precision precision : {Precision::fp64, Precision::mixed})
-    {
-      MultigridParameters parameters;
-      parameters.precision = precision;
-      expect_backends_agree([&](const MultigridParameters &p) { return make_host_vector_solver(h, 3, p); }, h.levels.back(), 3,
-                            parameters);
-    }
+    for (const bool with_coefficient : {false, true})
+      {
+        MultigridParameters parameters;
+        parameters.precision = precision;
+        if (with_coefficient)
+          parameters.coefficient = step37_coefficient;
+        SCOPED_TRACE(with_coefficient ? "step-37 coefficient" : "constant coefficient");
+        expect_backends_agree([&](const MultigridParameters &p) { return make_host_vector_solver(h, 3, p); }, h.levels.back(),
+                              3, parameters);
+      }
+  MultigridParameters patch;
+  patch.smoother    = SmootherType::patch;
+  patch.outer       = OuterIteration::stationary;
+  patch.coefficient = step37_coefficient;
+  patch.backend     = Backend::cuda;
+  EXPECT_THROW(make_host_vector_solver(h, 3, patch), Error);
 }
 
 TEST(CudaHostVectorSolver, adaptive_matches_host_backend)
@@ -86,6 +106,13 @@ TEST(CudaHostVectorSolver, adaptive_matches_host_backend)
   const BoxDescription box;
   const LevelHierarchy h = make_adaptive_box_hierarchy(box, 2, 2, make_octant_marker(box));
   const auto           probe = make_adaptive_host_vector_solver(h, 2, MultigridParameters{});
-  expect_backends_agree([&](const MultigridParameters &p) { return make_adaptive_host_vector_solver(h, 2, p); },
-                        probe->active_mesh().level, 2, MultigridParameters{});
+  for (const bool with_coefficient : {false, true})
+    {
+      MultigridParameters parameters;
+      if (with_coefficient)
+        parameters.coefficient = step37_coefficient;
+      SCOPED_TRACE(with_coefficient ? "step-37 coefficient" : "constant coefficient");
+      expect_backends_agree([&](const MultigridParameters &p) { return make_adaptive_host_vector_solver(h, 2, p); },
+                            probe->active_mesh().level, 2, parameters);
+    }
 }

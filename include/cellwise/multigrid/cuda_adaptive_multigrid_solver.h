@@ -16,7 +16,8 @@
  * (active mesh, refinement-edge and Dirichlet masks, patch lists, built by the
  * host functions and uploaded) and the tiny Cholesky coarse solve of level 0.
  *
- * Refused with a clear error: mixed precision, a variable coefficient.
+ * Refused with a clear error: mixed precision, a variable coefficient with
+ * the vertex-patch smoother.
  *
  * Compiles with a plain C++ compiler (implemented in
  * source/multigrid/cuda_adaptive_multigrid_solver.cu for CellContiguous and

@@ -27,7 +27,11 @@ namespace cellwise
 
       /// Factorize the assembled matrix of @p level for FE_Q(@p degree) on the
       /// copies where @p host_mask is 1 (set-up on the host).
-      CholeskyCoarseSolver(const Level &level, unsigned int degree, const HostVectorType &host_mask);
+      /// With @p coefficient, the matrix of −∇·(c∇u), c averaged per cell.
+      CholeskyCoarseSolver(const Level          &level,
+                           unsigned int          degree,
+                           const HostVectorType &host_mask,
+                           const ScalarFunction &coefficient = {});
 
       void
       solve(VectorType &u, const VectorType &b) const override;

@@ -12,8 +12,9 @@
  * the FP64 residual and rebalancing can run in the blocked layout (DSS 0.88
  * of a device copy there, 0.33 cell-contiguous). The whole solve runs on the device; the host
  * sees only the scalars of the inner products (and the tiny coarse level of
- * the Cholesky coarse solve). A variable coefficient is refused (the device
- * operator computes its metric factors from the cell sizes alone).
+ * the Cholesky coarse solve). A variable coefficient (averaged per cell, as
+ * on the host) scales each cell's metric factors; with the vertex-patch
+ * smoother it is refused (the patch kernels assume one coefficient per level).
  *
  * Compiles with a plain C++ compiler (implemented in
  * source/multigrid/cuda_multigrid_solver.cu for CellContiguous and CellBlocked<32>).

@@ -10,6 +10,7 @@
  * source/operators/cuda_laplace_operator.cu, compiled for degrees 1..8.
  */
 
+#include <cellwise/base/function.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/level_operator.h>
@@ -44,6 +45,12 @@ namespace cellwise
 
       void
       reinit(const Level &level, unsigned int degree);
+
+      /// Scale every cell's factors by the cell average of @p coefficient
+      /// (cell_coefficient_averages, as the host operator's set_coefficient):
+      /// the operator of −∇·(c∇u) with c constant per cell.
+      void
+      set_coefficient(const Level &level, const ScalarFunction &coefficient);
 
       unsigned int
       degree() const

@@ -37,6 +37,13 @@ namespace cellwise
   std::array<Number, 3>
   checked_laplace_factors(const CellBox &box, unsigned int cell);
 
+  /// The coefficient averaged over every cell of @p level by the Gauss rule
+  /// of p + 1 points per axis (what set_coefficient scales the cell's
+  /// factors by, on either backend); throws cellwise::Error naming the cell
+  /// where an average is not positive and finite.
+  std::vector<double>
+  cell_coefficient_averages(const Level &level, unsigned int degree, const ScalarFunction &coefficient);
+
   template <typename Number, typename Layout = CellContiguous>
   class LaplaceOperator : public LevelOperator<CellVector<Number, MemorySpace::Host, Layout>>
   {
