@@ -197,20 +197,39 @@ TEST(CudaMultigridSolver, names_non_finite_inputs)
     }
 }
 
-TEST(CudaMultigridSolver, rejects_variable_coefficient)
+TEST(CudaMultigridSolver, coefficient_scales_the_operator_and_is_refused_with_the_patch_smoother)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
   const LevelHierarchy mesh = make_box_hierarchy(BoxDescription{}, 1);
   MultigridParameters  parameters;
   parameters.coefficient = [](const Point &) { return 2.; };
+  // a constant coefficient 2 doubles the operator: A_2 u = 2 A_1 u
+  cuda::LaplaceOperator<double> scaled(mesh.levels.back(), 3), plain(mesh.levels.back(), 3);
+  scaled.set_coefficient(mesh.levels.back(), parameters.coefficient);
+  CellVector<double> host_u(mesh.levels.back().n_cells(), 3), a_scaled(host_u), a_plain(host_u);
+  fill_random(host_u, 9);
+  CellVector<double, MemorySpace::CUDA> u, au_scaled, au_plain;
+  u.copy_from_host(host_u);
+  au_scaled.reinit(u);
+  au_plain.reinit(u);
+  scaled.vmult(au_scaled, u);
+  plain.vmult(au_plain, u);
+  au_scaled.copy_to_host(a_scaled);
+  au_plain.copy_to_host(a_plain);
+  a_plain.scale(2.);
+  a_scaled.add(-1., a_plain);
+  EXPECT_LE(a_scaled.linfty_norm(), 1e-13 * a_plain.linfty_norm());
+
+  parameters.smoother = SmootherType::patch;
+  parameters.outer    = OuterIteration::stationary;
   try
     {
       const cuda::MultigridSolver<> solver(mesh, 3, parameters);
-      FAIL() << "a variable coefficient was accepted";
+      FAIL() << "a variable coefficient with the patch smoother was accepted";
     }
   catch (const Error &e)
     {
-      EXPECT_NE(std::string(e.what()).find("variable coefficient is not available on the CUDA backend"), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("vertex-patch smoother is not available on the CUDA backend"), std::string::npos)
         << e.what();
     }
 }
