@@ -1,17 +1,17 @@
 #include <cellwise/dealii/solver.h>
 #include <cellwise/dealii/vector_transfer.h>
 
-#include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/component_mask.h>
+#include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/solver_control.h>
 
 #include <cmath>
 #include <functional>
-#include <set>
 #include <ostream>
-#include <utility>
+#include <set>
 #include <sstream>
+#include <utility>
 
 namespace cellwise::dealii
 {

@@ -144,7 +144,9 @@ namespace cellwise
       return outer == OuterIteration::stationary ? 1u : 3u;
     }
 
-    /// Coefficient c of −∇·(c∇u), averaged per cell on every level (empty: 1).
+    /// Coefficient c of −∇·(c∇u), averaged per cell on every level (empty:
+    /// 1); called from several threads at once at set-up. On both backends;
+    /// on the device not with the vertex-patch smoother.
     ScalarFunction coefficient;
 
     /// Boundary ids with homogeneous Dirichlet conditions (empty: all).
