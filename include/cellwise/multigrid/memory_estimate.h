@@ -15,7 +15,7 @@
  * bytes per cell of mesh tables. The estimate takes the upper ends.
  *
  * The device figures are the peak of cellwise-poisson --backend cuda
- * (DeviceSolve's memory_use(), printed by the program as "device memory") on
+ * (HostVectorSolver::memory_use(), printed by the program as "device memory") on
  * the H200, 2026-12-01, Q2 and Q3, L = 5–8: per FP64 value of the finest
  * level 105–118 bytes in FP64 (Jacobi, Chebyshev; 140 at Q2 L = 5, where
  * fixed costs show), 98 in mixed precision with CG (the FP64 CG vectors
