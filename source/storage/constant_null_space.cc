@@ -1,4 +1,5 @@
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/storage/constant_null_space.h>
 #include <cellwise/storage/dss.h>
 
@@ -20,10 +21,14 @@ namespace cellwise
   double
   ConstantNullSpace<Number, Layout>::dual_sum(const VectorType &b) const
   {
-    VectorType ones;
-    ones.reinit(b);
-    ones.fill(Number(1));
-    return b.dot(ones);
+    // the padding of the blocked layout holds zeros: a sum over the storage
+    const Number *v = b.data();
+    return deterministic_sum(b.storage_size(), 4096, [v](const std::size_t begin, const std::size_t end) {
+      double s = 0;
+      for (std::size_t k = begin; k < end; ++k)
+        s += double(v[k]);
+      return s;
+    });
   }
 
   template <typename Number, typename Layout>
@@ -39,10 +44,15 @@ namespace cellwise
   ConstantNullSpace<Number, Layout>::subtract_mean(VectorType &u) const
   {
     u.check_compatible(weights_);
-    VectorType shift;
-    shift.reinit(u);
-    shift.fill(Number(1));
-    u.add(Number(-u.dot(weights_) / n_dofs_), shift);
+    const Number  mean = Number(u.dot(weights_) / n_dofs_);
+    Number       *v    = u.data();
+    const Number *w    = weights_.data();
+    // every stored copy, not the padding (its weight is zero)
+    parallel_for_ranges(u.storage_size(), value_grain, [=](const std::size_t begin, const std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k)
+        if (w[k] != Number(0))
+          v[k] -= mean;
+    });
   }
 
   template class ConstantNullSpace<double, CellContiguous>;
