@@ -1,10 +1,12 @@
 #pragma once
 // The Poisson problem of the solver tests, set up as in step-37 (MatrixFree
-// operator, homogeneous Dirichlet conditions on the whole boundary), on a
-// non-cube box of 3 x 2 x 1 coarse cells of 0.5 x 0.5 x 0.8, refined three
-// times, FE_Q(3), with a non-constant right-hand side; and deal.II's own
-// MatrixFree geometric multigrid (step-37's configuration, double levels) as
-// the reference solver.
+// operator, homogeneous Dirichlet conditions on the whole boundary, hanging
+// node constraints), on a non-cube box of 3 x 2 x 1 coarse cells of
+// 0.5 x 0.5 x 0.8, refined three times (or, locally refined, twice globally
+// and then twice in the corner octant x < 0.75, y < 0.5, z < 0.4 and its
+// corner octant), FE_Q(3), with a non-constant right-hand side; and deal.II's
+// own MatrixFree geometric multigrid (step-37's configuration, double levels,
+// local smoothing with its interface matrices) as the reference solver.
 
 #include <deal.II/base/function.h>
 #include <deal.II/base/mpi.h>
@@ -73,12 +75,23 @@ namespace test
     Operator<double>          system_matrix;
     Vector                    rhs;
 
-    PoissonProblem()
+    /// @p locally_refined: the mesh refined twice globally and twice locally
+    /// (see the file comment), else three times globally.
+    explicit PoissonProblem(const bool locally_refined = false)
     {
       GridGenerator::subdivided_hyper_rectangle(triangulation, {3, 2, 1}, Point<3>(0., 0., 0.), Point<3>(1.5, 1., 0.8));
-      triangulation.refine_global(3);
+      triangulation.refine_global(locally_refined ? 2 : 3);
+      for (unsigned int step = 0; locally_refined && step < 2; ++step)
+        {
+          const double scale = step == 0 ? 0.5 : 0.25;
+          for (const auto &cell : triangulation.active_cell_iterators())
+            if (cell->center()[0] < 1.5 * scale && cell->center()[1] < scale && cell->center()[2] < 0.8 * scale)
+              cell->set_refine_flag();
+          triangulation.execute_coarsening_and_refinement();
+        }
       dof_handler.distribute_dofs(fe);
       dof_handler.distribute_mg_dofs();
+      DoFTools::make_hanging_node_constraints(dof_handler, constraints);
       VectorTools::interpolate_boundary_values(MappingQ1<3>(), dof_handler, 0, Functions::ZeroFunction<3>(), constraints);
       constraints.close();
       system_matrix.initialize(make_matrix_free<double>(dof_handler, constraints, numbers::invalid_unsigned_int));
@@ -159,13 +172,19 @@ namespace test
       MGCoarseGridApplySmoother<LevelVector> mg_coarse;
       mg_coarse.initialize(mg_smoother);
       mg::Matrix<LevelVector> mg_matrix(mg_matrices);
+      MGLevelObject<MatrixFreeOperators::MGInterfaceOperator<LevelMatrix>> mg_interface_matrices(0, n_levels - 1);
+      for (unsigned int level = 0; level < n_levels; ++level)
+        mg_interface_matrices[level].initialize(mg_matrices[level]);
+      mg::Matrix<LevelVector> mg_interface(mg_interface_matrices);
       Multigrid<LevelVector>  mg(mg_matrix, mg_coarse, mg_transfer, mg_smoother, mg_smoother);
+      mg.set_edge_matrices(mg_interface, mg_interface);
       PreconditionMG<3, LevelVector, MGTransferMatrixFree<3, double>> preconditioner(dof_handler, mg, mg_transfer);
 
       SolverControl control(200, reduction * rhs.l2_norm());
       SolverCG<Vector> cg(control);
       solution = 0;
       cg.solve(system_matrix, solution, rhs, preconditioner);
+      constraints.distribute(solution);
       return control.last_step();
     }
   };

@@ -11,6 +11,7 @@
  *   MGSmoother   : ::dealii::MGSmootherBase<V> over cellwise::LevelSmoother;
  *   MGMatrix     : ::dealii::MGMatrixBase<V> over cellwise::LevelOperator;
  *   MGCoarseGrid : ::dealii::MGCoarseGridBase<V> over cellwise::CoarseSolver;
+ *   MGEdgeMatrix : the edge matrices of local smoothing (mg_edge_matrices.h);
  *   MultigridComponents : all of them built from an ImportedHierarchy.
  *
  * The level vectors follow the cell-wise convention: solution and corrections
@@ -25,19 +26,24 @@
  * for deal.II's vectors), and the .templates.h of Multigrid and of
  * GrowingVectorMemory are included.
  *
- * Local smoothing through deal.II's Multigrid on adaptive meshes needs edge
- * matrices, which these adapters do not provide: MGTransfer refuses a
- * hierarchy with active cells below the finest level.
+ * Local smoothing through deal.II's Multigrid on a locally refined mesh
+ * works as in step-37 and step-50: MultigridComponents gives the edge matrix,
+ * passed as multigrid.set_edge_matrices(mg.edge_matrix, mg.edge_matrix); the
+ * level matrices keep the refinement-edge constraints and the smoothers leave
+ * the edge alone (mg_edge_matrices.h). A transfer built without the
+ * refinement edges refuses a locally refined hierarchy.
  */
 
 #include <cellwise/base/exceptions.h>
 #include <cellwise/dealii/import.h>
+#include <cellwise/dealii/mg_edge_matrices.h>
 #include <cellwise/dealii/vector_transfer.h>
 #include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/level_smoothers.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
 #include <cellwise/storage/dirichlet_mask.h>
@@ -88,24 +94,36 @@ namespace cellwise::dealii
   template <typename VectorType>
   class MGTransfer : public ::dealii::MGTransferBase<VectorType>
   {
+    using Number = typename VectorType::value_type;
+
   public:
-    /// Keeps references to @p imported and @p transfer.
-    MGTransfer(const ImportedHierarchy &imported, const LevelTransfer<VectorType> &transfer)
+    /// Keeps references to @p imported and @p transfer. A locally refined
+    /// hierarchy needs @p edges (MultigridComponents passes them), which
+    /// check that deal.II applies the edge matrices.
+    MGTransfer(const ImportedHierarchy                           &imported,
+               const LevelTransfer<VectorType>                   &transfer,
+               std::shared_ptr<const RefinementEdges<VectorType>> edges = nullptr)
       : imported_(imported)
       , transfer_(transfer)
+      , edges_(std::move(edges))
       , zero_(imported.hierarchy.n_levels())
     {
       const LevelHierarchy &h = imported.hierarchy;
-      for (unsigned int l = 0; l + 1 < h.n_levels(); ++l)
+      for (unsigned int l = 0; l + 1 < h.n_levels() && !edges_; ++l)
         CELLWISE_CHECK(h.level(l).n_active_cells() == 0,
-                       "cellwise::dealii::MGTransfer: level " << l << " has " << h.level(l).n_active_cells()
-                                                              << " active cells; deal.II's Multigrid with local smoothing "
-                                                                 "needs edge matrices, which the cell-wise adapters do not "
-                                                                 "provide yet: refine globally or use the cell-wise solver");
+                       "cellwise::dealii::MGTransfer: level "
+                         << l << " has " << h.level(l).n_active_cells()
+                         << " active cells; local smoothing through deal.II's Multigrid needs the refinement edges "
+                            "and edge matrices: build the pieces with cellwise::dealii::MultigridComponents and call "
+                            "multigrid.set_edge_matrices(components.edge_matrix, components.edge_matrix)");
+      if (edges_ && edges_->any())
+        count_copies_off_edge();
     }
     /// Both are kept by reference: temporaries would dangle.
-    MGTransfer(ImportedHierarchy &&, const LevelTransfer<VectorType> &) = delete;
-    MGTransfer(const ImportedHierarchy &, LevelTransfer<VectorType> &&) = delete;
+    MGTransfer(ImportedHierarchy &&, const LevelTransfer<VectorType> &, std::shared_ptr<const RefinementEdges<VectorType>> = nullptr) =
+      delete;
+    MGTransfer(const ImportedHierarchy &, LevelTransfer<VectorType> &&, std::shared_ptr<const RefinementEdges<VectorType>> = nullptr) =
+      delete;
 
     /// dst = P src (overwrites).
     void
@@ -113,6 +131,8 @@ namespace cellwise::dealii
     {
       dst = 0;
       transfer_.prolongate_add(to_level, dst, src);
+      if (edges_)
+        edges_->prolongated(to_level);
     }
 
     /// dst += P src.
@@ -120,12 +140,16 @@ namespace cellwise::dealii
     prolongate_and_add(const unsigned int to_level, VectorType &dst, const VectorType &src) const override
     {
       transfer_.prolongate_add(to_level, dst, src);
+      if (edges_)
+        edges_->prolongated(to_level);
     }
 
     /// dst += R src, src the unassembled residual of level @p from_level.
     void
     restrict_and_add(const unsigned int from_level, VectorType &dst, const VectorType &src) const override
     {
+      if (edges_)
+        edges_->restricting(from_level);
       // deal.II forms the residual itself; the cell-wise restriction takes
       // (b, A u) to fuse it, so it gets (residual, 0).
       VectorType &zero = zero_[from_level];
@@ -143,13 +167,18 @@ namespace cellwise::dealii
                const ::dealii::LinearAlgebra::distributed::Vector<Number2> &src) const
     {
       check_dof_handler(dof_handler);
+      if (edges_)
+        edges_->start_cycle();
       const unsigned int n_levels = imported_.hierarchy.n_levels();
       dst.resize(0, n_levels - 1);
       for (unsigned int l = 0; l < n_levels; ++l)
         {
           // Restriction adds into the coarse defects: all levels start at zero.
           dst[l].reinit(imported_.hierarchy.level(l).n_cells(), imported_.degree);
-          scatter_balanced(imported_.active_dofs[l], src, dst[l]);
+          if (copies_off_edge_.empty())
+            scatter_balanced(imported_.active_dofs[l], src, dst[l]);
+          else
+            scatter_off_edge(l, src, dst[l]);
         }
     }
 
@@ -173,10 +202,83 @@ namespace cellwise::dealii
     {
       check_dof_handler(dof_handler);
       for (unsigned int l = src.min_level(); l <= src.max_level(); ++l)
-        gather_mean_add(imported_.active_dofs[l], src[l], dst);
+        if (copies_off_edge_.empty())
+          gather_mean_add(imported_.active_dofs[l], src[l], dst);
+        else
+          gather_off_edge_add(l, src[l], dst);
     }
 
   private:
+    // On a locally refined mesh the outer vectors meet the level vectors as
+    // in deal.II's transfers: a DoF's value and residual belong to its active
+    // copies off the refinement edges (on a coarser level for a DoF on the
+    // edge of a finer one). A hanging DoF has no such copy: its residual is
+    // not used and its value in the preconditioned vector is zero, as
+    // deal.II's MatrixFree operators (identity rows on constrained DoFs) and
+    // AffineConstraints::distribute expect.
+
+    bool
+    on_edge(const unsigned int level, const unsigned int cell, const unsigned int i) const
+    {
+      return edges_->has_edge(level) && edges_->mask(level)(cell, i) != 0;
+    }
+
+    void
+    count_copies_off_edge()
+    {
+      copies_off_edge_.assign(imported_.active_dofs.back().n_dofs, 0);
+      for (unsigned int l = 0; l < imported_.active_dofs.size(); ++l)
+        {
+          const DofMap &map = imported_.active_dofs[l];
+          for (unsigned int cell = 0; cell < map.n_cells; ++cell)
+            if (map.contains(cell))
+              for (unsigned int i = 0; i < map.dofs_per_cell(); ++i)
+                if (!on_edge(l, cell, i))
+                  ++copies_off_edge_[map(cell, i)];
+        }
+    }
+
+    template <typename Number2>
+    void
+    scatter_off_edge(const unsigned int                                          level,
+                     const ::dealii::LinearAlgebra::distributed::Vector<Number2> &src,
+                     VectorType                                                  &dst) const
+    {
+      const DofMap &map = imported_.active_dofs[level];
+      CELLWISE_CHECK(src.size() == map.n_dofs,
+                     "cellwise::dealii::MGTransfer::copy_to_mg: the vector has " << src.size() << " entries, the DoFHandler "
+                                                                                 << map.n_dofs << " DoFs");
+      parallel_for(map.n_cells, cell_grain, [&](const std::size_t cell) {
+        if (map.contains(cell))
+          for (unsigned int i = 0; i < map.dofs_per_cell(); ++i)
+            {
+              const dof_index j = map(cell, i);
+              dst(cell, i)      = on_edge(level, cell, i) ? Number(0) : Number(double(src(j)) / copies_off_edge_[j]);
+            }
+      });
+    }
+
+    template <typename Number2>
+    void
+    gather_off_edge_add(const unsigned int                                     level,
+                        const VectorType                                      &src,
+                        ::dealii::LinearAlgebra::distributed::Vector<Number2> &dst) const
+    {
+      const DofMap &map = imported_.active_dofs[level];
+      CELLWISE_CHECK(src.n_cells() == map.n_cells && dst.size() == map.n_dofs,
+                     "cellwise::dealii::MGTransfer::copy_from_mg: level " << level << " vector of " << src.n_cells()
+                                                                           << " cells for " << map.n_cells);
+      // Sequential: copies of one DoF live in different cells.
+      for (unsigned int cell = 0; cell < map.n_cells; ++cell)
+        if (map.contains(cell))
+          for (unsigned int i = 0; i < map.dofs_per_cell(); ++i)
+            if (!on_edge(level, cell, i))
+              {
+                const dof_index j = map(cell, i);
+                dst(j) += static_cast<Number2>(double(src(cell, i)) / copies_off_edge_[j]);
+              }
+    }
+
     template <int dim, int spacedim>
     void
     check_dof_handler(const ::dealii::DoFHandler<dim, spacedim> &dof_handler) const
@@ -190,9 +292,13 @@ namespace cellwise::dealii
       check_numbering_unchanged(imported_, dof_handler, "cellwise::dealii::MGTransfer");
     }
 
-    const ImportedHierarchy         &imported_;
-    const LevelTransfer<VectorType> &transfer_;
-    mutable std::vector<VectorType>  zero_;
+    const ImportedHierarchy                           &imported_;
+    const LevelTransfer<VectorType>                   &transfer_;
+    std::shared_ptr<const RefinementEdges<VectorType>> edges_;
+    /// Per active DoF: its active copies off the refinement edges (empty
+    /// without local refinement).
+    std::vector<unsigned int>       copies_off_edge_;
+    mutable std::vector<VectorType> zero_;
   };
 
   /**
@@ -200,6 +306,12 @@ namespace cellwise::dealii
    * (index = level; the coarsest entry may be empty). Use two objects for a
    * symmetric cycle with a multiplicative smoother: forward for pre-, reverse
    * for post-smoothing (deal.II's Multigrid takes them separately).
+   *
+   * With @p edges, on a level with a refinement edge the smoother works on
+   * the interior as deal.II's does (the smoothers must be masked on the edge):
+   * smooth() sets the edge values u_E aside, smooths, and puts them back;
+   * their coupling to the interior comes into the defect through the edge_in
+   * matrix (mg_edge_matrices.h).
    */
   template <typename VectorType>
   class MGSmoother : public ::dealii::MGSmootherBase<VectorType>
@@ -207,10 +319,13 @@ namespace cellwise::dealii
   public:
     MGSmoother(std::vector<std::shared_ptr<const LevelSmoother<VectorType>>> smoothers,
                const unsigned int                                            n_applications = 1,
-               const SweepDirection                                          direction      = SweepDirection::forward)
+               const SweepDirection                                          direction      = SweepDirection::forward,
+               std::shared_ptr<const RefinementEdges<VectorType>>            edges          = nullptr)
       : smoothers_(std::move(smoothers))
       , n_applications_(n_applications)
       , direction_(direction)
+      , edges_(std::move(edges))
+      , edge_values_(smoothers_.size())
     {
       CELLWISE_CHECK(n_applications >= 1, "MGSmoother needs at least one application, got " << n_applications);
     }
@@ -219,13 +334,25 @@ namespace cellwise::dealii
     clear() override
     {}
 
-    /// u <- S(u, rhs), n_applications times.
+    /// u <- S(u, rhs), n_applications times (u_E unchanged on a level with
+    /// a refinement edge).
     void
     smooth(const unsigned int level, VectorType &u, const VectorType &rhs) const override
     {
-      const LevelSmoother<VectorType> &s = get(level);
+      const LevelSmoother<VectorType> &s         = get(level);
+      const bool                       set_aside = edges_ && edges_->has_edge(level);
+      if (set_aside)
+        {
+          edges_->post_smoothing(level);
+          VectorType &e = edge_values_.at(level);
+          e             = u;
+          edges_->keep_edge(level, e);
+          u.add(Number(-1), e);
+        }
       for (unsigned int k = 0; k < n_applications_; ++k)
         s.smooth(u, rhs, false, direction_);
+      if (set_aside)
+        u.add(Number(1), edge_values_[level]);
     }
 
     /// u = S(0, rhs): deal.II does not zero u on levels above the coarsest.
@@ -247,32 +374,53 @@ namespace cellwise::dealii
       return *smoothers_[level];
     }
 
+    using Number = typename VectorType::value_type;
+
     std::vector<std::shared_ptr<const LevelSmoother<VectorType>>> smoothers_;
     unsigned int                                                  n_applications_;
     SweepDirection                                                direction_;
+    std::shared_ptr<const RefinementEdges<VectorType>>            edges_;
+    mutable std::vector<VectorType>                               edge_values_;
   };
 
   /// ::dealii::MGMatrixBase over one cellwise::LevelOperator per level
-  /// (symmetric: Tvmult = vmult). Output dual, input primal.
+  /// (symmetric: Tvmult = vmult). Output dual, input primal. With @p edges,
+  /// on a level with a refinement edge it keeps the edge constraints as
+  /// deal.II's level matrices do: A_II = (1−e)∘K((1−e)∘u), the couplings to
+  /// the edge being the MGEdgeMatrix's.
   template <typename VectorType>
   class MGMatrix : public ::dealii::MGMatrixBase<VectorType>
   {
   public:
-    explicit MGMatrix(std::vector<std::shared_ptr<const LevelOperator<VectorType>>> operators)
+    explicit MGMatrix(std::vector<std::shared_ptr<const LevelOperator<VectorType>>> operators,
+                      std::shared_ptr<const RefinementEdges<VectorType>>            edges = nullptr)
       : operators_(std::move(operators))
+      , edges_(std::move(edges))
       , temp_(operators_.size())
+      , input_(operators_.size())
     {}
 
     void
     vmult(const unsigned int level, VectorType &dst, const VectorType &src) const override
     {
-      operators_.at(level)->vmult(dst, src);
+      const LevelOperator<VectorType> &op = *operators_.at(level);
+      if (!edges_ || !edges_->has_edge(level))
+        {
+          op.vmult(dst, src);
+          return;
+        }
+      VectorType &in = input_[level];
+      in             = src;
+      edges_->zero_edge(level, in);
+      op.vmult(dst, in);
+      edges_->zero_edge(level, dst);
+      edges_->level_matrix_applied(level);
     }
     void
     vmult_add(const unsigned int level, VectorType &dst, const VectorType &src) const override
     {
       temp_.at(level).reinit(dst, true);
-      operators_[level]->vmult(temp_[level], src);
+      vmult(level, temp_[level], src);
       dst += temp_[level];
     }
     void
@@ -298,7 +446,8 @@ namespace cellwise::dealii
 
   private:
     std::vector<std::shared_ptr<const LevelOperator<VectorType>>> operators_;
-    mutable std::vector<VectorType>                               temp_;
+    std::shared_ptr<const RefinementEdges<VectorType>>            edges_;
+    mutable std::vector<VectorType>                               temp_, input_;
   };
 
   /// ::dealii::MGCoarseGridBase over a cellwise::CoarseSolver.
@@ -323,20 +472,25 @@ namespace cellwise::dealii
   /**
    * Everything deal.II's Multigrid needs, built from an imported hierarchy
    * with the cell-wise host components chosen by @p parameters (smoother type
-   * and steps, coarse solver, Dirichlet ids): Laplace operators, Dirichlet
-   * masks, smoothers, coarse solver and transfer per level, and their deal.II
-   * adapters. Use as
+   * and steps, coarse solver, Dirichlet ids): Laplace operators, smoother
+   * masks, smoothers, coarse solver and transfer per level, the edge matrix
+   * of a locally refined mesh, and their deal.II adapters. Use as
    * @code
    *   cellwise::dealii::MultigridComponents<float> mg(imported, parameters);
    *   ::dealii::Multigrid<cellwise::CellVector<float>> multigrid(
    *     mg.matrix, mg.coarse, mg.transfer, mg.pre_smoother, mg.post_smoother);
+   *   multigrid.set_edge_matrices(mg.edge_matrix, mg.edge_matrix); // local smoothing
    *   ::dealii::PreconditionMG<3, cellwise::CellVector<float>,
    *                            cellwise::dealii::MGTransfer<cellwise::CellVector<float>>>
    *     preconditioner(dof_handler, multigrid, mg.transfer);
    * @endcode
-   * The level operators are the cell-wise Laplacian (with the coefficient of
-   * MultigridParameters averaged per cell, 1 if none) on the
-   * imported boxes; the outer operator stays the user's.
+   * On a globally refined mesh the edge matrix is zero and set_edge_matrices
+   * may be left out; on a locally refined one it is required (a clear error
+   * says so otherwise), and the cycle is the cell-wise local-smoothing cycle
+   * of AdaptivePoissonSolver. The level operators are the cell-wise
+   * Laplacian (with the coefficient of MultigridParameters averaged per
+   * cell, 1 if none) on the imported boxes; the outer operator stays the
+   * user's.
    */
   template <typename Number>
   class MultigridComponents
@@ -348,69 +502,82 @@ namespace cellwise::dealii
     MultigridComponents(ImportedHierarchy &&imported, const MultigridParameters &parameters) = delete;
     /// Keeps a reference to @p imported.
     MultigridComponents(const ImportedHierarchy &imported, const MultigridParameters &parameters)
-      : cell_transfer(make_checked_transfer(imported, parameters))
-      , transfer(imported, cell_transfer)
-      , matrix(make_operators(imported, parameters))
+      : edges_(make_checked_edges(imported, parameters))
+      , cell_transfer(imported.hierarchy, imported.degree)
+      , transfer(imported, cell_transfer, edges_)
+      , matrix(make_operators(imported, parameters), edges_)
+      , edge_matrix(level_operators(), edges_)
       , coarse(make_coarse(imported, parameters))
-      , pre_smoother(smoothers_, parameters.smoothing_steps, SweepDirection::forward)
-      , post_smoother(smoothers_, parameters.smoothing_steps, SweepDirection::reverse)
+      , pre_smoother(smoothers_, parameters.smoothing_steps, SweepDirection::forward, edges_)
+      , post_smoother(smoothers_, parameters.smoothing_steps, SweepDirection::reverse, edges_)
     {}
 
     /// Level operators (index = level).
     std::vector<std::shared_ptr<LaplaceOperator<Number>>> operators;
-    /// Dirichlet masks (0 on Dirichlet copies) per level.
+    /// Smoother masks per level: 0 on the Dirichlet copies and, on a locally
+    /// refined mesh, on the refinement edge (level 0: Dirichlet only).
     std::vector<VectorType> masks;
 
   private:
     // Built first (by the helpers called from the initializer list) because
     // the adapters below take them by reference or copy.
     std::vector<std::shared_ptr<const LevelSmoother<VectorType>>> smoothers_;
+    std::shared_ptr<const RefinementEdges<VectorType>>            edges_;
 
   public:
     CellTransfer<Number>     cell_transfer;
     MGTransfer<VectorType>   transfer;
     MGMatrix<VectorType>     matrix;
+    /// For multigrid.set_edge_matrices(edge_matrix, edge_matrix).
+    MGEdgeMatrix<VectorType> edge_matrix;
     MGCoarseGrid<VectorType> coarse;
     MGSmoother<VectorType>   pre_smoother;
     MGSmoother<VectorType>   post_smoother;
 
   private:
-    CellTransfer<Number>
-    make_checked_transfer(const ImportedHierarchy &imported, const MultigridParameters &parameters)
+    std::shared_ptr<const RefinementEdges<VectorType>>
+    make_checked_edges(const ImportedHierarchy &imported, const MultigridParameters &parameters)
     {
       check_solver_set_up(imported.hierarchy, imported.degree, parameters);
       check_no_pure_neumann(parameters, "cellwise::dealii::MultigridComponents");
       CELLWISE_CHECK(imported.hierarchy.n_levels() >= 2,
                      "cellwise::dealii::MultigridComponents: the mesh has one level; refine at least once");
-      return CellTransfer<Number>(imported.hierarchy, imported.degree);
+      return std::make_shared<const RefinementEdges<VectorType>>(imported.hierarchy, imported.degree);
+    }
+
+    std::vector<std::shared_ptr<const LevelOperator<VectorType>>>
+    level_operators() const
+    {
+      return std::vector<std::shared_ptr<const LevelOperator<VectorType>>>(operators.begin(), operators.end());
     }
 
     std::vector<std::shared_ptr<const LevelOperator<VectorType>>>
     make_operators(const ImportedHierarchy &imported, const MultigridParameters &parameters)
     {
-      std::vector<std::shared_ptr<const LevelOperator<VectorType>>> result;
       for (unsigned int l = 0; l < imported.hierarchy.n_levels(); ++l)
         {
           operators.push_back(std::make_shared<LaplaceOperator<Number>>(imported.hierarchy.level(l), imported.degree));
           if (parameters.coefficient)
             operators.back()->set_coefficient(imported.hierarchy.level(l), parameters.coefficient);
-          result.push_back(operators.back());
         }
-      return result;
+      return level_operators();
     }
 
     /// Masks, smoothers (levels >= 1) and the coarse solver.
     std::shared_ptr<const CoarseSolver<VectorType>>
     make_coarse(const ImportedHierarchy &imported, const MultigridParameters &parameters)
     {
-      const unsigned int n_levels = imported.hierarchy.n_levels();
+      const LevelHierarchy &h        = imported.hierarchy;
+      const unsigned int    n_levels = h.n_levels();
+      CELLWISE_CHECK(!has_refinement_edge(h.level(0)), "cellwise::dealii::MultigridComponents: level 0 must cover the domain");
       for (unsigned int l = 0; l < n_levels; ++l)
-        masks.push_back(make_dirichlet_mask<Number>(imported.hierarchy.level(l), imported.degree, parameters.dirichlet_ids));
+        masks.push_back(l == 0 ? make_dirichlet_mask<Number>(h.level(l), imported.degree, parameters.dirichlet_ids)
+                               : make_free_mask<Number>(h.level(l), imported.degree, parameters.dirichlet_ids));
       smoothers_.resize(n_levels);
       for (unsigned int l = 0; l < n_levels; ++l)
-        smoothers_[l] = make_level_smoother(imported.hierarchy.level(l), *operators[l], masks[l], parameters);
-      if (coarse_solver_for(parameters, imported.hierarchy.level(0), imported.degree) == CoarseSolverType::cholesky)
-        return std::make_shared<CholeskyCoarseSolver<Number>>(imported.hierarchy.level(0), *operators[0], masks[0]);
+        smoothers_[l] = make_level_smoother(h.level(l), *operators[l], masks[l], parameters);
+      if (coarse_solver_for(parameters, h.level(0), imported.degree) == CoarseSolverType::cholesky)
+        return std::make_shared<CholeskyCoarseSolver<Number>>(h.level(0), *operators[0], masks[0]);
       return std::make_shared<SmootherCoarseSolver<VectorType>>(smoothers_[0], parameters.coarse_smoother_applications);
     }
   };
