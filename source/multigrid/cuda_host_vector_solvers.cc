@@ -85,6 +85,21 @@ namespace cellwise::cuda
         return statistics;
       }
 
+      void
+      precondition(CellVector<double> &z, const CellVector<double> &r) const override
+      {
+        using Staged       = CellVector<double, MemorySpace::CUDA, CellContiguous>;
+        using DeviceVector = typename Solver::VectorType;
+        Staged       staged;
+        DeviceVector device_r, device_z;
+        staged.copy_from_host(r);
+        device_r.copy_from(staged);
+        device_z.reinit(device_r.n_cells(), device_r.degree());
+        solver_.preconditioner().vmult(device_z, device_r);
+        staged.copy_from(device_z);
+        staged.copy_to_host(z);
+      }
+
       Backend
       backend() const override
       {

@@ -69,6 +69,14 @@ namespace cellwise
         return statistics;
       }
 
+      void
+      precondition(CellVector<double> &z, const CellVector<double> &r) const override
+      {
+        if (z.n_cells() != r.n_cells() || z.degree() != r.degree())
+          z.reinit(r.n_cells(), r.degree());
+        solver_.preconditioner().vmult(z, r);
+      }
+
       Backend
       backend() const override
       {

@@ -10,11 +10,16 @@
 // coefficient can be given as a deal.II Function or a dealii::Point lambda.
 // The pure Neumann problem is solved when asked for. The cuda backend is
 // refused with its reason where there is no device.
+// MultigridPreconditioner, the cell-wise cycle as deal.II preconditioner,
+// makes deal.II's SolverCG on step-37's MatrixFree operator converge to
+// deal.II's solution (host FP64 and mixed; cuda where there is a device,
+// refused with the reason where there is none).
 // Refused with cellwise::Error (no silent wrong answer): a Dirichlet id that
 // no face carries (a singular problem), the solution and the right-hand side
 // being one vector, and a solve after the DoFHandler was renumbered.
 
 #include <cellwise/dealii/functions.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
 #include <cellwise/dealii/solver.h>
 
 #include "poisson_problem.h"
@@ -164,6 +169,43 @@ main(int argc, char **argv)
         ok = test::relative_difference(solution, reference) <= 1e-9;
       }
     out << "cuda backend: refused with the reason without a device, deal.II's solution with one: " << yes_no(ok) << std::endl;
+  }
+  {
+    // the cycle as a preconditioner of deal.II's SolverCG on the MatrixFree
+    // operator (step-37's outer iteration)
+    const auto cg_with_cellwise_cycle = [&](const cellwise::MultigridParameters &parameters, test::Vector &solution) {
+      const cellwise::dealii::MultigridPreconditioner preconditioner(problem.dof_handler, parameters);
+      dealii::SolverControl                           control(100, 1e-13 * problem.rhs.l2_norm());
+      dealii::SolverCG<test::Vector>                  cg(control);
+      solution = 0;
+      cg.solve(problem.system_matrix, solution, problem.rhs, preconditioner);
+      return control.last_step();
+    };
+    for (const cellwise::Precision precision : {cellwise::Precision::fp64, cellwise::Precision::mixed})
+      {
+        cellwise::MultigridParameters parameters;
+        parameters.precision        = precision;
+        test::Vector       solution = problem.new_vector();
+        const unsigned int n        = cg_with_cellwise_cycle(parameters, solution);
+        out << "deal.II SolverCG with MultigridPreconditioner, " << cellwise::to_string(precision) << ": " << n
+            << " CG iterations, solution equal to 1e-9: " << yes_no(test::relative_difference(solution, reference) <= 1e-9)
+            << std::endl;
+      }
+    cellwise::MultigridParameters parameters;
+    parameters.backend       = cellwise::Backend::cuda;
+    parameters.precision     = cellwise::Precision::mixed;
+    const std::string reason = cellwise::backend_unavailable_reason(cellwise::Backend::cuda);
+    bool              ok     = false;
+    if (!reason.empty())
+      ok = refused([&] { cellwise::dealii::MultigridPreconditioner p(problem.dof_handler, parameters); }, reason) == "yes";
+    else
+      {
+        test::Vector solution = problem.new_vector();
+        cg_with_cellwise_cycle(parameters, solution);
+        ok = test::relative_difference(solution, reference) <= 1e-9;
+      }
+    out << "MultigridPreconditioner on cuda: refused with the reason without a device, deal.II's solution with one: "
+        << yes_no(ok) << std::endl;
   }
   {
     // opt-in pure Neumann problem: converges, the solution has zero mean

@@ -1,7 +1,8 @@
 // The solvers on host vectors by backend (multigrid/host_vector_solvers.h), on
 // the host: Backend::host is MultigridSolver / AdaptiveMultigridSolver itself
-// (the same iterates, bit for bit), and Backend::cuda without a device is
-// refused with the reason (the device half is tested in tests/cuda).
+// (the same iterates, bit for bit), precondition() is the solver's cycle,
+// symmetric and positive as an outer CG needs, and Backend::cuda without a
+// device is refused with the reason (the device half is tested in tests/cuda).
 
 #include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
@@ -11,6 +12,8 @@
 #include <cellwise/operators/function_tools.h>
 
 #include <gtest/gtest.h>
+
+#include "test_utilities.h"
 
 #include <string>
 
@@ -46,6 +49,32 @@ TEST(HostVectorSolver, HostBackendIsTheHostSolver)
   const auto              adaptive = make_adaptive_host_vector_solver(a, 2, parameters);
   const AdaptiveMultigridSolver adaptive_reference(a, 2, parameters);
   EXPECT_EQ(adaptive->active_mesh().n_active_cells(), adaptive_reference.n_active_cells());
+}
+
+TEST(HostVectorSolver, PreconditionIsTheSymmetricPositiveCycle)
+{
+  const LevelHierarchy h = make_box_hierarchy(BoxDescription{}, 3);
+  for (const Precision precision : {Precision::fp64, Precision::mixed})
+    {
+      SCOPED_TRACE(to_string(precision));
+      MultigridParameters parameters;
+      parameters.precision = precision;
+      const auto            solver = make_host_vector_solver(h, 2, parameters);
+      const MultigridSolver reference(h, 2, parameters);
+      CellVector<double>    r(h.levels.back().n_cells(), 2), s = r, vr, vs, expected = r;
+      cellwise::testing::fill_random(r, 1);
+      cellwise::testing::fill_random(s, 2);
+      solver->precondition(vr, r);
+      solver->precondition(vs, s);
+      reference.preconditioner().vmult(expected, r);
+      for (std::size_t k = 0; k < vr.storage_size(); ++k)
+        ASSERT_EQ(vr.data()[k], expected.data()[k]);
+      // <s, V r> = <r, V s> (the pairing of a dual with a primal), <r, V r> > 0;
+      // FP32 levels: symmetric to their rounding
+      const double tolerance = precision == Precision::fp64 ? 1e-12 : 1e-5;
+      EXPECT_NEAR(s.dot(vr), r.dot(vs), tolerance * std::abs(s.dot(vr)));
+      EXPECT_GT(r.dot(vr), 0.);
+    }
 }
 
 TEST(HostVectorSolver, CudaWithoutADeviceIsRefusedWithTheReason)

@@ -56,6 +56,15 @@ namespace cellwise
     virtual SolveStatistics
     solve(CellVector<double> &u, const CellVector<double> &b, IterationControl &control) const = 0;
 
+    /// z = V r: one application of the cycle that preconditions the outer
+    /// iteration (in mixed precision the FP32 cycle with its conversions) to
+    /// a dual residual @p r, giving a primal @p z (zero on the Dirichlet
+    /// copies). For an outer iteration of the caller's own, e.g. deal.II's
+    /// SolverCG through cellwise::dealii::MultigridPreconditioner. On cuda r
+    /// goes to the device and z comes back, once each.
+    virtual void
+    precondition(CellVector<double> &z, const CellVector<double> &r) const = 0;
+
     virtual Backend
     backend() const = 0;
 
