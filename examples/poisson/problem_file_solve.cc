@@ -54,13 +54,17 @@ solve_problem_file(const ProgramOptions &options)
   std::cout << "cellwise-poisson: problem file " << options.problem_file << " ('" << problem.description << "'), Q"
             << problem.degree << ", " << h.n_levels() << " levels, " << h.n_active_cells() << " active cells, "
             << (problem.locally_refined ? "locally refined" : "uniform") << ", Dirichlet ids "
-            << describe_ids(problem.dirichlet_ids) << ", read in " << read_time << " s\n  outer "
+            << describe_ids(problem.dirichlet_ids) << ", "
+            << (problem.cell_coefficients.empty() ? "coefficient 1" : "coefficient per cell") << ", read in " << read_time
+            << " s\n  outer "
             << to_string(options.multigrid.outer) << ", smoother " << to_string(options.multigrid.smoother) << ", precision "
             << to_string(options.multigrid.precision) << ", tolerance " << options.tolerance << ", backend " << options.backend
             << std::endl;
 
   MultigridParameters parameters = options.multigrid;
   parameters.dirichlet_ids       = problem.dirichlet_ids;
+  if (!problem.cell_coefficients.empty())
+    parameters.coefficient = cell_coefficient_function(problem);
   if (problem.locally_refined)
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the problem is locally refined: the adaptive solver runs in double precision only (drop --precision mixed)");

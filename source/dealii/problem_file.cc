@@ -2,6 +2,7 @@
 #include <cellwise/dealii/problem_file.h>
 #include <cellwise/dealii/vector_transfer.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
+#include <cellwise/operators/laplace_operator.h>
 
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/la_parallel_vector.h>
@@ -13,7 +14,8 @@ namespace cellwise::dealii
                const DealiiVector               &rhs,
                const DealiiVector               &solution,
                const std::vector<unsigned int>  &dirichlet_ids,
-               const std::string                &description)
+               const std::string                &description,
+               const ScalarFunction             &coefficient)
   {
     const ImportedHierarchy imported = import_dof_handler(dof_handler);
     const LevelHierarchy   &h        = imported.hierarchy;
@@ -26,15 +28,20 @@ namespace cellwise::dealii
     // as they gather the initial guess
     if (problem.locally_refined)
       {
-        const DofMap map = make_active_mesh_map(imported, make_active_mesh(h));
+        const ActiveMesh mesh = make_active_mesh(h);
+        const DofMap     map  = make_active_mesh_map(imported, mesh);
         scatter_balanced(map, rhs, problem.rhs);
         gather(map, solution, problem.solution);
+        if (coefficient)
+          problem.cell_coefficients = cell_coefficient_averages(mesh.level, imported.degree, coefficient);
       }
     else
       {
         const DofMap &map = imported.active_dofs.back();
         scatter_balanced(map, rhs, problem.rhs);
         gather(map, solution, problem.solution);
+        if (coefficient)
+          problem.cell_coefficients = cell_coefficient_averages(h.levels.back(), imported.degree, coefficient);
       }
     problem.hierarchy = h;
     return problem;
@@ -46,8 +53,9 @@ namespace cellwise::dealii
                      const DealiiVector              &rhs,
                      const DealiiVector              &solution,
                      const std::vector<unsigned int> &dirichlet_ids,
-                     const std::string               &description)
+                     const std::string               &description,
+                     const ScalarFunction            &coefficient)
   {
-    ::cellwise::write_problem_file(filename, make_problem(dof_handler, rhs, solution, dirichlet_ids, description));
+    ::cellwise::write_problem_file(filename, make_problem(dof_handler, rhs, solution, dirichlet_ids, description, coefficient));
   }
 } // namespace cellwise::dealii

@@ -1,11 +1,15 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/storage/problem_file.h>
 
+#include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <type_traits>
+#include <unordered_map>
 
 namespace cellwise
 {
@@ -287,6 +291,13 @@ namespace cellwise
       }
     write_vector(out, problem.rhs);
     write_vector(out, problem.solution);
+    const std::vector<double> &a = problem.cell_coefficients;
+    CELLWISE_CHECK(a.empty() || a.size() == n_vector_cells,
+                   "write_problem_file: " << a.size() << " coefficient values for " << n_vector_cells << " cells");
+    for (const double value : a)
+      CELLWISE_CHECK(std::isfinite(value) && value > 0, "write_problem_file: a coefficient value is " << value);
+    out.value<std::uint32_t>(static_cast<std::uint32_t>(a.size()));
+    out.bytes(a.data(), a.size() * sizeof(double));
     out.finish();
   }
 
@@ -303,8 +314,9 @@ namespace cellwise
     CELLWISE_CHECK(std::memcmp(file_magic, magic, sizeof(magic)) == 0,
                    "problem file " << filename << ": not a cellwise problem file (no CWPROBLM magic at its start)");
     const std::uint32_t version = in.value<std::uint32_t>();
-    CELLWISE_CHECK(version == problem_file_version, "problem file " << filename << ": format version " << version
-                                                                    << ", this build reads version " << problem_file_version);
+    CELLWISE_CHECK(version == 1 || version == problem_file_version,
+                   "problem file " << filename << ": format version " << version << ", this build reads versions 1 to "
+                                   << problem_file_version);
     const std::uint32_t header = in.value<std::uint32_t>();
     CELLWISE_CHECK(header == header_bytes, "problem file " << filename << ": header of " << header << " bytes, version "
                                                            << version << " has " << header_bytes << " (corrupt file)");
@@ -361,7 +373,87 @@ namespace cellwise
     const unsigned int n_vector_cells = problem.locally_refined ? h.n_active_cells() : h.levels.back().n_cells();
     problem.rhs                       = read_vector(in, n_vector_cells, problem.degree, "right-hand side");
     problem.solution                  = read_vector(in, n_vector_cells, problem.degree, "reference solution");
+    if (version >= 2)
+      {
+        const std::uint32_t n_values = in.count(sizeof(double), "coefficient values");
+        CELLWISE_CHECK(n_values == 0 || n_values == n_vector_cells, "problem file " << filename << ": " << n_values
+                                                                                    << " coefficient values for "
+                                                                                    << n_vector_cells << " cells (corrupt file)");
+        problem.cell_coefficients.resize(n_values);
+        in.bytes(problem.cell_coefficients.data(), n_values * sizeof(double));
+        for (const double value : problem.cell_coefficients)
+          CELLWISE_CHECK(std::isfinite(value) && value > 0,
+                         "problem file " << filename << ": a coefficient value is " << value << " (corrupt file)");
+      }
     in.finish();
     return problem;
+  }
+
+
+
+  ScalarFunction
+  cell_coefficient_function(const Problem &problem)
+  {
+    CELLWISE_CHECK(!problem.cell_coefficients.empty(), "cell_coefficient_function: the problem has no coefficient");
+    const LevelHierarchy &h = problem.hierarchy;
+    // The cells of the vectors per level (the finest level, or the active
+    // cells of every level in the order of ActiveMesh), keyed by their
+    // integer coordinates; a point is found from the finest level down.
+    struct LevelLookup
+    {
+      std::array<double, 3>                     origin{}, size{};
+      std::unordered_map<std::uint64_t, double> values;
+    };
+    const auto key = [](const std::array<int, 3> &c) {
+      return (std::uint64_t(c[0]) << 42) | (std::uint64_t(c[1]) << 21) | std::uint64_t(c[2]);
+    };
+    auto         lookups = std::make_shared<std::vector<LevelLookup>>(h.n_levels());
+    unsigned int next    = 0;
+    for (unsigned int l = 0; l < h.n_levels(); ++l)
+      {
+        const Level &level = h.levels[l];
+        LevelLookup &lookup = (*lookups)[l];
+        if (level.n_cells() > 0)
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              lookup.size[d]   = level.boxes[0].size[d];
+              lookup.origin[d] = level.boxes[0].lower[d] - level.coordinates[0][d] * lookup.size[d];
+            }
+        for (unsigned int c = 0; c < level.n_cells(); ++c)
+          {
+            const bool holds_value = problem.locally_refined ? level.is_active(c) : l + 1 == h.n_levels();
+            if (!holds_value)
+              continue;
+            for (unsigned int d = 0; d < 3; ++d)
+              CELLWISE_CHECK(level.coordinates[c][d] >= 0 && std::size_t(level.coordinates[c][d]) < max_cells_per_axis &&
+                               std::abs(lookup.origin[d] + level.coordinates[c][d] * lookup.size[d] - level.boxes[c].lower[d]) <=
+                                 1e-10 * lookup.size[d] * (1 + std::abs(level.coordinates[c][d])),
+                             "cell_coefficient_function: level " << l << " cell " << c << " is not on its level's lattice");
+            CELLWISE_CHECK(next < problem.cell_coefficients.size(),
+                           "cell_coefficient_function: more cells than coefficient values");
+            lookup.values.emplace(key(level.coordinates[c]), problem.cell_coefficients[next++]);
+          }
+      }
+    CELLWISE_CHECK(next == problem.cell_coefficients.size(),
+                   "cell_coefficient_function: " << problem.cell_coefficients.size() << " coefficient values for " << next
+                                                 << " cells");
+    return [lookups, key](const Point &x) {
+      for (auto level = lookups->rbegin(); level != lookups->rend(); ++level)
+        {
+          if (level->values.empty())
+            continue;
+          std::array<int, 3> c;
+          for (unsigned int d = 0; d < 3; ++d)
+            c[d] = static_cast<int>(std::floor((x[d] - level->origin[d]) / level->size[d]));
+          if (c[0] < 0 || c[1] < 0 || c[2] < 0)
+            continue;
+          const auto found = level->values.find(key(c));
+          if (found != level->values.end())
+            return found->second;
+        }
+      CELLWISE_CHECK(false, "cell_coefficient_function: no cell of the problem contains the point (" << x[0] << ", " << x[1]
+                                                                                                   << ", " << x[2] << ")");
+      return 0.;
+    };
   }
 } // namespace cellwise

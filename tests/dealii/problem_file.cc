@@ -8,6 +8,10 @@
 //   adaptive_q2.cwp   a 2 x 2 x 1 box refined once, then twice locally near a
 //                     corner (step-50-like: hanging nodes), FE_Q(2)
 //   box_q4.cwp        a non-cube 3 x 2 x 1 box refined twice, FE_Q(4)
+//   step37_coefficient_q2.cwp  step-37's mesh (hyper_cube(0, 1)) refined 3
+//                     times, FE_Q(2), with step-37's coefficient 1/(0.05 +
+//                     2|x|²) averaged per cell (deal.II assembles with the
+//                     same piecewise constant coefficient), stored in the file
 
 #include <cellwise/dealii/problem_file.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
@@ -57,7 +61,8 @@ namespace
   /// deal.II's own solution of −Δu = f, u = 0 on the boundary (hanging nodes
   /// constrained), and the condensed load vector.
   void
-  solve_with_dealii(const DoFHandler<3> &dof_handler, Vector<double> &solution, Vector<double> &rhs)
+  solve_with_dealii(const DoFHandler<3> &dof_handler, Vector<double> &solution, Vector<double> &rhs,
+                    const Function<3> *coefficient = nullptr)
   {
     AffineConstraints<double> constraints;
     DoFTools::make_hanging_node_constraints(dof_handler, constraints);
@@ -71,8 +76,7 @@ namespace
     rhs.reinit(dof_handler.n_dofs());
     const RightHandSide f;
     MatrixCreator::create_laplace_matrix(dof_handler, QGauss<3>(dof_handler.get_fe().degree + 1), matrix, f, rhs,
-                                         static_cast<const Function<3> *>(nullptr),
-                                         constraints);
+                                         coefficient, constraints);
     solution.reinit(dof_handler.n_dofs());
     SolverControl           control(10000, 1e-13 * rhs.l2_norm());
     SolverCG<Vector<double>> cg(control);
@@ -108,7 +112,8 @@ namespace
                   const std::string                              &filename,
                   const std::string                              &description,
                   const std::function<void(Triangulation<3> &)> &make_mesh,
-                  const unsigned int                              degree)
+                  const unsigned int                              degree,
+                  const cellwise::ScalarFunction                 &coefficient = {})
   {
     Triangulation<3> triangulation(Triangulation<3>::limit_level_difference_at_vertices);
     make_mesh(triangulation);
@@ -117,13 +122,27 @@ namespace
     dof_handler.distribute_dofs(fe);
     dof_handler.distribute_mg_dofs();
     Vector<double> solution, rhs;
-    solve_with_dealii(dof_handler, solution, rhs);
+    if (coefficient)
+      {
+        // deal.II assembles with the coefficient the file stores: its cell
+        // averages, as a piecewise constant function
+        const cellwise::dealii::DealiiVector empty(dof_handler.n_dofs());
+        const cellwise::ScalarFunction       per_cell = cellwise::cell_coefficient_function(
+          cellwise::dealii::make_problem(dof_handler, empty, empty, {0}, description, coefficient));
+        const ScalarFunctionFromFunctionObject<3> function(
+          [&](const Point<3> &x) { return per_cell({{x[0], x[1], x[2]}}); });
+        solve_with_dealii(dof_handler, solution, rhs, &function);
+      }
+    else
+      solve_with_dealii(dof_handler, solution, rhs);
     cellwise::dealii::write_problem_file(filename, dof_handler, to_distributed(rhs), to_distributed(solution), {0},
-                                         description);
+                                         description, coefficient);
 
     const cellwise::Problem problem = cellwise::read_problem_file(filename);
     cellwise::MultigridParameters parameters;
     parameters.dirichlet_ids = problem.dirichlet_ids;
+    if (!problem.cell_coefficients.empty())
+      parameters.coefficient = cellwise::cell_coefficient_function(problem);
     cellwise::MonitorControl         control(100, 1e-12);
     cellwise::CellVector<double>     u(problem.rhs.n_cells(), problem.degree);
     cellwise::SolveStatistics        statistics;
@@ -132,7 +151,8 @@ namespace
     else
       statistics = cellwise::MultigridSolver(problem.hierarchy, problem.degree, parameters).solve(u, problem.rhs, control);
     out << filename << ": " << description << ", " << dof_handler.n_dofs() << " DoFs, "
-        << (problem.locally_refined ? "locally refined" : "uniform") << "; host solve from the file: "
+        << (problem.locally_refined ? "locally refined" : "uniform")
+        << (problem.cell_coefficients.empty() ? "" : ", coefficient per cell") << "; host solve from the file: "
         << statistics.iterations() << " CG iterations, equal to deal.II's solution to 1e-9: "
         << (relative_max_difference(u, problem.solution) <= 1e-9 ? "yes" : "NO") << std::endl;
   }
@@ -169,5 +189,12 @@ main(int argc, char **argv)
                     tria.refine_global(2);
                   },
                   4);
+  write_and_check(out, "step37_coefficient_q2.cwp", "step-37 mesh and coefficient, hyper_cube(0,1) refined 3 times, FE_Q(2)",
+                  [](Triangulation<3> &tria) {
+                    GridGenerator::hyper_cube(tria, 0., 1.);
+                    tria.refine_global(3);
+                  },
+                  2,
+                  [](const cellwise::Point &x) { return 1. / (0.05 + 2. * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2])); });
   return 0;
 }

@@ -1,15 +1,21 @@
 // The problem file (storage/problem_file.h): a round trip keeps every field
-// bit for bit, uniform and locally refined; a truncated, foreign, corrupt,
-// newer or missing file gets its own clear error and never a problem.
+// bit for bit, uniform and locally refined, with and without a coefficient;
+// a version-1 file (no coefficient section) is still read; the coefficient
+// as a function gives every cell its stored value (the cell averages of the
+// operator are the stored values); a truncated, foreign, corrupt, newer or
+// missing file gets its own clear error and never a problem.
 
 #include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/problem_file.h>
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -106,6 +112,39 @@ namespace
         for (std::size_t k = 0; k < v->storage_size(); ++k)
           ASSERT_EQ(v->data()[k], w->data()[k]);
       }
+    EXPECT_EQ(a.cell_coefficients, b.cell_coefficients);
+  }
+
+  /// One positive value per cell of the vectors, seeded.
+  std::vector<double>
+  random_coefficients(const std::size_t n, const unsigned int seed)
+  {
+    std::vector<double> a = random_vector(n, seed);
+    for (double &value : a)
+      value = 1.5 + value; // random_vector is in [-1, 1]
+    return a;
+  }
+
+  /// The stored values are those the cell-wise operator gets from the
+  /// function on the cells of the vectors.
+  void
+  expect_function_reproduces_values(const Problem &problem, const Level &vector_cells)
+  {
+    const ScalarFunction      a        = cell_coefficient_function(problem);
+    const std::vector<double> averages = cell_coefficient_averages(vector_cells, problem.degree, a);
+    ASSERT_EQ(averages.size(), problem.cell_coefficients.size());
+    for (std::size_t c = 0; c < averages.size(); ++c)
+      ASSERT_NEAR(averages[c], problem.cell_coefficients[c], 1e-14 * problem.cell_coefficients[c]) << "cell " << c;
+  }
+
+  /// FNV-1a 64, the file's checksum.
+  std::uint64_t
+  fnv1a(const std::vector<char> &bytes)
+  {
+    std::uint64_t hash = 14695981039346656037ull;
+    for (const char byte : bytes)
+      hash = (hash ^ static_cast<unsigned char>(byte)) * 1099511628211ull;
+    return hash;
   }
 } // namespace
 
@@ -114,6 +153,42 @@ TEST(ProblemFile, RoundTripIsExactOnABox)
   const Problem     problem  = box_problem();
   const std::string filename = temporary_file("box");
   write_problem_file(filename, problem);
+  expect_equal(problem, read_problem_file(filename));
+  std::remove(filename.c_str());
+}
+
+TEST(ProblemFile, CoefficientRoundTripAndLookupOnABox)
+{
+  Problem problem           = box_problem();
+  problem.cell_coefficients = random_coefficients(problem.rhs.n_cells(), 9);
+  const std::string filename = temporary_file("box_coefficient");
+  write_problem_file(filename, problem);
+  const Problem read = read_problem_file(filename);
+  expect_equal(problem, read);
+  expect_function_reproduces_values(read, read.hierarchy.levels.back());
+  std::remove(filename.c_str());
+
+  problem.cell_coefficients.pop_back();
+  EXPECT_THROW(write_problem_file(filename, problem), Error);
+  problem.cell_coefficients.push_back(-1.);
+  EXPECT_THROW(write_problem_file(filename, problem), Error);
+  EXPECT_THROW(cell_coefficient_function(box_problem()), Error);
+}
+
+TEST(ProblemFile, VersionOneFilesAreRead)
+{
+  // a version-2 file without coefficient is version 1 plus the empty
+  // coefficient section (4 zero bytes before the checksum)
+  const Problem     problem  = box_problem();
+  const std::string filename = temporary_file("version1");
+  write_problem_file(filename, problem);
+  std::vector<char> bytes = file_bytes(filename);
+  bytes.resize(bytes.size() - 12);
+  bytes[8]                 = 1;
+  const std::uint64_t hash = fnv1a(bytes);
+  bytes.resize(bytes.size() + 8);
+  std::memcpy(bytes.data() + bytes.size() - 8, &hash, 8);
+  write_bytes(filename, bytes);
   expect_equal(problem, read_problem_file(filename));
   std::remove(filename.c_str());
 }
@@ -133,6 +208,19 @@ TEST(ProblemFile, RoundTripIsExactOnALocallyRefinedMesh)
   const std::string filename = temporary_file("adaptive");
   write_problem_file(filename, problem);
   expect_equal(problem, read_problem_file(filename));
+
+  // with a coefficient on the active cells (levels 1 and 2): the lookup
+  // finds every active cell's value
+  problem.cell_coefficients = random_coefficients(n, 10);
+  write_problem_file(filename, problem);
+  const Problem read = read_problem_file(filename);
+  expect_equal(problem, read);
+  Level active_cells; // the active cells in the vectors' order, as ActiveMesh
+  for (const Level &level : read.hierarchy.levels)
+    for (unsigned int c = 0; c < level.n_cells(); ++c)
+      if (level.is_active(c))
+        active_cells.boxes.push_back(level.boxes[c]);
+  expect_function_reproduces_values(read, active_cells);
   std::remove(filename.c_str());
 }
 
@@ -159,9 +247,9 @@ TEST(ProblemFile, BadFilesGetClearErrors)
   expect_read_error(bad, "not a cellwise problem file");
 
   std::vector<char> newer = bytes;
-  newer[8]                = 2; // version 2
+  newer[8]                = 3; // version 3
   write_bytes(bad, newer);
-  expect_read_error(bad, "format version 2");
+  expect_read_error(bad, "format version 3");
 
   // a flipped bit in a vector value, in a cell box and in the checksum
   for (const std::size_t at : {bytes.size() - 100, std::size_t(120), bytes.size() - 3})

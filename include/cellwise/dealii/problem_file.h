@@ -21,14 +21,18 @@ namespace cellwise::dealii
    * refined mesh, as the fast entry points take it) and deal.II's solution
    * @p solution, homogeneous Dirichlet conditions on @p dirichlet_ids (empty:
    * every boundary face). A locally refined mesh gives a problem for the
-   * adaptive solvers (vectors on the active cells).
+   * adaptive solvers (vectors on the active cells). With @p coefficient
+   * (e.g. to_scalar_function of a deal.II Function) the file stores its
+   * average over every cell of the vectors, as the cell-wise operator takes
+   * it (cell_coefficient_averages).
    */
   Problem
   make_problem(const ::dealii::DoFHandler<3, 3>  &dof_handler,
                const DealiiVector               &rhs,
                const DealiiVector               &solution,
                const std::vector<unsigned int>  &dirichlet_ids = {},
-               const std::string                &description   = "");
+               const std::string                &description   = "",
+               const ScalarFunction             &coefficient   = {});
 
   /// make_problem() written to @p filename.
   void
@@ -37,5 +41,6 @@ namespace cellwise::dealii
                      const DealiiVector              &rhs,
                      const DealiiVector              &solution,
                      const std::vector<unsigned int> &dirichlet_ids = {},
-                     const std::string               &description   = "");
+                     const std::string               &description   = "",
+                     const ScalarFunction            &coefficient   = {});
 } // namespace cellwise::dealii

@@ -9,7 +9,7 @@
  * `cellwise-poisson --problem-file F` solves it on either backend and reports
  * the difference to the stored solution.
  *
- * Format, version 1 (all integers little-endian, doubles IEEE 754 binary64):
+ * Format, version 2 (all integers little-endian, doubles IEEE 754 binary64):
  *
  *   magic "CWPROBLM" (8 bytes), version u32, header bytes u32
  *   header: degree u32, n_levels u32, coarse_subdivisions 3 x u32,
@@ -22,15 +22,19 @@
  *           right-hand side (a dual vector) and the reference solution (a
  *           primal one): of the finest level, or, if locally_refined, of the
  *           active cells in the order of cellwise::ActiveMesh
+ *   coefficient: n_values u32 (0, or the vectors' n_cells), then one f64 per
+ *           cell of the vectors: the coefficient, constant on the cell
  *   checksum: FNV-1a 64 of every byte before it, u64
  *
  * The reader checks the magic, the version, every count against the bytes
  * left in the file before allocating, the hierarchy's links and the
  * checksum, and throws cellwise::Error naming the file and what is wrong: a
- * truncated, foreign or corrupt file never becomes a wrong problem. The
- * coefficient is not stored (version 1 is the constant-coefficient Laplacian).
+ * truncated, foreign or corrupt file never becomes a wrong problem. Version 1
+ * files (no coefficient section: the constant-coefficient Laplacian) are read
+ * too.
  */
 
+#include <cellwise/base/function.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -41,7 +45,7 @@
 namespace cellwise
 {
   /// The version write_problem_file writes and read_problem_file reads.
-  constexpr std::uint32_t problem_file_version = 1;
+  constexpr std::uint32_t problem_file_version = 2;
 
   struct Problem
   {
@@ -58,7 +62,23 @@ namespace cellwise
     CellVector<double>        solution;
     /// Where the problem comes from (free text, one line).
     std::string               description;
+    /// The coefficient of −∇·(a∇u), one positive value per cell of the
+    /// vectors (constant on the cell: what the cell-wise operator takes);
+    /// empty: a = 1.
+    std::vector<double>       cell_coefficients;
   };
+
+  /**
+   * The coefficient of @p problem as a function of space, for
+   * MultigridParameters::coefficient: at a point, the value of the cell of
+   * the vectors (finest, or active) that contains it. On those cells the
+   * solvers' cell averages are the stored values exactly; on the coarser
+   * levels (the preconditioner) they average the stored values. Safe to call
+   * concurrently. Throws cellwise::Error if the problem has no coefficient or
+   * its cells are not on the lattice of their level.
+   */
+  ScalarFunction
+  cell_coefficient_function(const Problem &problem);
 
   /// Writes @p problem to @p filename; throws cellwise::Error if the file
   /// cannot be written completely or the problem is inconsistent.
