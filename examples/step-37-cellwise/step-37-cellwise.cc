@@ -53,8 +53,12 @@
 
 #include <cellwise/dealii/functions.h>
 #include <cellwise/dealii/mg_adapters.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
+#include <cellwise/dealii/problem_file.h>
 
+#include <cstdlib>
 #include <iostream>
+#include <string>
 #include <fstream>
 
 
@@ -670,11 +674,22 @@ namespace Step37
   // processor with MPI rank 0. The grid used for this programs can either be
   // a distributed triangulation based on p4est (in case deal.II is configured
   // to use p4est), otherwise it is a serial grid that only runs without MPI.
+  // cellwise: the command line of step-37-cellwise (see README.md).
+  struct CellwiseOptions
+  {
+    // --gpu: the multigrid levels on the GPU (mixed precision)
+    bool gpu = false;
+    // --cycles N: run cycles 0..N-1 (step-37: 6 in 3d)
+    unsigned int n_cycles = 9 - dimension;
+    // --write-problem-file F: the last cycle's problem and solution to F
+    std::string problem_file;
+  };
+
   template <int dim>
   class LaplaceProblem
   {
   public:
-    LaplaceProblem();
+    LaplaceProblem(const CellwiseOptions &options);
     void run();
 
   private:
@@ -709,6 +724,8 @@ namespace Step37
     double             setup_time;
     ConditionalOStream pcout;
     ConditionalOStream time_details;
+
+    const CellwiseOptions options;
   };
 
 
@@ -723,7 +740,7 @@ namespace Step37
   // convergence of the geometric multigrid routines. For the distributed
   // grid, we also need to specifically enable the multigrid hierarchy.
   template <int dim>
-  LaplaceProblem<dim>::LaplaceProblem()
+  LaplaceProblem<dim>::LaplaceProblem(const CellwiseOptions &options)
 #ifdef DEAL_II_WITH_P4EST
     : triangulation(MPI_COMM_WORLD,
                     Triangulation<dim>::limit_level_difference_at_vertices,
@@ -744,6 +761,7 @@ namespace Step37
     , time_details(std::cout,
                    false &&
                      Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
+    , options(options)
   {}
 
 
@@ -936,27 +954,14 @@ namespace Step37
     Timer                            time;
     // cellwise: the level operators, smoothers, coarse solver and transfers
     // of the cell-wise multigrid (Chebyshev degree 5, range 15 as step-37;
-    // exact coarse solve), built from the DoFHandler's multigrid hierarchy.
-    // deal.II's Multigrid and PreconditionMG run the V-cycle; the outer CG
-    // below keeps step-37's operator (with its variable coefficient).
-    const cellwise::dealii::ImportedHierarchy imported =
-      cellwise::dealii::import_dof_handler(dof_handler);
+    // exact coarse solve), built from the DoFHandler's multigrid hierarchy,
+    // with step-37's coefficient averaged per cell. The outer CG below keeps
+    // step-37's operator (with the coefficient at the quadrature points).
     cellwise::MultigridParameters mg_parameters;
     mg_parameters.chebyshev_degree = 5;
     mg_parameters.smoothing_range  = 15.;
-    // the level operators use step-37's coefficient, averaged per cell
     mg_parameters.coefficient =
       cellwise::dealii::to_scalar_function(Coefficient<dim>());
-    cellwise::dealii::MultigridComponents<float> cellwise_mg(imported,
-                                                             mg_parameters);
-    using LevelVector = cellwise::CellVector<float>;
-    Multigrid<LevelVector> mg(cellwise_mg.matrix,
-                              cellwise_mg.coarse,
-                              cellwise_mg.transfer,
-                              cellwise_mg.pre_smoother,
-                              cellwise_mg.post_smoother);
-    PreconditionMG<dim, LevelVector, cellwise::dealii::MGTransfer<LevelVector>>
-      preconditioner(dof_handler, mg, cellwise_mg.transfer);
 
     // The setup of the multigrid routines is quite easy and one cannot see
     // any difference in the solve process as compared to step-16. All the
@@ -965,24 +970,62 @@ namespace Step37
     // setup time through standard out, i.e., in any case, whereas detailed
     // times for the setup operations are only printed in case the flag for
     // detail_times in the constructor is changed.
+    const auto solve_with = [&](const auto &preconditioner) {
+      SolverControl solver_control(100, 1e-12 * system_rhs.l2_norm());
+      SolverCG<LinearAlgebra::distributed::Vector<double>> cg(solver_control);
+      setup_time += time.wall_time();
+      time_details << "MG build smoother time     (CPU/wall) "
+                   << time.cpu_time() << "s/" << time.wall_time() << "s\n";
+      pcout << "Total setup time               (wall) " << setup_time
+            << "s\n";
 
-    SolverControl solver_control(100, 1e-12 * system_rhs.l2_norm());
-    SolverCG<LinearAlgebra::distributed::Vector<double>> cg(solver_control);
-    setup_time += time.wall_time();
-    time_details << "MG build smoother time     (CPU/wall) " << time.cpu_time()
-                 << "s/" << time.wall_time() << "s\n";
-    pcout << "Total setup time               (wall) " << setup_time << "s\n";
+      time.reset();
+      time.start();
+      constraints.set_zero(solution);
+      cg.solve(system_matrix, solution, system_rhs, preconditioner);
 
-    time.reset();
-    time.start();
-    constraints.set_zero(solution);
-    cg.solve(system_matrix, solution, system_rhs, preconditioner);
+      constraints.distribute(solution);
 
-    constraints.distribute(solution);
+      pcout << "Time solve (" << solver_control.last_step() << " iterations)"
+            << (solver_control.last_step() < 10 ? "  " : " ") << "(CPU/wall) "
+            << time.cpu_time() << "s/" << time.wall_time() << "s\n";
+    };
 
-    pcout << "Time solve (" << solver_control.last_step() << " iterations)"
-          << (solver_control.last_step() < 10 ? "  " : " ") << "(CPU/wall) "
-          << time.cpu_time() << "s/" << time.wall_time() << "s\n";
+    if (options.gpu)
+      {
+        // --gpu: the cycle's levels live on the GPU from the set-up on, in
+        // FP32 inside the FP64 outer CG; each CG iteration moves the
+        // residual to the device and the correction back.
+        mg_parameters.backend   = cellwise::Backend::cuda;
+        mg_parameters.precision = cellwise::Precision::mixed;
+        const cellwise::dealii::MultigridPreconditioner preconditioner(
+          dof_handler, mg_parameters);
+        pcout << "Multigrid levels on the "
+              << cellwise::backend_description(cellwise::Backend::cuda)
+              << std::endl;
+        solve_with(preconditioner);
+      }
+    else
+      {
+        // deal.II's Multigrid and PreconditionMG run the V-cycle over
+        // cell-wise FP32 level vectors on the host.
+        const cellwise::dealii::ImportedHierarchy imported =
+          cellwise::dealii::import_dof_handler(dof_handler);
+        cellwise::dealii::MultigridComponents<float> cellwise_mg(
+          imported, mg_parameters);
+        using LevelVector = cellwise::CellVector<float>;
+        Multigrid<LevelVector> mg(cellwise_mg.matrix,
+                                  cellwise_mg.coarse,
+                                  cellwise_mg.transfer,
+                                  cellwise_mg.pre_smoother,
+                                  cellwise_mg.post_smoother);
+        mg.set_edge_matrices(cellwise_mg.edge_matrix, cellwise_mg.edge_matrix);
+        PreconditionMG<dim,
+                       LevelVector,
+                       cellwise::dealii::MGTransfer<LevelVector>>
+          preconditioner(dof_handler, mg, cellwise_mg.transfer);
+        solve_with(preconditioner);
+      }
   }
 
 
@@ -1050,7 +1093,7 @@ namespace Step37
             << std::endl;
     }
 
-    for (unsigned int cycle = 0; cycle < 9 - dim; ++cycle)
+    for (unsigned int cycle = 0; cycle < options.n_cycles; ++cycle)
       {
         pcout << "Cycle " << cycle << std::endl;
 
@@ -1064,6 +1107,23 @@ namespace Step37
         assemble_rhs();
         solve();
         output_results(cycle);
+        if (!options.problem_file.empty() && cycle + 1 == options.n_cycles)
+          {
+            // cellwise: this cycle's problem (mesh and levels, right-hand
+            // side, coefficient per cell) and solution, for a machine without
+            // deal.II: cellwise-poisson --problem-file F
+            cellwise::dealii::write_problem_file(
+              options.problem_file,
+              dof_handler,
+              system_rhs,
+              solution,
+              {0},
+              "step-37-cellwise cycle " + std::to_string(cycle) + ", " +
+                std::to_string(dof_handler.n_dofs()) + " DoFs, FE_Q(" +
+                std::to_string(degree_finite_element) + ")",
+              cellwise::dealii::to_scalar_function(Coefficient<dim>()));
+            pcout << "Wrote " << options.problem_file << std::endl;
+          }
         pcout << std::endl;
       };
   }
@@ -1083,7 +1143,32 @@ int main(int argc, char *argv[])
 
       Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);
 
-      LaplaceProblem<dimension> laplace_problem;
+      // cellwise: step-37-cellwise [--gpu] [--cycles N]
+      //                             [--write-problem-file F]
+      CellwiseOptions options;
+      for (int i = 1; i < argc; ++i)
+        {
+          const std::string argument = argv[i];
+          const bool        has_value = i + 1 < argc;
+          if (argument == "--gpu")
+            options.gpu = true;
+          else if (argument == "--cycles" && has_value)
+            {
+              const int n = std::atoi(argv[++i]);
+              AssertThrow(n >= 1 && n <= 12,
+                          ExcMessage("--cycles takes a number from 1 to 12"));
+              options.n_cycles = n;
+            }
+          else if (argument == "--write-problem-file" && has_value)
+            options.problem_file = argv[++i];
+          else
+            AssertThrow(false,
+                        ExcMessage("unknown or incomplete option '" + argument +
+                                   "'; usage: step-37-cellwise [--gpu] "
+                                   "[--cycles N] [--write-problem-file F]"));
+        }
+
+      LaplaceProblem<dimension> laplace_problem(options);
       laplace_problem.run();
     }
   catch (std::exception &exc)
