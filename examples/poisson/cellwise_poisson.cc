@@ -11,6 +11,7 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/base/setup_times.h>
 #include <cellwise/base/system_memory.h>
 #include <cellwise/multigrid/memory_estimate.h>
 #include <cellwise/multigrid/multigrid_solver.h>
@@ -246,14 +247,21 @@ namespace
         std::cout << table_header << "\n" << format_row(rows.back(), rows.size() > 1 ? &rows[rows.size() - 2] : nullptr) << std::endl;
         return;
       }
-    const auto           setup_start = std::chrono::steady_clock::now();
-    const LevelHierarchy hierarchy   = make_box_hierarchy(options.box, L, CellOrdering::child_major);
-    const Level         &fine        = hierarchy.levels.back();
-    const auto solver =
-      make_host_vector_solver(hierarchy, options.degree, options.multigrid, &std::cout);
-    CellVector<double>   b, u(fine.n_cells(), options.degree);
-    assemble_right_hand_side(fine, options.degree, solution.right_hand_side, b);
-    const double setup_seconds = seconds_since(setup_start);
+    // the set-up by stage (the solver's own stages are in its log above)
+    SetupTimes     times;
+    LevelHierarchy hierarchy;
+    times.measure("mesh hierarchy (host)", [&] { hierarchy = make_box_hierarchy(options.box, L, CellOrdering::child_major); });
+    const Level                      &fine = hierarchy.levels.back();
+    std::unique_ptr<HostVectorSolver> solver;
+    times.measure("solver (" + to_string(options.multigrid.backend) + ")",
+                  [&] { solver = make_host_vector_solver(hierarchy, options.degree, options.multigrid, &std::cout); });
+    CellVector<double> b, u;
+    times.measure("right-hand side and initial guess (host)", [&] {
+      u.reinit(fine.n_cells(), options.degree);
+      assemble_right_hand_side(fine, options.degree, solution.right_hand_side, b);
+    });
+    const double setup_seconds = times.total();
+    times.print(std::cout, "set-up of the program");
 
     const auto control = make_control(options);
     // timed by the solver: on the device between two synchronizations
