@@ -3,8 +3,11 @@
 // No kernels here.
 
 #include <cellwise/base/config.h>
+#include <cellwise/base/cuda_check.h>
+#include <cellwise/base/setup_times.h>
 #include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
+#include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/mesh/cuda_level_data.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
@@ -14,7 +17,6 @@
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
-#include <chrono>
 #include <iomanip>
 #include <ostream>
 #include <string>
@@ -40,49 +42,74 @@ namespace cellwise
         components.coarse_solver = std::make_shared<TimedCoarseSolver<V>>(components.coarse_solver, timer, "coarse solve");
       }
 
+      /// A set-up stage on the device: timed up to a synchronization.
+      template <typename Work>
+      void
+      device_stage(SetupTimes &times, const std::string &stage, Work &&work)
+      {
+        times.measure(stage, std::forward<Work>(work), [] { CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); });
+      }
+
       /// The device V-cycle with all level components in precision Number,
       /// the same components as the host builder's make_cycle (each wrapped
-      /// for @p timer if given).
+      /// for @p timer if given); the stages are timed into @p times.
       template <typename Number, typename Layout>
       std::shared_ptr<const Preconditioner<CellVector<Number, MemorySpace::CUDA, Layout>>>
       make_cycle(const LevelHierarchy      &hierarchy,
                  const unsigned int         degree,
                  const MultigridParameters &parameters,
                  std::ostream              *log,
-                 ComponentTimer            *timer)
+                 ComponentTimer            *timer,
+                 SetupTimes                &times)
       {
         using V = CellVector<Number, MemorySpace::CUDA, Layout>;
         typename VCycle<V>::Components components;
         for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
           {
-            const Level &level     = hierarchy.level(l);
-            const auto   host_mask = make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids);
-            V            mask;
-            mask.copy_from_host(host_mask);
-            const auto op = std::make_shared<LaplaceOperator<Number, Layout>>(level, degree);
-            if (parameters.coefficient)
-              op->set_coefficient(level, parameters.coefficient);
+            const Level                                  &level = hierarchy.level(l);
+            CellVector<Number, MemorySpace::Host, Layout> host_mask; // level 0 only: the coarse solver's
+            V                                             mask;
+            if (l == 0)
+              {
+                times.measure("coarse Dirichlet mask (host)",
+                              [&] { host_mask = ::cellwise::make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids); });
+                device_stage(times, "coarse mask: upload", [&] { mask.copy_from_host(host_mask); });
+              }
+            else
+              device_stage(times, "level Dirichlet masks (device)", [&] {
+                const LevelData level_data(level);
+                make_dirichlet_mask(level_data, degree, parameters.dirichlet_ids, mask);
+              });
+            std::shared_ptr<LaplaceOperator<Number, Layout>> op;
+            device_stage(times, "level operators", [&] {
+              op = std::make_shared<LaplaceOperator<Number, Layout>>(level, degree);
+              if (parameters.coefficient)
+                op->set_coefficient(level, parameters.coefficient);
+            });
             components.operators.push_back(op);
-            components.level_shapes.push_back(V(level.n_cells(), degree));
+            device_stage(times, "level vector shapes", [&] { components.level_shapes.push_back(V(level.n_cells(), degree)); });
             if (l == 0)
               {
                 components.smoothers.push_back(nullptr);
-                if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
-                  components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask,
-                                                                                                 parameters.coefficient);
-                else
-                  components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, mask, parameters),
-                                                                                        parameters.coarse_smoother_applications);
+                device_stage(times, "coarse solver", [&] {
+                  if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
+                    components.coarse_solver =
+                      std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask, parameters.coefficient);
+                  else
+                    components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(
+                      make_level_smoother(level, *op, mask, parameters), parameters.coarse_smoother_applications);
+                });
               }
             else
-              components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters));
+              device_stage(times, "smoothers (" + to_string(parameters.smoother) + ")",
+                           [&] { components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters)); });
             if (log)
               *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
                    << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
                    << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << " (device)" << std::endl;
           }
         if (hierarchy.n_levels() > 1)
-          components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree);
+          device_stage(times, "transfers", [&] { components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree); });
         if (timer)
           time_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
 
@@ -116,28 +143,33 @@ namespace cellwise
                      "a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "
                      "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "
                      "host backend");
-      const auto start = std::chrono::steady_clock::now();
-
+      SetupTimes   times;
       const Level &fine = hierarchy.levels.back();
-      fine_level_data_  = std::make_unique<LevelData>(fine);
-      mask_.copy_from_host(make_dirichlet_mask<double, Layout>(fine, degree, parameters.dirichlet_ids));
-      fine_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(fine, degree);
-      if (parameters.coefficient)
-        fine_operator_->set_coefficient(fine, parameters.coefficient);
-      fine_operator_->use_dirichlet_mask(mask_); // the outer residual reads bits, not FP64 values
+      device_stage(times, "fine level: DSS data", [&] { fine_level_data_ = std::make_unique<LevelData>(fine); });
+      device_stage(times, "fine level: Dirichlet mask (device)",
+                   [&] { make_dirichlet_mask(*fine_level_data_, degree, parameters.dirichlet_ids, mask_); });
+      device_stage(times, "fine level: FP64 operator", [&] {
+        fine_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(fine, degree);
+        if (parameters.coefficient)
+          fine_operator_->set_coefficient(fine, parameters.coefficient);
+        fine_operator_->use_dirichlet_mask(mask_); // the outer residual reads bits, not FP64 values
+      });
       outer_operator_ = fine_operator_;
       if (timer)
         outer_operator_ = std::make_shared<TimedLevelOperator<VectorType>>(fine_operator_, *timer, "FP64 operator");
       if (parameters.precision == Precision::fp64)
-        preconditioner_ = make_cycle<double, Layout>(hierarchy, degree, parameters, log, timer);
+        preconditioner_ = make_cycle<double, Layout>(hierarchy, degree, parameters, log, timer, times);
       else
         {
           // FP32 levels cell-contiguous whatever the outer layout (the register
           // patch kernel needs it, 000 §5.2); the conversions change the layout
           // in the same pass
           using InnerVector = CellVector<float, MemorySpace::CUDA, CellContiguous>;
-          auto mixed        = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
-            make_cycle<float, CellContiguous>(hierarchy, degree, parameters, log, timer), InnerVector(fine.n_cells(), degree));
+          auto cycle        = make_cycle<float, CellContiguous>(hierarchy, degree, parameters, log, timer, times);
+          std::shared_ptr<MixedPrecisionPreconditioner<VectorType, InnerVector>> mixed;
+          device_stage(times, "FP32 correction vector", [&] {
+            mixed = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(cycle, InnerVector(fine.n_cells(), degree));
+          });
           // u += widen(z) and the next residual in one pass, for the operator
           // this solver passes to the outer iteration (timed or not)
           mixed->fuse_correction_into_residual(
@@ -155,8 +187,7 @@ namespace cellwise
                                                                                 "correction update (widened)");
         }
       if (log)
-        *log << "  set-up of " << hierarchy.n_levels() << " levels on the device: "
-             << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;
+        times.print(*log, "set-up of " + std::to_string(hierarchy.n_levels()) + " levels on the device");
     }
 
     template <typename Layout>

@@ -1,9 +1,14 @@
 // Device DSS (sum and mean) against the host apply_dss, in both schedules (one
 // pass on a level that fills a box, three axis passes): same pairing, same
-// arithmetic, so the results agree bit for bit.
+// arithmetic, so the results agree bit for bit. The device Dirichlet mask,
+// built on that DSS, is the host's bit for bit: boxes and a level with a
+// refinement edge, boundary ids that change along a face plane, all ids or a
+// subset.
 
+#include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
 
 #include <gtest/gtest.h>
@@ -62,6 +67,50 @@ TYPED_TEST(CudaDss, sum_and_mean_match_host)
               EXPECT_EQ(relative_difference(to_host(v), expected), 0.);
             }
     }
+}
+
+TYPED_TEST(CudaDss, dirichlet_mask_matches_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number = typename TestFixture::Number;
+  using Layout = typename TestFixture::Layout;
+  using Vector = typename TestFixture::Vector;
+
+  LevelHierarchy local = make_box_hierarchy(BoxDescription{}, 1);
+  refine_finest_level(local, CellOrdering::child_major, [&](unsigned int c) { return local.level(1).child_slot[c] != 7; });
+  // ids that change along a plane of the boundary (a DoF on the line between
+  // two ids is reached through the neighbour's face only: the DSS's part)
+  LevelHierarchy mixed = make_box_hierarchy(BoxDescription{{0., 0., 0.}, {1.5, 1., 0.5}, {3, 2, 1}}, 2);
+  Level         &top   = mixed.levels.back();
+  for (unsigned int c = 0; c < top.n_cells(); ++c)
+    for (int &neighbor : top.neighbors[c])
+      if (face_neighbor::is_boundary(neighbor))
+        neighbor = face_neighbor::boundary(face_neighbor::boundary_id(neighbor) + 6 * (c % 3));
+  const LevelHierarchy                  meshes[] = {refined_box(CellOrdering::child_major), local, mixed};
+  const std::vector<std::vector<unsigned int>> id_sets = {{}, {0}, {1, 4}, {0, 6, 13}};
+  for (const LevelHierarchy &mesh : meshes)
+    {
+      const Level          &level = mesh.levels.back();
+      const cuda::LevelData level_data(level);
+      for (const unsigned int degree : {1u, 2u, 3u, 5u})
+        for (const auto &ids : id_sets)
+          {
+            SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells of degree " << degree << ", " << ids.size()
+                                              << " ids");
+            const auto expected = ::cellwise::make_dirichlet_mask<Number, Layout>(level, degree, ids);
+            Vector     mask;
+            cuda::make_dirichlet_mask(level_data, degree, ids, mask);
+            const auto got = to_host(mask);
+            ASSERT_EQ(got.n_cells(), expected.n_cells());
+            for (unsigned int c = 0; c < level.n_cells(); ++c)
+              for (unsigned int i = 0; i < expected.dofs_per_cell(); ++i)
+                ASSERT_EQ(got(c, i), expected(c, i)) << "cell " << c << ", DoF " << i;
+          }
+    }
+  std::vector<unsigned int> too_many(cuda::max_device_dirichlet_ids + 1);
+  const cuda::LevelData     level_data(local.levels.back());
+  Vector                    mask;
+  EXPECT_THROW(cuda::make_dirichlet_mask(level_data, 2, too_many, mask), Error);
 }
 
 TYPED_TEST(CudaDss, rejects_vector_of_another_level)
