@@ -34,12 +34,6 @@
 
 namespace
 {
-  std::string
-  yes_no(const bool condition)
-  {
-    return condition ? "yes" : "NO";
-  }
-
   /// "refused: yes" if @p f throws cellwise::Error with @p phrase in its
   /// message.
   std::string
@@ -52,7 +46,7 @@ namespace
       }
     catch (const cellwise::Error &e)
       {
-        return yes_no(std::string(e.what()).find(phrase) != std::string::npos);
+        return test::yes_no(std::string(e.what()).find(phrase) != std::string::npos);
       }
   }
 } // namespace
@@ -84,7 +78,7 @@ main(int argc, char **argv)
       solver.solve(solution, problem.rhs, control);
       out << "cellwise " << cellwise::to_string(smoother) << ": " << control.last_step()
           << " CG iterations, solution equal to 1e-9: "
-          << yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
+          << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
     }
 
   {
@@ -98,8 +92,8 @@ main(int argc, char **argv)
     test::Vector                                   solution = problem.new_vector();
     solver.solve(solution, problem.rhs, control);
     out << "absolute SolverControl(100, 1e-12 |b|): " << control.last_step()
-        << " CG iterations, step 0 reports |b|: " << yes_no(std::abs(control.initial_value() - b_norm) <= 1e-12 * b_norm)
-        << ", solution equal to 1e-9: " << yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
+        << " CG iterations, step 0 reports |b|: " << test::yes_no(std::abs(control.initial_value() - b_norm) <= 1e-12 * b_norm)
+        << ", solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
 
     test::Vector guess = problem.new_vector();
     for (unsigned int i = 0; i < guess.locally_owned_size(); ++i)
@@ -112,8 +106,8 @@ main(int argc, char **argv)
     dealii::SolverControl from_guess(100, 1e-12 * b_norm);
     solver.solve(guess, problem.rhs, from_guess);
     out << "absolute SolverControl from a non-zero guess: step 0 reports |b - A u0|: "
-        << yes_no(std::abs(from_guess.initial_value() - residual.l2_norm()) <= 1e-10 * residual.l2_norm())
-        << ", solution equal to 1e-9: " << yes_no(test::relative_difference(guess, reference) <= 1e-9) << std::endl;
+        << test::yes_no(std::abs(from_guess.initial_value() - residual.l2_norm()) <= 1e-10 * residual.l2_norm())
+        << ", solution equal to 1e-9: " << test::yes_no(test::relative_difference(guess, reference) <= 1e-9) << std::endl;
   }
   {
     // step-37's coefficient as a deal.II Function (a temporary), as a lambda
@@ -146,9 +140,9 @@ main(int argc, char **argv)
         solver.solve(solutions.back(), problem.rhs, control);
       }
     out << "coefficient from a deal.II Function and a dealii::Point lambda equals the cellwise::Point one: "
-        << yes_no(test::relative_difference(solutions[0], solutions[2]) <= 1e-14 &&
+        << test::yes_no(test::relative_difference(solutions[0], solutions[2]) <= 1e-14 &&
                   test::relative_difference(solutions[1], solutions[2]) <= 1e-14)
-        << "; differs from the constant coefficient: " << yes_no(test::relative_difference(solutions[2], reference) > 1e-2)
+        << "; differs from the constant coefficient: " << test::yes_no(test::relative_difference(solutions[2], reference) > 1e-2)
         << std::endl;
   }
   {
@@ -168,7 +162,7 @@ main(int argc, char **argv)
         solver.solve(solution, problem.rhs, control);
         ok = test::relative_difference(solution, reference) <= 1e-9;
       }
-    out << "cuda backend: refused with the reason without a device, deal.II's solution with one: " << yes_no(ok) << std::endl;
+    out << "cuda backend: refused with the reason without a device, deal.II's solution with one: " << test::yes_no(ok) << std::endl;
   }
   {
     // the cycle as a preconditioner of deal.II's SolverCG on the MatrixFree
@@ -188,7 +182,7 @@ main(int argc, char **argv)
         test::Vector       solution = problem.new_vector();
         const unsigned int n        = cg_with_cellwise_cycle(parameters, solution);
         out << "deal.II SolverCG with MultigridPreconditioner, " << cellwise::to_string(precision) << ": " << n
-            << " CG iterations, solution equal to 1e-9: " << yes_no(test::relative_difference(solution, reference) <= 1e-9)
+            << " CG iterations, solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9)
             << std::endl;
       }
     cellwise::MultigridParameters parameters;
@@ -205,7 +199,7 @@ main(int argc, char **argv)
         ok = test::relative_difference(solution, reference) <= 1e-9;
       }
     out << "MultigridPreconditioner on cuda: refused with the reason without a device, deal.II's solution with one: "
-        << yes_no(ok) << std::endl;
+        << test::yes_no(ok) << std::endl;
   }
   {
     // opt-in pure Neumann problem: converges, the solution has zero mean
@@ -216,8 +210,8 @@ main(int argc, char **argv)
     dealii::ReductionControl                       control(100, 1e-300, 1e-10);
     test::Vector                                   solution = problem.new_vector();
     solver.solve(solution, problem.rhs, control);
-    out << "pure Neumann: converged in at most 12 CG iterations: " << yes_no(control.last_step() <= 12)
-        << ", zero DoF mean: " << yes_no(std::abs(solution.mean_value()) <= 1e-12 * solution.linfty_norm()) << std::endl;
+    out << "pure Neumann: converged in at most 12 CG iterations: " << test::yes_no(control.last_step() <= 12)
+        << ", zero DoF mean: " << test::yes_no(std::abs(solution.mean_value()) <= 1e-12 * solution.linfty_norm()) << std::endl;
   }
   {
     const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler);
@@ -236,7 +230,7 @@ main(int argc, char **argv)
         std::ostringstream info;
         e.print_info(info);
         out << "iteration limit: reason given: "
-            << yes_no(with_reason != nullptr && info.str().find("reported failure at step 2") != std::string::npos)
+            << test::yes_no(with_reason != nullptr && info.str().find("reported failure at step 2") != std::string::npos)
             << std::endl;
       }
   }

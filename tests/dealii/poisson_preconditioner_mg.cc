@@ -40,12 +40,6 @@ namespace
     cg.solve(problem.system_matrix, solution, problem.rhs, preconditioner);
     return control.last_step();
   }
-
-  std::string
-  yes_no(const bool condition)
-  {
-    return condition ? "yes" : "NO";
-  }
 } // namespace
 
 int
@@ -66,16 +60,16 @@ main(int argc, char **argv)
   test::Vector solution = problem.new_vector();
   const unsigned int n_double = solve_with_cellwise_pieces<double>(problem, solution, reduction);
   out << "PreconditionMG with cellwise FP64 levels: " << n_double << " CG iterations, solution equal to 1e-9: "
-      << yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
+      << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
 
   const unsigned int n_float = solve_with_cellwise_pieces<float>(problem, solution, reduction);
   out << "PreconditionMG with cellwise FP32 levels: " << n_float << " CG iterations, solution equal to 1e-9: "
-      << yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
+      << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
 
   // the vertex-patch smoother through MGSmootherBase: forward pre-, reverse
   // post-smoothing make the symmetric cycle CG needs
   const unsigned int n_patch = solve_with_cellwise_pieces<float>(problem, solution, reduction, cellwise::SmootherType::patch);
   out << "PreconditionMG with cellwise FP32 levels, vertex-patch smoother: " << n_patch
-      << " CG iterations, solution equal to 1e-9: " << yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
+      << " CG iterations, solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
   return 0;
 }

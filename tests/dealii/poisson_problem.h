@@ -35,6 +35,7 @@
 
 #include <cmath>
 #include <memory>
+#include <string>
 
 namespace test
 {
@@ -188,6 +189,13 @@ namespace test
       return control.last_step();
     }
   };
+
+  /// "yes" or "NO", as the .output files print a check.
+  inline std::string
+  yes_no(const bool condition)
+  {
+    return condition ? "yes" : "NO";
+  }
 
   /// ‖a − b‖₂ / ‖b‖₂
   inline double

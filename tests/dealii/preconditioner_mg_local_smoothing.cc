@@ -134,12 +134,6 @@ namespace
       }
     return "NOT refused";
   }
-
-  std::string
-  yes_no(const bool condition)
-  {
-    return condition ? "yes" : "NO";
-  }
 } // namespace
 
 int
@@ -164,16 +158,16 @@ main(int argc, char **argv)
       const std::string name = cellwise::to_string(smoother);
       const unsigned int n_double = solve_with_cellwise_pieces<double>(problem, solution, reduction, smoother);
       out << "PreconditionMG, cellwise FP64 levels, " << name << ": " << n_double
-          << " CG iterations, solution equal to 1e-9: " << yes_no(test::relative_difference(solution, reference) <= 1e-9)
+          << " CG iterations, solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9)
           << std::endl;
       const unsigned int n_float = solve_with_cellwise_pieces<float>(problem, solution, reduction, smoother);
       out << "PreconditionMG, cellwise FP32 levels, " << name << ": " << n_float
-          << " CG iterations, solution equal to 1e-9: " << yes_no(test::relative_difference(solution, reference) <= 1e-9)
+          << " CG iterations, solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9)
           << std::endl;
     }
 
   out << "PreconditionMG applies the cell-wise local-smoothing V-cycle to 1e-12: "
-      << yes_no(difference_to_cellwise_cycle(problem) <= 1e-12) << std::endl;
+      << test::yes_no(difference_to_cellwise_cycle(problem) <= 1e-12) << std::endl;
   out << "without edge matrices: " << refusal(problem, EdgeMatrices::none) << std::endl;
   out << "with set_edge_in_matrix only: " << refusal(problem, EdgeMatrices::in_only) << std::endl;
   return 0;
