@@ -182,30 +182,32 @@ namespace cellwise
     fine.flags.assign(n_fine, cell_flags::active);
     fine.n_owned_cells = n_fine;
 
-    for (unsigned int e = 0; e < n_parents; ++e)
-      {
-        const unsigned int parent = parents[e];
-        const CellBox     &box    = coarse.boxes[parent];
-        for (unsigned int slot = 0; slot < 8; ++slot)
-          {
-            const unsigned int index = (ordering == CellOrdering::child_major) ? slot * n_parents + e : 8 * e + slot;
-            CellBox            child;
-            for (unsigned int d = 0; d < 3; ++d)
-              {
-                const unsigned int bit = (slot >> d) & 1;
-                const double       mid = box.lower[d] + 0.5 * box.size[d];
-                const double       end = box.lower[d] + box.size[d];
-                child.lower[d]         = bit ? mid : box.lower[d];
-                child.size[d]          = bit ? end - mid : mid - box.lower[d];
-                fine.coordinates[index][d] = 2 * coarse.coordinates[parent][d] + static_cast<int>(bit);
-              }
-            fine.boxes[index]              = child;
-            fine.parent[index]             = static_cast<int>(parent);
-            fine.child_slot[index]         = static_cast<std::uint8_t>(slot);
-            coarse.children[parent][slot]  = static_cast<int>(index);
-          }
-        coarse.flags[parent] = cell_flags::refined;
-      }
+    // Each parent writes its own eight children and its own entries: the
+    // parents are independent (10^7 children at L = 8).
+    parallel_for(n_parents, cell_grain, [&](const std::size_t e) {
+      const unsigned int parent = parents[e];
+      const unsigned int i      = static_cast<unsigned int>(e);
+      const CellBox     &box    = coarse.boxes[parent];
+      for (unsigned int slot = 0; slot < 8; ++slot)
+        {
+          const unsigned int index = (ordering == CellOrdering::child_major) ? slot * n_parents + i : 8 * i + slot;
+          CellBox            child;
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              const unsigned int bit = (slot >> d) & 1;
+              const double       mid = box.lower[d] + 0.5 * box.size[d];
+              const double       end = box.lower[d] + box.size[d];
+              child.lower[d]         = bit ? mid : box.lower[d];
+              child.size[d]          = bit ? end - mid : mid - box.lower[d];
+              fine.coordinates[index][d] = 2 * coarse.coordinates[parent][d] + static_cast<int>(bit);
+            }
+          fine.boxes[index]              = child;
+          fine.parent[index]             = static_cast<int>(parent);
+          fine.child_slot[index]         = static_cast<std::uint8_t>(slot);
+          coarse.children[parent][slot]  = static_cast<int>(index);
+        }
+      coarse.flags[parent] = cell_flags::refined;
+    });
 
     compute_child_neighbors(coarse, fine);
     hierarchy.levels.push_back(std::move(fine));

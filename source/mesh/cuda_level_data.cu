@@ -1,4 +1,5 @@
 #include <cellwise/base/cuda_check.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/mesh/cuda_level_data.h>
 
 #include <utility>
@@ -55,13 +56,13 @@ namespace cellwise
                      "LevelData: the level has " << n << " cells but " << level.neighbors.size() << " neighbour entries");
       std::vector<int>    neighbors(6 * static_cast<std::size_t>(n));
       std::vector<double> sizes(3 * static_cast<std::size_t>(n));
-      for (unsigned int c = 0; c < n; ++c)
-        {
-          for (unsigned int f = 0; f < 6; ++f)
-            neighbors[6 * static_cast<std::size_t>(c) + f] = level.neighbors[c][f];
-          for (unsigned int d = 0; d < 3; ++d)
-            sizes[3 * static_cast<std::size_t>(c) + d] = level.boxes[c].size[d];
-        }
+      // packed in parallel: a fine level of 10^7 cells took seconds on one thread
+      parallel_for(n, cell_grain, [&](const std::size_t c) {
+        for (unsigned int f = 0; f < 6; ++f)
+          neighbors[6 * c + f] = level.neighbors[c][f];
+        for (unsigned int d = 0; d < 3; ++d)
+          sizes[3 * c + d] = level.boxes[c].size[d];
+      });
       neighbors_ = allocate<int>(neighbors.size(), "the neighbour table of a level");
       sizes_     = allocate<double>(sizes.size(), "the cell sizes of a level");
       n_cells_   = n;

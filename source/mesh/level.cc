@@ -1,6 +1,8 @@
+#include <cellwise/base/parallel.h>
 #include <cellwise/mesh/level.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace cellwise
 {
@@ -38,21 +40,27 @@ namespace cellwise
       return false;
     // With as many cells as positions, the neighbour checks below also rule
     // out two cells at one position: some position would then be empty, and
-    // a cell next to it would name a neighbour at the wrong position.
-    for (std::size_t cell = 0; cell < n; ++cell)
-      for (unsigned int face = 0; face < 6; ++face)
-        {
-          const unsigned int d     = face / 2;
-          std::array<int, 3> there = coordinates[cell];
-          there[d] += face % 2 == 1 ? 1 : -1;
-          const bool inside   = there[d] >= lo[d] && there[d] <= hi[d];
-          const int  neighbor = neighbors[cell][face];
-          if (inside != face_neighbor::is_cell(neighbor))
-            return false;
-          if (inside && (static_cast<std::size_t>(neighbor) >= n || coordinates[neighbor] != there))
-            return false;
-        }
-    return true;
+    // a cell next to it would name a neighbour at the wrong position. In
+    // parallel: 10^8 dependent loads at L = 8, seconds on one thread.
+    std::atomic<bool> fills{true};
+    parallel_for_ranges(n, cell_grain, [&](const std::size_t begin, const std::size_t end) {
+      for (std::size_t cell = begin; cell < end && fills.load(std::memory_order_relaxed); ++cell)
+        for (unsigned int face = 0; face < 6; ++face)
+          {
+            const unsigned int d     = face / 2;
+            std::array<int, 3> there = coordinates[cell];
+            there[d] += face % 2 == 1 ? 1 : -1;
+            const bool inside   = there[d] >= lo[d] && there[d] <= hi[d];
+            const int  neighbor = neighbors[cell][face];
+            if (inside != face_neighbor::is_cell(neighbor) ||
+                (inside && (static_cast<std::size_t>(neighbor) >= n || coordinates[neighbor] != there)))
+              {
+                fills.store(false, std::memory_order_relaxed);
+                return;
+              }
+          }
+    });
+    return fills.load();
   }
 
   unsigned int

@@ -1,4 +1,5 @@
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/mesh/vertex_patches.h>
 
 #include <algorithm>
@@ -15,66 +16,68 @@ namespace cellwise
                                                           << " coordinates");
     // The step from lane c to lane c + 2^d along axis d is taken from lane c
     // with bit d unset; lanes built in increasing order, every lane > 0 from
-    // the lane with its highest set bit cleared.
-    std::array<std::vector<std::array<unsigned int, 8>>, 8> cells;
-    std::array<std::vector<std::array<int, 3>>, 8>          vertices;
+    // the lane with its highest set bit cleared. One patch per cell at most
+    // (the one at its upper corner): found in parallel, cell by cell, then
+    // listed per colour in cell order (10^7 cells at L = 8).
+    const unsigned int                       n_cells = level.n_cells();
+    std::vector<std::array<unsigned int, 8>> patch_of(n_cells);
+    std::vector<unsigned char>               colour_of(n_cells, VertexPatches::n_colours); // n_colours: no patch
+    parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
+      std::array<int, 8> lane;
+      lane[0] = static_cast<int>(cell);
+      for (unsigned int c = 1; c < 8; ++c)
+        {
+          const unsigned int d    = (c >= 4) ? 2 : (c >= 2 ? 1 : 0);
+          const unsigned int from = c - (1u << d);
+          const int          nb   = level.neighbors[lane[from]][2 * d + 1];
+          if (!face_neighbor::is_cell(nb))
+            return;
+          lane[c] = nb;
+        }
+      const std::array<int, 3> &base = level.coordinates[cell];
+      for (unsigned int c = 0; c < 8; ++c)
+        {
+          for (unsigned int d = 0; d < 3; ++d)
+            CELLWISE_CHECK(level.coordinates[lane[c]][d] == base[d] + static_cast<int>((c >> d) & 1),
+                           "make_vertex_patches: cell " << lane[c] << " found as lane " << c << " of the patch at the upper corner of cell "
+                                                        << cell << " has coordinate " << level.coordinates[lane[c]][d]
+                                                        << " along axis " << d << ", expected "
+                                                        << base[d] + static_cast<int>((c >> d) & 1)
+                                                        << ": neighbour table and coordinates disagree");
+          patch_of[cell][c] = static_cast<unsigned int>(lane[c]);
+        }
+      colour_of[cell] = static_cast<unsigned char>(vertex_colour({{base[0] + 1, base[1] + 1, base[2] + 1}}));
+    });
 
-    for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+    // Per colour, the patches sorted by their smallest cell index, ties in
+    // cell order (the order of the former stable sort): a counting sort.
+    VertexPatches             result;
+    std::vector<unsigned int> smallest(n_cells), start(static_cast<std::size_t>(n_cells) + 1);
+    parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
+      if (colour_of[cell] < VertexPatches::n_colours)
+        smallest[cell] = *std::min_element(patch_of[cell].begin(), patch_of[cell].end());
+    });
+    for (unsigned int colour = 0; colour < VertexPatches::n_colours; ++colour)
       {
-        std::array<int, 8> lane;
-        lane[0]    = static_cast<int>(cell);
-        bool found = true;
-        for (unsigned int c = 1; c < 8 && found; ++c)
-          {
-            const unsigned int d    = (c >= 4) ? 2 : (c >= 2 ? 1 : 0);
-            const unsigned int from = c - (1u << d);
-            const int          nb   = level.neighbors[lane[from]][2 * d + 1];
-            if (face_neighbor::is_cell(nb))
-              lane[c] = nb;
-            else
-              found = false;
-          }
-        if (!found)
-          continue;
-
-        const std::array<int, 3> &base = level.coordinates[cell];
-        std::array<unsigned int, 8> patch;
-        for (unsigned int c = 0; c < 8; ++c)
-          {
-            for (unsigned int d = 0; d < 3; ++d)
-              CELLWISE_CHECK(level.coordinates[lane[c]][d] == base[d] + static_cast<int>((c >> d) & 1),
-                             "make_vertex_patches: cell " << lane[c] << " found as lane " << c << " of the patch at the upper corner of cell "
-                                                          << cell << " has coordinate " << level.coordinates[lane[c]][d]
-                                                          << " along axis " << d << ", expected "
-                                                          << base[d] + static_cast<int>((c >> d) & 1)
-                                                          << ": neighbour table and coordinates disagree");
-            patch[c] = static_cast<unsigned int>(lane[c]);
-          }
-        const std::array<int, 3> v      = {{base[0] + 1, base[1] + 1, base[2] + 1}};
-        const unsigned int       colour = vertex_colour(v);
-        cells[colour].push_back(patch);
-        vertices[colour].push_back(v);
-      }
-
-    VertexPatches result;
-    for (unsigned int colour = 0; colour < 8; ++colour)
-      {
-        const auto               &list = cells[colour];
-        std::vector<unsigned int> order(list.size());
-        std::iota(order.begin(), order.end(), 0u);
-        std::vector<unsigned int> smallest(list.size());
-        for (std::size_t k = 0; k < list.size(); ++k)
-          smallest[k] = *std::min_element(list[k].begin(), list[k].end());
-        std::stable_sort(order.begin(), order.end(), [&](const unsigned int a, const unsigned int b) {
-          return smallest[a] < smallest[b];
-        });
-        result.cells[colour].reserve(list.size());
-        result.vertices[colour].reserve(list.size());
-        for (const unsigned int k : order)
-          {
-            result.cells[colour].push_back(list[k]);
-            result.vertices[colour].push_back(vertices[colour][k]);
-          }
+        std::fill(start.begin(), start.end(), 0u);
+        std::size_t n_patches = 0;
+        for (unsigned int cell = 0; cell < n_cells; ++cell)
+          if (colour_of[cell] == colour)
+            {
+              ++start[smallest[cell] + 1];
+              ++n_patches;
+            }
+        std::partial_sum(start.begin(), start.end(), start.begin());
+        result.cells[colour].resize(n_patches);
+        result.vertices[colour].resize(n_patches);
+        for (unsigned int cell = 0; cell < n_cells; ++cell)
+          if (colour_of[cell] == colour)
+            {
+              const unsigned int        k    = start[smallest[cell]]++;
+              const std::array<int, 3> &base = level.coordinates[cell];
+              result.cells[colour][k]        = patch_of[cell];
+              result.vertices[colour][k]     = {{base[0] + 1, base[1] + 1, base[2] + 1}};
+            }
       }
     return result;
   }

@@ -8,6 +8,7 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/multigrid/cuda_vertex_patch_smoother.h>
 #include <cellwise/fe/generalized_eigenproblem.h>
 #include <cellwise/fe/matrices_1d.h>
@@ -17,7 +18,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <utility>
 #include <type_traits>
 
@@ -77,40 +77,38 @@ namespace cellwise
       stiffness_.assign(matrices.stiffness.data(), matrices.stiffness.data() + n * n);
 
       std::vector<Number> factors(3 * static_cast<std::size_t>(n_cells_));
-      for (unsigned int c = 0; c < n_cells_; ++c)
-        kernels::laplace_factors(level.boxes[c].size.data(), factors.data() + 3 * static_cast<std::size_t>(c));
+      parallel_for(n_cells_, cell_grain, [&](const std::size_t c) {
+        kernels::laplace_factors(level.boxes[c].size.data(), factors.data() + 3 * c);
+      });
       factors_ = upload(factors, "the metric factors of the vertex-patch smoother");
 
-      // distinct inverses in order of first use: Q_x, Q_y, Q_z, 1/(λ sums)
-      const unsigned int                          m = 2 * degree - 1;
-      std::map<const PatchInverse *, unsigned int> known;
-      std::vector<const PatchInverse *>            distinct;
-      std::vector<Number>                          inverse_data;
+      // the host's distinct inverses, in its order of first use: Q_x, Q_y,
+      // Q_z, 1/(λ sums) each
+      const unsigned int  m = 2 * degree - 1;
+      std::vector<Number> inverse_data;
+      for (unsigned int i = 0; i < host.n_patch_inverses(); ++i)
+        {
+          const PatchInverse &inverse = host.distinct_patch_inverse(i);
+          for (unsigned int d = 0; d < 3; ++d)
+            for (unsigned int j = 0; j < m * m; ++j)
+              inverse_data.push_back(static_cast<Number>(inverse.axis(d).eigenvectors.data()[j]));
+          for (const double value : inverse.inverse_eigenvalues())
+            inverse_data.push_back(static_cast<Number>(value));
+        }
       for (unsigned int colour = 0; colour < 8; ++colour)
         {
-          std::vector<unsigned int> cells(8 * static_cast<std::size_t>(patches_.n_patches(colour)));
-          std::vector<unsigned int> index(patches_.n_patches(colour));
-          for (unsigned int k = 0; k < patches_.n_patches(colour); ++k)
-            {
-              for (unsigned int lane = 0; lane < 8; ++lane)
-                cells[8 * static_cast<std::size_t>(k) + lane] = patches_.cells[colour][k][lane];
-              const PatchInverse *inverse = &host.patch_inverse(colour, k);
-              const auto          it      = known.emplace(inverse, static_cast<unsigned int>(distinct.size()));
-              if (it.second)
-                {
-                  distinct.push_back(inverse);
-                  for (unsigned int d = 0; d < 3; ++d)
-                    for (unsigned int i = 0; i < m * m; ++i)
-                      inverse_data.push_back(static_cast<Number>(inverse->axis(d).eigenvectors.data()[i]));
-                  for (const double value : inverse->inverse_eigenvalues())
-                    inverse_data.push_back(static_cast<Number>(value));
-                }
-              index[k] = it.first->second;
-            }
+          const unsigned int        n_patches = patches_.n_patches(colour);
+          std::vector<unsigned int> cells(8 * static_cast<std::size_t>(n_patches));
+          std::vector<unsigned int> index(n_patches);
+          parallel_for(n_patches, cell_grain, [&](const std::size_t k) {
+            for (unsigned int lane = 0; lane < 8; ++lane)
+              cells[8 * k + lane] = patches_.cells[colour][k][lane];
+            index[k] = host.patch_inverse_index(colour, static_cast<unsigned int>(k));
+          });
           patch_cells_[colour]   = upload(cells, "the vertex-patch cell lists");
           inverse_index_[colour] = upload(index, "the vertex-patch inverse indices");
         }
-      n_inverses_ = static_cast<unsigned int>(distinct.size());
+      n_inverses_ = host.n_patch_inverses();
       inverses_   = upload(inverse_data, "the vertex-patch inverses");
 
       // register kernel tables (layout in the comment at the top)
@@ -120,7 +118,7 @@ namespace cellwise
       if constexpr (std::is_same_v<Number, float> && std::is_same_v<Layout, CellContiguous>)
         if (degree == 3 && n_inverses_ == 1)
           {
-            const PatchInverse &inverse = *distinct[0];
+            const PatchInverse &inverse = host.distinct_patch_inverse(0);
             bool                equal   = true;
             for (unsigned int d = 0; d < 3; ++d)
               equal = equal && std::abs(inverse.sizes()[d][0] - inverse.sizes()[d][1]) <= 1e-12 * inverse.sizes()[d][0];

@@ -49,21 +49,25 @@ namespace cellwise
           stiffness_[i * n + j] = static_cast<Number>(matrices_.stiffness(i, j));
         }
     factors_.resize(level.n_cells());
-    for (unsigned int c = 0; c < level.n_cells(); ++c)
-      {
-        const CellBox &box = level.boxes[c];
-        for (unsigned int d = 0; d < 3; ++d)
-          CELLWISE_CHECK(box.size[d] > 0 && std::isfinite(box.size[d]),
-                         "cell " << c << " has invalid size " << box.size[d] << " along axis " << d);
-        kernels::laplace_factors(box.size.data(), factors_[c].data());
-      }
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
+      const CellBox &box = level.boxes[c];
+      for (unsigned int d = 0; d < 3; ++d)
+        CELLWISE_CHECK(box.size[d] > 0 && std::isfinite(box.size[d]),
+                       "cell " << c << " has invalid size " << box.size[d] << " along axis " << d);
+      kernels::laplace_factors(box.size.data(), factors_[c].data());
+    });
 
     patches_ = make_vertex_patches(level);
 
     inverses_.clear();
     inverse_data_.clear();
     std::map<std::array<double, 6>, unsigned int> known;
-    const unsigned int                            m = 2 * degree - 1;
+    // consecutive patches mostly share their sizes (all of them on a uniform
+    // level): the last key is compared before the map is searched
+    std::array<double, 6> last_key{};
+    unsigned int          last_index = 0;
+    bool                  have_last  = false;
+    const unsigned int    m          = 2 * degree - 1;
     for (unsigned int colour = 0; colour < 8; ++colour)
       {
         const auto &list = patches_.cells[colour];
@@ -93,6 +97,11 @@ namespace cellwise
                 }
             const std::array<double, 6> key = {{quantize(sizes[0][0]), quantize(sizes[0][1]), quantize(sizes[1][0]),
                                                 quantize(sizes[1][1]), quantize(sizes[2][0]), quantize(sizes[2][1])}};
+            if (have_last && key == last_key)
+              {
+                inverse_index_[colour][k] = last_index;
+                continue;
+              }
             const auto it = known.emplace(key, static_cast<unsigned int>(inverses_.size()));
             if (it.second)
               {
@@ -109,6 +118,9 @@ namespace cellwise
                 inverse_data_.push_back(std::move(data));
               }
             inverse_index_[colour][k] = it.first->second;
+            last_key                  = key;
+            last_index                = it.first->second;
+            have_last                 = true;
           }
       }
   }

@@ -119,6 +119,19 @@ namespace cellwise
     {
       return inverses_[inverse_index_[colour][index]];
     }
+    /// The index of that inverse among the distinct ones (numbered in the
+    /// order of first use: colour by colour, patch by patch).
+    unsigned int
+    patch_inverse_index(const unsigned int colour, const unsigned int index) const
+    {
+      return inverse_index_[colour][index];
+    }
+    /// Distinct patch inverse @p i (0 <= i < n_patch_inverses()).
+    const PatchInverse &
+    distinct_patch_inverse(const unsigned int i) const
+    {
+      return inverses_[i];
+    }
 
   private:
     /// The data of one patch inverse in the compute type.

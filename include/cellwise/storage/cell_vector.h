@@ -18,6 +18,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace cellwise
@@ -27,6 +31,35 @@ namespace cellwise
 
   namespace internal
   {
+    /// std::allocator whose value-initialization (vector growth) leaves the
+    /// elements default-initialized: uninitialized for numbers. CellVector
+    /// zeroes its values itself, in parallel.
+    template <typename T>
+    struct DefaultInitAllocator : std::allocator<T>
+    {
+      template <typename U>
+      struct rebind
+      {
+        using other = DefaultInitAllocator<U>;
+      };
+      DefaultInitAllocator() = default;
+      template <typename U>
+      DefaultInitAllocator(const DefaultInitAllocator<U> &) noexcept
+      {}
+      template <typename U>
+      void
+      construct(U *p) noexcept(std::is_nothrow_default_constructible_v<U>)
+      {
+        ::new (static_cast<void *>(p)) U;
+      }
+      template <typename U, typename... Args>
+      void
+      construct(U *p, Args &&...args)
+      {
+        ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+      }
+    };
+
     /// Fixed chunk size of the deterministic reductions: partial sums over
     /// chunks independent of the thread count, then summed in order, so that
     /// results do not change with the number of threads.
@@ -173,7 +206,10 @@ namespace cellwise
       CELLWISE_CHECK(degree >= 1, "a cell vector needs degree >= 1, got " << degree);
       n_cells_ = n_cells;
       degree_  = degree;
-      values_.assign(::cellwise::storage_size<Layout>(n_cells, dofs_per_cell()), Number(0));
+      const std::size_t size = ::cellwise::storage_size<Layout>(n_cells, dofs_per_cell());
+      if (size != values_.size())
+        Storage(size).swap(values_); // uninitialized: zeroed below, in parallel
+      set_zero();
     }
 
     /// Number of stored entries including layout padding (which stays zero).
@@ -237,7 +273,11 @@ namespace cellwise
     void
     set_zero()
     {
-      std::fill(values_.begin(), values_.end(), Number(0));
+      // in parallel: the first touch of a new vector's pages happens on the
+      // threads that use them, and 10^9 values are not zeroed by one thread
+      Number *const v = values_.data();
+      parallel_for_ranges(values_.size(), value_grain,
+                          [v](const std::size_t begin, const std::size_t end) { std::fill(v + begin, v + end, Number(0)); });
     }
 
     /// Set all values (not the padding) to @p s.
@@ -411,6 +451,9 @@ namespace cellwise
       });
     }
 
-    std::vector<Number> values_;
+    /// std::vector whose growth leaves the numbers uninitialized (reinit
+    /// zeroes them in parallel instead of one thread value-initializing).
+    using Storage = std::vector<Number, internal::DefaultInitAllocator<Number>>;
+    Storage values_;
   };
 } // namespace cellwise
