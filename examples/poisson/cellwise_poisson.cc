@@ -258,7 +258,7 @@ namespace
     CellVector<double> b, u;
     times.measure("right-hand side and initial guess (host)", [&] {
       u.reinit(fine.n_cells(), options.degree);
-      assemble_right_hand_side(fine, options.degree, solution.right_hand_side, b);
+      assemble_right_hand_side(fine, options.degree, solution.separable_right_hand_side, b);
     });
     const double setup_seconds = times.total();
     times.print(std::cout, "set-up of the program");

@@ -19,7 +19,11 @@ make_manufactured_solution(const std::string &name, const std::array<double, 3> 
       auto u = [k, xi](const cellwise::Point &x) {
         return std::sin(k * M_PI * xi(x, 0)) * std::sin(k * M_PI * xi(x, 1)) * std::sin(k * M_PI * xi(x, 2));
       };
-      return {name, u, [u, factor](const cellwise::Point &x) { return factor * u(x); }};
+      cellwise::SeparableTerm term;
+      term.coefficient = factor;
+      for (unsigned int d = 0; d < 3; ++d)
+        term.factors[d] = [k, a = lower[d], L = length[d]](const double x) { return std::sin(k * M_PI * (x - a) / L); };
+      return {name, u, [u, factor](const cellwise::Point &x) { return factor * u(x); }, {term}};
     }
   if (name == "polynomial")
     {
@@ -29,7 +33,15 @@ make_manufactured_solution(const std::string &name, const std::array<double, 3> 
       auto f      = [bubble](const cellwise::Point &x) {
         return 2. * (bubble(x, 1) * bubble(x, 2) + bubble(x, 0) * bubble(x, 2) + bubble(x, 0) * bubble(x, 1));
       };
-      return {name, u, f};
+      cellwise::SeparableFunction terms(3);
+      for (unsigned int d = 0; d < 3; ++d)
+        {
+          terms[d].coefficient = 2.;
+          for (unsigned int e = 0; e < 3; ++e)
+            terms[d].factors[e] = e == d ? std::function<double(double)>([](double) { return 1.; })
+                                         : [a = lower[e], b = upper[e]](const double x) { return (x - a) * (b - x); };
+        }
+      return {name, u, f, terms};
     }
   CELLWISE_CHECK(false, "unknown manufactured solution '" << name << "': use sine, oscillatory or polynomial");
 }

@@ -4,6 +4,8 @@
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/operators/function_tools.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -113,6 +115,54 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  void
+  assemble_right_hand_side(const Level                                   &level,
+                           const unsigned int                             degree,
+                           const SeparableFunction                       &f,
+                           CellVector<Number, MemorySpace::Host, Layout> &rhs,
+                           unsigned int                                   n_q_points)
+  {
+    for (const SeparableTerm &term : f)
+      for (const auto &factor : term.factors)
+        CELLWISE_CHECK(factor, "assemble_right_hand_side: a term of the separable function has an empty factor");
+    if (n_q_points == 0)
+      n_q_points = degree + 2;
+    const LagrangeBasis1D basis(degree);
+    const Quadrature1D    quad = gauss_quadrature(n_q_points);
+    const DenseMatrix     phi  = basis.values_at(quad.points);
+    const unsigned int    q    = n_q_points;
+    rhs.reinit(level.n_cells(), degree);
+    parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
+      std::vector<double> weighted(q * q * q), integrals;
+      std::array<std::vector<double>, 3> values;
+      for (auto &v : values)
+        v.resize(q);
+      for (std::size_t cell = begin; cell < end; ++cell)
+        {
+          const CellBox &box    = level.boxes[cell];
+          const double   volume = box.size[0] * box.size[1] * box.size[2];
+          std::fill(weighted.begin(), weighted.end(), 0.);
+          for (const SeparableTerm &term : f)
+            {
+              // the same coordinates as point_in_cell
+              for (unsigned int d = 0; d < 3; ++d)
+                for (unsigned int i = 0; i < q; ++i)
+                  values[d][i] = term.factors[d](box.lower[d] + quad.points[i] * box.size[d]) * quad.weights[i];
+              for (unsigned int k = 0; k < q; ++k)
+                for (unsigned int j = 0; j < q; ++j)
+                  {
+                    const double yz = term.coefficient * values[1][j] * values[2][k] * volume;
+                    for (unsigned int i = 0; i < q; ++i)
+                      weighted[i + q * (j + q * k)] += values[0][i] * yz;
+                  }
+            }
+          integrate_against_basis(phi, weighted, integrals);
+          rhs.write_cell(cell, integrals.data());
+        }
+    });
+  }
+
+  template <typename Number, typename Layout>
   double
   compute_l2_error(const Level                                         &level,
                    const CellVector<Number, MemorySpace::Host, Layout> &u,
@@ -158,6 +208,11 @@ namespace cellwise
   template void   assemble_right_hand_side(const Level &,                                                         \
                                          unsigned int,                                                            \
                                          const ScalarFunction &,                                                  \
+                                         CellVector<Number, MemorySpace::Host, Layout> &,                         \
+                                         unsigned int);                                                           \
+  template void   assemble_right_hand_side(const Level &,                                                         \
+                                         unsigned int,                                                            \
+                                         const SeparableFunction &,                                               \
                                          CellVector<Number, MemorySpace::Host, Layout> &,                         \
                                          unsigned int);                                                           \
   template double compute_l2_error(const Level &, const CellVector<Number, MemorySpace::Host, Layout> &, const ScalarFunction &, bool, unsigned int);

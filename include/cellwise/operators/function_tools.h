@@ -28,6 +28,17 @@ namespace cellwise
                            CellVector<Number, MemorySpace::Host, Layout> &rhs,
                            unsigned int                                   n_q_points = 0);
 
+  /// The same load vector for a right-hand side that is a sum of products of
+  /// one-coordinate functions: per cell and term, 3q evaluations instead of
+  /// q³ (equal to the point-wise assembly of evaluate(f, ·) to rounding).
+  template <typename Number, typename Layout>
+  void
+  assemble_right_hand_side(const Level                                   &level,
+                           unsigned int                                   degree,
+                           const SeparableFunction                       &f,
+                           CellVector<Number, MemorySpace::Host, Layout> &rhs,
+                           unsigned int                                   n_q_points = 0);
+
   /// ‖u_h − u‖_L2 over the cells of @p level flagged active (all cells if
   /// @p active_only is false) by Gauss quadrature with @p n_q_points per axis
   /// (default p + 2).

@@ -1,0 +1,76 @@
+// The load vector of a separable right-hand side (base/function.h,
+// SeparableFunction) equals the point-wise assembly of the same function to
+// rounding, on a non-cube box and a locally refined level, for several terms,
+// degrees and quadrature sizes; evaluate() is the sum of the products; an
+// empty factor is refused.
+
+#include <cellwise/base/exceptions.h>
+#include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/operators/function_tools.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace cellwise;
+
+namespace
+{
+  /// 2.5 sin(x) e^{y/2} (1 + z²) − 0.75 x² cos(3y) z
+  SeparableFunction
+  two_terms()
+  {
+    SeparableTerm first, second;
+    first.coefficient  = 2.5;
+    first.factors      = {[](double x) { return std::sin(x); }, [](double y) { return std::exp(0.5 * y); },
+                          [](double z) { return 1. + z * z; }};
+    second.coefficient = -0.75;
+    second.factors     = {[](double x) { return x * x; }, [](double y) { return std::cos(3. * y); }, [](double z) { return z; }};
+    return {first, second};
+  }
+
+  double
+  max_relative_difference(const CellVector<double> &a, const CellVector<double> &b)
+  {
+    double difference = 0, size = 0;
+    for (std::size_t k = 0; k < a.storage_size(); ++k)
+      {
+        difference = std::max(difference, std::abs(a.data()[k] - b.data()[k]));
+        size       = std::max(size, std::abs(b.data()[k]));
+      }
+    return difference / size;
+  }
+} // namespace
+
+TEST(SeparableRightHandSide, EqualsThePointwiseAssembly)
+{
+  const SeparableFunction f         = two_terms();
+  const ScalarFunction    pointwise = [&](const Point &x) { return evaluate(f, x); };
+  const BoxDescription    box{{-0.5, 0.25, 1.}, {1., 1.75, 1.8}, {3, 2, 1}};
+  const LevelHierarchy    uniform  = make_box_hierarchy(box, 2);
+  const LevelHierarchy    adaptive = make_adaptive_box_hierarchy(box, 1, 1, make_octant_marker(box));
+  for (const Level *level : {&uniform.levels.back(), &adaptive.levels.back()})
+    for (const unsigned int degree : {1u, 2u, 3u, 5u})
+      for (const unsigned int q : {0u, 2u, 7u})
+        {
+          SCOPED_TRACE(::testing::Message() << level->n_cells() << " cells, degree " << degree << ", q " << q);
+          CellVector<double> expected, got;
+          assemble_right_hand_side(*level, degree, pointwise, expected, q);
+          assemble_right_hand_side(*level, degree, f, got, q);
+          EXPECT_LE(max_relative_difference(got, expected), 1e-13);
+        }
+}
+
+TEST(SeparableRightHandSide, EvaluateAndEmptyFactors)
+{
+  const SeparableFunction f = two_terms();
+  const Point             x = {{0.3, -0.4, 1.2}};
+  EXPECT_NEAR(evaluate(f, x),
+              2.5 * std::sin(0.3) * std::exp(-0.2) * (1. + 1.44) - 0.75 * 0.09 * std::cos(-1.2) * 1.2, 1e-14);
+  SeparableFunction broken = f;
+  broken[1].factors[2]     = nullptr;
+  const LevelHierarchy h   = make_box_hierarchy(BoxDescription{}, 1);
+  CellVector<double>   b;
+  EXPECT_THROW(assemble_right_hand_side(h.levels.back(), 2, broken, b), Error);
+}
