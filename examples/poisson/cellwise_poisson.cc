@@ -270,6 +270,15 @@ namespace
     const double solve_seconds = solver->last_solve_seconds();
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
       std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
+    // --solves N: the same solve from the same guess again (warm)
+    for (unsigned int k = 1; k < options.solves; ++k)
+      {
+        CellVector<double> again(fine.n_cells(), options.degree);
+        const auto         repeat = make_control(options);
+        const auto         result = solver->solve(again, b, *repeat);
+        std::cout << "  solve " << k + 1 << " of " << options.solves << ": " << solver->last_solve_seconds() << " s, "
+                  << result.iterations() << " iterations (the table reports the first)" << std::endl;
+      }
     if (on_device)
       {
         const DeviceMemoryUse memory = solver->memory_use();

@@ -24,6 +24,7 @@ struct ProgramOptions
   std::string                   marker           = "octant";
   unsigned int                  max_iterations   = 100;
   unsigned int                  fixed_iterations = 0; // > 0: exactly this many, no tolerance
+  unsigned int                  solves           = 1; // > 1: the same solve again, warm
   cellwise::MultigridParameters multigrid;
   /// Non-empty: solve the problem of this file (mesh, degree, right-hand
   /// side and reference solution from it) instead of the box problem.
