@@ -82,6 +82,39 @@ namespace cellwise
     });
   }
 
+  namespace
+  {
+    /// The load vector from the values f(x_q) w_q |K| at the q³ Gauss points
+    /// of every cell, which @p weigh writes for a cell box and the rule
+    /// (in the order i + q (j + q k)); the integration against the basis is
+    /// shared by both forms of f.
+    template <typename Number, typename Layout, typename Weigh>
+    void
+    assemble_from_weighted_values(const Level                                   &level,
+                                  const unsigned int                             degree,
+                                  CellVector<Number, MemorySpace::Host, Layout> &rhs,
+                                  unsigned int                                   n_q_points,
+                                  const Weigh                                   &weigh)
+    {
+      if (n_q_points == 0)
+        n_q_points = degree + 2;
+      const LagrangeBasis1D basis(degree);
+      const Quadrature1D    quad = gauss_quadrature(n_q_points);
+      const DenseMatrix     phi  = basis.values_at(quad.points);
+      const unsigned int    q    = n_q_points;
+      rhs.reinit(level.n_cells(), degree);
+      parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
+        std::vector<double> weighted(q * q * q), integrals;
+        for (std::size_t cell = begin; cell < end; ++cell)
+          {
+            weigh(level.boxes[cell], quad, weighted);
+            integrate_against_basis(phi, weighted, integrals);
+            rhs.write_cell(cell, integrals.data());
+          }
+      });
+    }
+  } // namespace
+
   template <typename Number, typename Layout>
   void
   assemble_right_hand_side(const Level                                   &level,
@@ -90,28 +123,17 @@ namespace cellwise
                            CellVector<Number, MemorySpace::Host, Layout> &rhs,
                            unsigned int                                   n_q_points)
   {
-    if (n_q_points == 0)
-      n_q_points = degree + 2;
-    const LagrangeBasis1D basis(degree);
-    const Quadrature1D    quad = gauss_quadrature(n_q_points);
-    const DenseMatrix     phi  = basis.values_at(quad.points);
-    const unsigned int    q    = n_q_points;
-    rhs.reinit(level.n_cells(), degree);
-    parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
-      std::vector<double> weighted(q * q * q), integrals;
-      for (std::size_t cell = begin; cell < end; ++cell)
-        {
-          const CellBox &box    = level.boxes[cell];
-          const double   volume = box.size[0] * box.size[1] * box.size[2];
-          for (unsigned int k = 0; k < q; ++k)
-            for (unsigned int j = 0; j < q; ++j)
-              for (unsigned int i = 0; i < q; ++i)
-                weighted[i + q * (j + q * k)] = f(point_in_cell(box, quad.points[i], quad.points[j], quad.points[k])) *
-                                                quad.weights[i] * quad.weights[j] * quad.weights[k] * volume;
-          integrate_against_basis(phi, weighted, integrals);
-          rhs.write_cell(cell, integrals.data());
-        }
-    });
+    assemble_from_weighted_values(level, degree, rhs, n_q_points,
+                                  [&](const CellBox &box, const Quadrature1D &quad, std::vector<double> &weighted) {
+                                    const unsigned int q      = static_cast<unsigned int>(quad.points.size());
+                                    const double       volume = box.size[0] * box.size[1] * box.size[2];
+                                    for (unsigned int k = 0; k < q; ++k)
+                                      for (unsigned int j = 0; j < q; ++j)
+                                        for (unsigned int i = 0; i < q; ++i)
+                                          weighted[i + q * (j + q * k)] =
+                                            f(point_in_cell(box, quad.points[i], quad.points[j], quad.points[k])) *
+                                            quad.weights[i] * quad.weights[j] * quad.weights[k] * volume;
+                                  });
   }
 
   template <typename Number, typename Layout>
@@ -125,41 +147,32 @@ namespace cellwise
     for (const SeparableTerm &term : f)
       for (const auto &factor : term.factors)
         CELLWISE_CHECK(factor, "assemble_right_hand_side: a term of the separable function has an empty factor");
-    if (n_q_points == 0)
-      n_q_points = degree + 2;
-    const LagrangeBasis1D basis(degree);
-    const Quadrature1D    quad = gauss_quadrature(n_q_points);
-    const DenseMatrix     phi  = basis.values_at(quad.points);
-    const unsigned int    q    = n_q_points;
-    rhs.reinit(level.n_cells(), degree);
-    parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
-      std::vector<double> weighted(q * q * q), integrals;
-      std::array<std::vector<double>, 3> values;
-      for (auto &v : values)
-        v.resize(q);
-      for (std::size_t cell = begin; cell < end; ++cell)
-        {
-          const CellBox &box    = level.boxes[cell];
-          const double   volume = box.size[0] * box.size[1] * box.size[2];
-          std::fill(weighted.begin(), weighted.end(), 0.);
-          for (const SeparableTerm &term : f)
-            {
-              // the same coordinates as point_in_cell
-              for (unsigned int d = 0; d < 3; ++d)
-                for (unsigned int i = 0; i < q; ++i)
-                  values[d][i] = term.factors[d](box.lower[d] + quad.points[i] * box.size[d]) * quad.weights[i];
-              for (unsigned int k = 0; k < q; ++k)
-                for (unsigned int j = 0; j < q; ++j)
-                  {
-                    const double yz = term.coefficient * values[1][j] * values[2][k] * volume;
-                    for (unsigned int i = 0; i < q; ++i)
-                      weighted[i + q * (j + q * k)] += values[0][i] * yz;
-                  }
-            }
-          integrate_against_basis(phi, weighted, integrals);
-          rhs.write_cell(cell, integrals.data());
-        }
-    });
+    assemble_from_weighted_values(level, degree, rhs, n_q_points,
+                                  [&](const CellBox &box, const Quadrature1D &quad, std::vector<double> &weighted) {
+                                    const unsigned int q      = static_cast<unsigned int>(quad.points.size());
+                                    const double       volume = box.size[0] * box.size[1] * box.size[2];
+                                    // per thread, sized once (not per cell)
+                                    thread_local std::array<std::vector<double>, 3> values;
+                                    std::fill(weighted.begin(), weighted.end(), 0.);
+                                    for (const SeparableTerm &term : f)
+                                      {
+                                        // the coordinates of point_in_cell, 3q evaluations
+                                        for (unsigned int d = 0; d < 3; ++d)
+                                          {
+                                            values[d].resize(q);
+                                            for (unsigned int i = 0; i < q; ++i)
+                                              values[d][i] = term.factors[d](box.lower[d] + quad.points[i] * box.size[d]) *
+                                                             quad.weights[i];
+                                          }
+                                        for (unsigned int k = 0; k < q; ++k)
+                                          for (unsigned int j = 0; j < q; ++j)
+                                            {
+                                              const double yz = term.coefficient * values[1][j] * values[2][k] * volume;
+                                              for (unsigned int i = 0; i < q; ++i)
+                                                weighted[i + q * (j + q * k)] += values[0][i] * yz;
+                                            }
+                                      }
+                                  });
   }
 
   template <typename Number, typename Layout>
