@@ -67,6 +67,7 @@ namespace cellwise::dealii
     /// Masks of the levels of @p hierarchy that have a refinement edge.
     RefinementEdges(const LevelHierarchy &hierarchy, const unsigned int degree)
       : masks_(hierarchy.n_levels())
+      , interior_masks_(hierarchy.n_levels())
       , has_edge_(hierarchy.n_levels(), false)
       , awaiting_edge_out_(hierarchy.n_levels(), false)
       , awaiting_edge_in_(hierarchy.n_levels(), false)
@@ -76,6 +77,10 @@ namespace cellwise::dealii
           {
             has_edge_[l] = true;
             masks_[l]    = make_refinement_edge_mask<Number>(hierarchy.level(l), degree);
+            // 1 − e, once: zero_edge is then one pass
+            interior_masks_[l] = masks_[l];
+            interior_masks_[l].fill(Number(1));
+            interior_masks_[l].add(Number(-1), masks_[l]);
           }
     }
 
@@ -114,11 +119,7 @@ namespace cellwise::dealii
     void
     zero_edge(const unsigned int level, VectorType &v) const
     {
-      // e is 0 or 1: (1−e)∘v = v − e∘v, computed without a second mask.
-      VectorType &edge_part = scratch(level, v);
-      edge_part             = v;
-      edge_part.scale(masks_[level]);
-      v.add(Number(-1), edge_part);
+      v.scale(interior_masks_.at(level));
     }
 
     /// @name The order of deal.II's calls on the levels with an edge
@@ -175,21 +176,9 @@ namespace cellwise::dealii
     /// @}
 
   private:
-    VectorType &
-    scratch(const unsigned int level, const VectorType &shape) const
-    {
-      if (scratch_.size() < masks_.size())
-        scratch_.resize(masks_.size());
-      VectorType &s = scratch_[level];
-      if (s.n_cells() != shape.n_cells() || s.degree() != shape.degree())
-        s.reinit(shape.n_cells(), shape.degree());
-      return s;
-    }
-
-    std::vector<VectorType>         masks_;
+    std::vector<VectorType>         masks_, interior_masks_;
     std::vector<bool>               has_edge_;
     mutable std::vector<bool>       awaiting_edge_out_, awaiting_edge_in_;
-    mutable std::vector<VectorType> scratch_;
   };
 
   /**
