@@ -178,12 +178,14 @@ namespace cellwise
     fine.coordinates.resize(n_fine);
     fine.parent.resize(n_fine);
     fine.child_slot.resize(n_fine);
-    fine.children.assign(n_fine, {{-1, -1, -1, -1, -1, -1, -1, -1}});
-    fine.flags.assign(n_fine, cell_flags::active);
+    fine.children.resize(n_fine);
+    fine.flags.resize(n_fine);
     fine.n_owned_cells = n_fine;
 
     // Each parent writes its own eight children and its own entries: the
-    // parents are independent (10^7 children at L = 8).
+    // parents are independent (10^7 children at L = 8). The arrays were sized
+    // without being written (level.h): every entry is written here, so that
+    // the pages are first touched in parallel.
     parallel_for(n_parents, cell_grain, [&](const std::size_t e) {
       const unsigned int parent = parents[e];
       const unsigned int i      = static_cast<unsigned int>(e);
@@ -204,6 +206,8 @@ namespace cellwise
           fine.boxes[index]              = child;
           fine.parent[index]             = static_cast<int>(parent);
           fine.child_slot[index]         = static_cast<std::uint8_t>(slot);
+          fine.children[index]           = {{-1, -1, -1, -1, -1, -1, -1, -1}};
+          fine.flags[index]              = cell_flags::active;
           coarse.children[parent][slot]  = static_cast<int>(index);
         }
       coarse.flags[parent] = cell_flags::refined;

@@ -17,6 +17,7 @@
  */
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/uninitialized_vector.h>
 
 #include <array>
 #include <cstdint>
@@ -74,24 +75,27 @@ namespace cellwise
   /// with 21 bits per axis.
   constexpr std::size_t max_cells_per_axis = std::size_t(1) << 21;
 
+  /// The per-cell arrays are UninitializedVector: resize() leaves them
+  /// unwritten, so whoever sizes a level writes every entry (in parallel on
+  /// large levels; zeroing them first on one thread cost more than filling).
   struct Level
   {
     /// Geometry per cell.
-    std::vector<CellBox> boxes;
+    UninitializedVector<CellBox> boxes;
     /// Integer position of the cell in units of this level's cell size,
     /// relative to the coarse grid of the domain (used for vertex parities and
     /// structured paths; (i, j, k) of level l has children (2i+c_x, ...)).
-    std::vector<std::array<int, 3>> coordinates;
+    UninitializedVector<std::array<int, 3>> coordinates;
     /// Parent cell index on the level below (-1 on level 0).
-    std::vector<int> parent;
+    UninitializedVector<int> parent;
     /// Slot of the cell among its parent's children (0 on level 0).
-    std::vector<std::uint8_t> child_slot;
+    UninitializedVector<std::uint8_t> child_slot;
     /// Children on the next level by slot, -1 where the cell is not refined.
-    std::vector<std::array<int, 8>> children;
+    UninitializedVector<std::array<int, 8>> children;
     /// Same-level neighbour per face, encoded as in face_neighbor.
-    std::vector<std::array<int, 6>> neighbors;
+    UninitializedVector<std::array<int, 6>> neighbors;
     /// Bits of cell_flags.
-    std::vector<std::uint8_t> flags;
+    UninitializedVector<std::uint8_t> flags;
     /// Locally owned cells come first; ghost cells (none yet) follow.
     unsigned int n_owned_cells = 0;
 

@@ -13,6 +13,7 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/base/memory_space.h>
 #include <cellwise/base/parallel.h>
+#include <cellwise/base/uninitialized_vector.h>
 #include <cellwise/storage/layout.h>
 
 #include <algorithm>
@@ -31,35 +32,6 @@ namespace cellwise
 
   namespace internal
   {
-    /// std::allocator whose value-initialization (vector growth) leaves the
-    /// elements default-initialized: uninitialized for numbers. CellVector
-    /// zeroes its values itself, in parallel.
-    template <typename T>
-    struct DefaultInitAllocator : std::allocator<T>
-    {
-      template <typename U>
-      struct rebind
-      {
-        using other = DefaultInitAllocator<U>;
-      };
-      DefaultInitAllocator() = default;
-      template <typename U>
-      DefaultInitAllocator(const DefaultInitAllocator<U> &) noexcept
-      {}
-      template <typename U>
-      void
-      construct(U *p) noexcept(std::is_nothrow_default_constructible_v<U>)
-      {
-        ::new (static_cast<void *>(p)) U;
-      }
-      template <typename U, typename... Args>
-      void
-      construct(U *p, Args &&...args)
-      {
-        ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
-      }
-    };
-
     /// Fixed chunk size of the deterministic reductions: partial sums over
     /// chunks independent of the thread count, then summed in order, so that
     /// results do not change with the number of threads.
@@ -453,7 +425,7 @@ namespace cellwise
 
     /// std::vector whose growth leaves the numbers uninitialized (reinit
     /// zeroes them in parallel instead of one thread value-initializing).
-    using Storage = std::vector<Number, internal::DefaultInitAllocator<Number>>;
+    using Storage = UninitializedVector<Number>;
     Storage values_;
   };
 } // namespace cellwise
