@@ -2,8 +2,8 @@
 #include <cellwise/base/parallel.h>
 #include <cellwise/mesh/cuda_level_data.h>
 
+#include <array>
 #include <utility>
-#include <vector>
 
 namespace cellwise
 {
@@ -54,24 +54,19 @@ namespace cellwise
       const unsigned int n = level.n_cells();
       CELLWISE_CHECK(level.neighbors.size() == n,
                      "LevelData: the level has " << n << " cells but " << level.neighbors.size() << " neighbour entries");
-      std::vector<int>    neighbors(6 * static_cast<std::size_t>(n));
-      std::vector<double> sizes(3 * static_cast<std::size_t>(n));
-      // packed in parallel: a fine level of 10^7 cells took seconds on one thread
+      // The neighbour table goes up as it is stored (six ints per cell); the
+      // sizes are packed out of the boxes in parallel (10^7 cells at L = 8).
+      static_assert(sizeof(std::array<int, 6>) == 6 * sizeof(int), "the neighbour table must be packed");
+      UninitializedVector<double> sizes(3 * static_cast<std::size_t>(n));
       parallel_for(n, cell_grain, [&](const std::size_t c) {
-        for (unsigned int f = 0; f < 6; ++f)
-          neighbors[6 * c + f] = level.neighbors[c][f];
         for (unsigned int d = 0; d < 3; ++d)
           sizes[3 * c + d] = level.boxes[c].size[d];
       });
-      neighbors_ = allocate<int>(neighbors.size(), "the neighbour table of a level");
-      sizes_     = allocate<double>(sizes.size(), "the cell sizes of a level");
+      neighbors_ = upload(reinterpret_cast<const int *>(level.neighbors.data()), 6 * static_cast<std::size_t>(n),
+                          "the neighbour table of a level");
+      sizes_     = upload(sizes, "the cell sizes of a level");
       n_cells_   = n;
       fills_box_ = level.fills_box();
-      if (n > 0)
-        {
-          CELLWISE_CUDA_CHECK(cudaMemcpy(neighbors_, neighbors.data(), neighbors.size() * sizeof(int), cudaMemcpyHostToDevice));
-          CELLWISE_CUDA_CHECK(cudaMemcpy(sizes_, sizes.data(), sizes.size() * sizeof(double), cudaMemcpyHostToDevice));
-        }
     }
   } // namespace cuda
 } // namespace cellwise

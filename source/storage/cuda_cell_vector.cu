@@ -581,7 +581,7 @@ namespace cellwise
     CELLWISE_CHECK(host.storage_size() == storage_size_,
                    "copy_from_host: host storage " << host.storage_size() << " differs from device storage " << storage_size_);
     if (storage_size_ > 0)
-      CELLWISE_CUDA_CHECK(cudaMemcpy(values_, host.data(), storage_size_ * sizeof(Number), cudaMemcpyHostToDevice));
+      cuda::copy_host_to_device(values_, host.data(), storage_size_ * sizeof(Number));
   }
 
   template <typename Number, typename Layout>
@@ -591,7 +591,7 @@ namespace cellwise
     if (!this->has_shape_of(host))
       host.reinit(n_cells_, degree_);
     if (storage_size_ > 0)
-      CELLWISE_CUDA_CHECK(cudaMemcpy(host.data(), values_, storage_size_ * sizeof(Number), cudaMemcpyDeviceToHost));
+      cuda::copy_device_to_host(host.data(), values_, storage_size_ * sizeof(Number));
   }
 
 #define CELLWISE_INSTANTIATE_CUDA_VECTOR(Layout)                                                                           \

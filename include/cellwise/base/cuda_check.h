@@ -11,6 +11,7 @@
  * API header), so that host code and tests can query the device.
  */
 
+#include <cellwise/base/cuda_host_transfer.h>
 #include <cellwise/base/exceptions.h>
 
 #include <cuda_runtime_api.h>
@@ -97,16 +98,31 @@ namespace cellwise
 {
   namespace cuda
   {
-    /// A device copy of @p host (allocate, then one cudaMemcpy); nullptr for an
-    /// empty vector. Errors name @p what.
+    /// A device copy of the @p n entries at @p host (allocate, then
+    /// copy_host_to_device); nullptr for n = 0. Errors name @p what.
     template <typename T>
     T *
-    upload(const std::vector<T> &host, const char *what)
+    upload(const T *host, const std::size_t n, const char *what)
     {
-      T *device = allocate<T>(host.size(), what);
-      if (!host.empty())
-        CELLWISE_CUDA_CHECK(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+      T *device = allocate<T>(n, what);
+      try
+        {
+          copy_host_to_device(device, host, n * sizeof(T));
+        }
+      catch (...)
+        {
+          free_bytes(device);
+          throw;
+        }
       return device;
+    }
+
+    /// A device copy of @p host (any allocator).
+    template <typename T, typename Allocator>
+    T *
+    upload(const std::vector<T, Allocator> &host, const char *what)
+    {
+      return upload(host.data(), host.size(), what);
     }
   } // namespace cuda
 } // namespace cellwise
