@@ -129,11 +129,11 @@ main(int argc, char **argv)
 
       unsigned int visits = 0;
       for (unsigned int colour = 0; colour < 8; ++colour)
-        visits += 8 * smoother.patches().n_patches(colour);
+        visits += 8 * smoother.n_patches(colour);
       if (!c.sweep)
         {
           const unsigned int colour     = 7;
-          const double       bytes      = 772. * 8 * smoother.patches().n_patches(colour);
+          const double       bytes      = 772. * 8 * smoother.n_patches(colour);
           smoother.use_kernel(cuda::PatchKernel::register_q3);
           const double t_register = median_time([&] { smoother.apply_colour(u, b, colour); }, n_runs);
           const double t_stub     = median_time([&] { smoother.apply_traffic_stub(u, b, colour); }, n_runs);
@@ -150,7 +150,7 @@ main(int argc, char **argv)
             }
           smoother.use_kernel(cuda::PatchKernel::generic);
           const double t_generic = median_time([&] { smoother.apply_colour(u, b, colour); }, n_runs);
-          std::snprintf(title, sizeof(title), "colour step, register (%u patches)", smoother.patches().n_patches(colour));
+          std::snprintf(title, sizeof(title), "colour step, register (%u patches)", smoother.n_patches(colour));
           row(title, t_register, bytes, copy_rate);
           row("colour step, register: traffic stub", t_stub, bytes, copy_rate);
           row("colour step, register_async", t_async, bytes, copy_rate);

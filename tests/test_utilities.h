@@ -4,16 +4,21 @@
  * Helpers for the unit tests: seeded random cell-wise data, continuous fields
  * from a global vector, and a global numbering built from node coordinates —
  * independent of the mesh's neighbour tables, so that DSS and the operator are
- * checked against something they do not share code with.
+ * checked against something they do not share code with; and a loop executor
+ * that partitions loops as no OpenMP team would (results must not change).
  */
 
+#include <cellwise/base/parallel.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cell_vector.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -178,4 +183,44 @@ namespace cellwise::testing
       {"last Chebyshev step (update only)", 0.61, 1.3, false, false, false},
     };
   }
+
+  /// Runs the ranges one after the other, last range first, cut at the grain:
+  /// a partition no OpenMP team would choose, and a count of its calls.
+  class ReversedSerialExecutor : public LoopExecutor
+  {
+  public:
+    mutable std::atomic<unsigned int> loops{0};
+
+    void
+    run(const std::size_t n, const std::size_t grain, const RangeBody &body) const override
+    {
+      ++loops;
+      const std::size_t n_ranges = (n + grain - 1) / grain;
+      for (std::size_t r = n_ranges; r-- > 0;)
+        body(r * grain, std::min(n, (r + 1) * grain));
+    }
+    unsigned int
+    n_threads() const override
+    {
+      return 1;
+    }
+    const char *
+    name() const override
+    {
+      return "reversed serial";
+    }
+  };
+
+  /// Installs an executor for the scope of a test and puts OpenMP back.
+  struct ScopedExecutor
+  {
+    explicit ScopedExecutor(std::shared_ptr<const LoopExecutor> executor)
+    {
+      set_loop_executor(std::move(executor));
+    }
+    ~ScopedExecutor()
+    {
+      set_loop_executor(nullptr);
+    }
+  };
 } // namespace cellwise::testing

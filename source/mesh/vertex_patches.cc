@@ -20,9 +20,10 @@ namespace cellwise
     // (the one at its upper corner): found in parallel, cell by cell, then
     // listed per colour in cell order (10^7 cells at L = 8).
     const unsigned int                       n_cells = level.n_cells();
-    std::vector<std::array<unsigned int, 8>> patch_of(n_cells);
-    std::vector<unsigned char>               colour_of(n_cells, VertexPatches::n_colours); // n_colours: no patch
+    UninitializedVector<std::array<unsigned int, 8>> patch_of(n_cells);
+    UninitializedVector<unsigned char>               colour_of(n_cells); // n_colours: no patch
     parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
+      colour_of[cell] = VertexPatches::n_colours;
       std::array<int, 8> lane;
       lane[0] = static_cast<int>(cell);
       for (unsigned int c = 1; c < 8; ++c)
@@ -49,35 +50,57 @@ namespace cellwise
       colour_of[cell] = static_cast<unsigned char>(vertex_colour({{base[0] + 1, base[1] + 1, base[2] + 1}}));
     });
 
-    // Per colour, the patches sorted by their smallest cell index, ties in
-    // cell order (the order of the former stable sort): a counting sort.
+    // Per colour, the patches sorted by their smallest cell index. A cell
+    // lies in at most one patch of a colour (its checked coordinates fix the
+    // vertex of each parity), so the smallest cells of one colour's patches
+    // differ: the sort is a scatter into an array indexed by the smallest
+    // cell, then a compaction in chunks (counts, prefix sum, writes), all
+    // parallel but the prefix sum over the chunks.
     VertexPatches             result;
-    std::vector<unsigned int> smallest(n_cells), start(static_cast<std::size_t>(n_cells) + 1);
+    constexpr unsigned int    no_patch = ~0u;
+    std::vector<unsigned int> smallest(n_cells), owner(n_cells);
     parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
       if (colour_of[cell] < VertexPatches::n_colours)
         smallest[cell] = *std::min_element(patch_of[cell].begin(), patch_of[cell].end());
     });
+    const std::size_t        chunk    = 1 << 16;
+    const std::size_t        n_chunks = (std::size_t(n_cells) + chunk - 1) / chunk;
+    std::vector<std::size_t> offset(n_chunks + 1);
     for (unsigned int colour = 0; colour < VertexPatches::n_colours; ++colour)
       {
-        std::fill(start.begin(), start.end(), 0u);
-        std::size_t n_patches = 0;
-        for (unsigned int cell = 0; cell < n_cells; ++cell)
+        parallel_for(n_cells, cell_grain, [&](const std::size_t cell) { owner[cell] = no_patch; });
+        parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
           if (colour_of[cell] == colour)
-            {
-              ++start[smallest[cell] + 1];
-              ++n_patches;
-            }
-        std::partial_sum(start.begin(), start.end(), start.begin());
+            owner[smallest[cell]] = static_cast<unsigned int>(cell);
+        });
+        parallel_for(n_chunks, 1, [&](const std::size_t k) {
+          std::size_t count = 0;
+          for (std::size_t s = k * chunk; s < std::min<std::size_t>(n_cells, (k + 1) * chunk); ++s)
+            count += owner[s] != no_patch;
+          offset[k + 1] = count;
+        });
+        offset[0] = 0;
+        std::partial_sum(offset.begin(), offset.end(), offset.begin());
+        const std::size_t n_patches = offset[n_chunks];
+        const double n_of_colour = deterministic_sum(n_cells, chunk, [&](const std::size_t begin, const std::size_t end) {
+          return double(std::count(colour_of.begin() + begin, colour_of.begin() + end, colour));
+        });
+        CELLWISE_CHECK(double(n_patches) == n_of_colour,
+                       "make_vertex_patches: two patches of colour " << colour << " share their smallest cell");
         result.cells[colour].resize(n_patches);
         result.vertices[colour].resize(n_patches);
-        for (unsigned int cell = 0; cell < n_cells; ++cell)
-          if (colour_of[cell] == colour)
-            {
-              const unsigned int        k    = start[smallest[cell]]++;
-              const std::array<int, 3> &base = level.coordinates[cell];
-              result.cells[colour][k]        = patch_of[cell];
-              result.vertices[colour][k]     = {{base[0] + 1, base[1] + 1, base[2] + 1}};
-            }
+        parallel_for(n_chunks, 1, [&](const std::size_t k) {
+          std::size_t index = offset[k];
+          for (std::size_t s = k * chunk; s < std::min<std::size_t>(n_cells, (k + 1) * chunk); ++s)
+            if (owner[s] != no_patch)
+              {
+                const unsigned int        cell = owner[s];
+                const std::array<int, 3> &base = level.coordinates[cell];
+                result.cells[colour][index]    = patch_of[cell];
+                result.vertices[colour][index] = {{base[0] + 1, base[1] + 1, base[2] + 1}};
+                ++index;
+              }
+        });
       }
     return result;
   }

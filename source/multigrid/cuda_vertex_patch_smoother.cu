@@ -1,6 +1,6 @@
-// Device vertex-patch smoother (000 §3, §5): set-up and dispatch. The host
-// smoother's patches and patch inverses are uploaded, the register kernels'
-// tables built (layout in cuda_vertex_patch_kernels.h, derivation in
+// Device vertex-patch smoother (000 §3, §5): set-up and dispatch. The
+// patches and patch inverses of the host smoother (the same functions) are
+// uploaded, the register kernels' tables built (layout in cuda_vertex_patch_kernels.h, derivation in
 // doc/cuda_vertex_patch_smoother.md), and each colour step launched on the
 // generic kernel (cuda_vertex_patch_generic_kernel.cu) or a register kernel
 // (cuda_vertex_patch_register_kernels.cu).
@@ -14,6 +14,7 @@
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/fe/patch_fast_diagonalization.h>
 #include <cellwise/kernels/laplace_cell.h>
+#include <cellwise/multigrid/vertex_patch_inverses.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
 
 #include <algorithm>
@@ -62,53 +63,54 @@ namespace cellwise
     void
     VertexPatchSmoother<Number, Layout>::reinit(const Level &level, const unsigned int degree, const unsigned int n_sweeps)
     {
-      // The host smoother is the oracle: its patches, its tensor-grid checks
-      // and its cache of patch inverses are taken as they are.
-      const cellwise::VertexPatchSmoother<Number, Layout> host(level, degree, n_sweeps);
+      // The same patches and patch inverses as the host smoother (its
+      // oracle), from the same functions; the host smoother itself is not
+      // built (its tables are the size of the level).
+      check_degree(degree);
+      CELLWISE_CHECK(n_sweeps >= 1, "VertexPatchSmoother needs at least one sweep, got " << n_sweeps);
+      const Matrices1D          matrices = make_matrices_1d(degree);
+      const VertexPatches       patches  = make_vertex_patches(level);
+      const VertexPatchInverses inverses = make_vertex_patch_inverses(level, patches, matrices);
       release();
       degree_   = degree;
       n_sweeps_ = n_sweeps;
       n_cells_  = level.n_cells();
-      patches_  = host.patches();
+      for (unsigned int colour = 0; colour < 8; ++colour)
+        n_patches_[colour] = patches.n_patches(colour);
 
-      const Matrices1D   matrices = make_matrices_1d(degree);
-      const unsigned int n        = degree + 1;
+      const unsigned int n = degree + 1;
       mass_.assign(matrices.mass.data(), matrices.mass.data() + n * n);
       stiffness_.assign(matrices.stiffness.data(), matrices.stiffness.data() + n * n);
 
-      std::vector<Number> factors(3 * static_cast<std::size_t>(n_cells_));
+      UninitializedVector<Number> factors(3 * static_cast<std::size_t>(n_cells_));
       parallel_for(n_cells_, cell_grain, [&](const std::size_t c) {
+        check_cell_size(level.boxes[c], static_cast<unsigned int>(c));
         kernels::laplace_factors(level.boxes[c].size.data(), factors.data() + 3 * c);
       });
       factors_ = upload(factors, "the metric factors of the vertex-patch smoother");
 
-      // the host's distinct inverses, in its order of first use: Q_x, Q_y,
-      // Q_z, 1/(λ sums) each
+      // the distinct inverses in their order of first use: Q_x, Q_y, Q_z,
+      // 1/(λ sums) each
       const unsigned int  m = 2 * degree - 1;
       std::vector<Number> inverse_data;
-      for (unsigned int i = 0; i < host.n_patch_inverses(); ++i)
+      for (const PatchInverse &inverse : inverses.distinct)
         {
-          const PatchInverse &inverse = host.distinct_patch_inverse(i);
           for (unsigned int d = 0; d < 3; ++d)
             for (unsigned int j = 0; j < m * m; ++j)
               inverse_data.push_back(static_cast<Number>(inverse.axis(d).eigenvectors.data()[j]));
           for (const double value : inverse.inverse_eigenvalues())
             inverse_data.push_back(static_cast<Number>(value));
         }
+      // the per-colour lists go up as they are: 8 cell indices per patch
+      static_assert(sizeof(std::array<unsigned int, 8>) == 8 * sizeof(unsigned int), "patch cell lists must be packed");
       for (unsigned int colour = 0; colour < 8; ++colour)
         {
-          const unsigned int        n_patches = patches_.n_patches(colour);
-          std::vector<unsigned int> cells(8 * static_cast<std::size_t>(n_patches));
-          std::vector<unsigned int> index(n_patches);
-          parallel_for(n_patches, cell_grain, [&](const std::size_t k) {
-            for (unsigned int lane = 0; lane < 8; ++lane)
-              cells[8 * k + lane] = patches_.cells[colour][k][lane];
-            index[k] = host.patch_inverse_index(colour, static_cast<unsigned int>(k));
-          });
-          patch_cells_[colour]   = upload(cells, "the vertex-patch cell lists");
-          inverse_index_[colour] = upload(index, "the vertex-patch inverse indices");
+          patch_cells_[colour]   = upload(reinterpret_cast<const unsigned int *>(patches.cells[colour].data()),
+                                        8 * std::size_t(n_patches_[colour]),
+                                        "the vertex-patch cell lists");
+          inverse_index_[colour] = upload(inverses.index[colour], "the vertex-patch inverse indices");
         }
-      n_inverses_ = host.n_patch_inverses();
+      n_inverses_ = static_cast<unsigned int>(inverses.distinct.size());
       inverses_   = upload(inverse_data, "the vertex-patch inverses");
 
       // register kernel tables (layout in the comment at the top)
@@ -118,7 +120,7 @@ namespace cellwise
       if constexpr (std::is_same_v<Number, float> && std::is_same_v<Layout, CellContiguous>)
         if (degree == 3 && n_inverses_ == 1)
           {
-            const PatchInverse &inverse = host.distinct_patch_inverse(0);
+            const PatchInverse &inverse = inverses.distinct[0];
             bool                equal   = true;
             for (unsigned int d = 0; d < 3; ++d)
               equal = equal && std::abs(inverse.sizes()[d][0] - inverse.sizes()[d][1]) <= 1e-12 * inverse.sizes()[d][0];
@@ -415,7 +417,7 @@ namespace cellwise
     {
       check_vectors(u, b);
       CELLWISE_CHECK(colour < 8, "cuda::VertexPatchSmoother: colour " << colour << " is not in 0..7");
-      const unsigned int n_patches = patches_.n_patches(colour);
+      const unsigned int n_patches = n_patches_[colour];
       if (n_patches == 0)
         return;
       if (active_kernel() != PatchKernel::generic)
@@ -446,7 +448,7 @@ namespace cellwise
         {
           const float *matrices = host_matrices(active_kernel());
           internal::launch_register_q3(matrices, matrices + 16, matrices + 32, device_tables(active_kernel()),
-                                       patch_cells_[colour], patches_.n_patches(colour), b.data(), u.data(), u_is_zero,
+                                       patch_cells_[colour], n_patches_[colour], b.data(), u.data(), u_is_zero,
                                        true, active_kernel(), register_grid_limit_);
         }
     }

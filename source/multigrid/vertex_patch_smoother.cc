@@ -7,23 +7,10 @@
 #include <cellwise/multigrid/vertex_patch_smoother.h>
 
 #include <cmath>
-#include <map>
+#include <utility>
 
 namespace cellwise
 {
-  namespace
-  {
-    /// @p h with its significand rounded to 44 bits (relative 6e-14): sizes
-    /// that differ only by the rounding of the mesh construction share a key.
-    double
-    quantize(const double h)
-    {
-      int          exponent = 0;
-      const double mantissa = std::frexp(h, &exponent);
-      return std::ldexp(std::round(std::ldexp(mantissa, 44)), exponent - 44);
-    }
-  } // namespace
-
   template <typename Number, typename Layout>
   VertexPatchSmoother<Number, Layout>::VertexPatchSmoother(const Level &level, const unsigned int degree, const unsigned int n_sweeps)
   {
@@ -50,78 +37,27 @@ namespace cellwise
         }
     factors_.resize(level.n_cells());
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
-      const CellBox &box = level.boxes[c];
-      for (unsigned int d = 0; d < 3; ++d)
-        CELLWISE_CHECK(box.size[d] > 0 && std::isfinite(box.size[d]),
-                       "cell " << c << " has invalid size " << box.size[d] << " along axis " << d);
-      kernels::laplace_factors(box.size.data(), factors_[c].data());
+      check_cell_size(level.boxes[c], static_cast<unsigned int>(c));
+      kernels::laplace_factors(level.boxes[c].size.data(), factors_[c].data());
     });
 
-    patches_ = make_vertex_patches(level);
-
-    inverses_.clear();
+    patches_                     = make_vertex_patches(level);
+    VertexPatchInverses inverses = make_vertex_patch_inverses(level, patches_, matrices_);
+    inverses_                    = std::move(inverses.distinct);
+    inverse_index_               = std::move(inverses.index);
     inverse_data_.clear();
-    std::map<std::array<double, 6>, unsigned int> known;
-    // consecutive patches mostly share their sizes (all of them on a uniform
-    // level): the last key is compared before the map is searched
-    std::array<double, 6> last_key{};
-    unsigned int          last_index = 0;
-    bool                  have_last  = false;
-    const unsigned int    m          = 2 * degree - 1;
-    for (unsigned int colour = 0; colour < 8; ++colour)
+    const unsigned int m = 2 * degree - 1;
+    for (const PatchInverse &inverse : inverses_)
       {
-        const auto &list = patches_.cells[colour];
-        inverse_index_[colour].resize(list.size());
-        for (std::size_t k = 0; k < list.size(); ++k)
+        InverseData data;
+        for (unsigned int d = 0; d < 3; ++d)
           {
-            const auto &patch = list[k];
-            PatchSizes  sizes;
-            for (unsigned int d = 0; d < 3; ++d)
-              {
-                sizes[d][0] = level.boxes[patch[0]].size[d];
-                sizes[d][1] = level.boxes[patch[1u << d]].size[d];
-              }
-            // The patch matrix is a Kronecker sum only if the cells form a
-            // tensor grid: every lane has the size of its side along each axis.
-            for (unsigned int c = 0; c < 8; ++c)
-              for (unsigned int d = 0; d < 3; ++d)
-                {
-                  const double expected = sizes[d][(c >> d) & 1];
-                  CELLWISE_CHECK(std::abs(level.boxes[patch[c]].size[d] - expected) <= 1e-10 * expected,
-                                 "vertex patch at (" << patches_.vertices[colour][k][0] << ","
-                                                     << patches_.vertices[colour][k][1] << ","
-                                                     << patches_.vertices[colour][k][2] << "): cell " << patch[c]
-                                                     << " (lane " << c << ") has size " << level.boxes[patch[c]].size[d]
-                                                     << " along axis " << d << " but its side of the patch has size "
-                                                     << expected << "; the patch cells must form a tensor grid");
-                }
-            const std::array<double, 6> key = {{quantize(sizes[0][0]), quantize(sizes[0][1]), quantize(sizes[1][0]),
-                                                quantize(sizes[1][1]), quantize(sizes[2][0]), quantize(sizes[2][1])}};
-            if (have_last && key == last_key)
-              {
-                inverse_index_[colour][k] = last_index;
-                continue;
-              }
-            const auto it = known.emplace(key, static_cast<unsigned int>(inverses_.size()));
-            if (it.second)
-              {
-                inverses_.emplace_back(matrices_, sizes);
-                const PatchInverse &inverse = inverses_.back();
-                InverseData         data;
-                for (unsigned int d = 0; d < 3; ++d)
-                  {
-                    data.eigenvectors[d].resize(m * m);
-                    for (unsigned int i = 0; i < m * m; ++i)
-                      data.eigenvectors[d][i] = static_cast<Number>(inverse.axis(d).eigenvectors.data()[i]);
-                  }
-                data.inverse_eigenvalues.assign(inverse.inverse_eigenvalues().begin(), inverse.inverse_eigenvalues().end());
-                inverse_data_.push_back(std::move(data));
-              }
-            inverse_index_[colour][k] = it.first->second;
-            last_key                  = key;
-            last_index                = it.first->second;
-            have_last                 = true;
+            data.eigenvectors[d].resize(m * m);
+            for (unsigned int i = 0; i < m * m; ++i)
+              data.eigenvectors[d][i] = static_cast<Number>(inverse.axis(d).eigenvectors.data()[i]);
           }
+        data.inverse_eigenvalues.assign(inverse.inverse_eigenvalues().begin(), inverse.inverse_eigenvalues().end());
+        inverse_data_.push_back(std::move(data));
       }
   }
 

@@ -92,7 +92,7 @@ TYPED_TEST(CudaPatchSmoother, colour_step_and_sweep_match_host)
         ASSERT_EQ(device.n_cells(), level.n_cells());
         ASSERT_EQ(device.n_patch_inverses(), host.n_patch_inverses());
         for (unsigned int colour = 0; colour < 8; ++colour)
-          ASSERT_EQ(device.patches().n_patches(colour), host.patches().n_patches(colour));
+          ASSERT_EQ(device.n_patches(colour), host.patches().n_patches(colour));
 
         HostVector hu(level.n_cells(), degree), hb(level.n_cells(), degree);
         fill_random(hu, 100 + degree);
@@ -222,7 +222,7 @@ TEST(CudaPatchSmootherRegisterQ3, colour_step_matches_host_fp64)
 
       bool odd_count = false;
       for (unsigned int colour = 0; colour < 8; ++colour)
-        odd_count = odd_count || device.patches().n_patches(colour) % 4 != 0;
+        odd_count = odd_count || device.n_patches(colour) % 4 != 0;
       EXPECT_TRUE(odd_count) << "the mesh should have a colour whose patch count is not a multiple of 4";
 
       CellVector<double, MemorySpace::Host> hu(level.n_cells(), 3), hb(level.n_cells(), 3);
@@ -256,7 +256,7 @@ TEST(CudaPatchSmootherRegisterQ3, colour_step_matches_host_fp64)
       for (unsigned int colour = 0; colour < 8; ++colour)
         for (const bool u_is_zero : {false, true})
           {
-            SCOPED_TRACE(::testing::Message() << "colour " << colour << " with " << device.patches().n_patches(colour)
+            SCOPED_TRACE(::testing::Message() << "colour " << colour << " with " << device.n_patches(colour)
                                               << " patches" << (u_is_zero ? ", u = 0" : ""));
             CellVector<double, MemorySpace::Host> expected = hu;
             if (u_is_zero)

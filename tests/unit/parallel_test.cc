@@ -22,46 +22,6 @@ using namespace cellwise::testing;
 
 namespace
 {
-  /// Runs the ranges one after the other, last range first, cut at the grain:
-  /// a partition no OpenMP team would choose, and a count of its calls.
-  class ReversedSerialExecutor : public LoopExecutor
-  {
-  public:
-    mutable std::atomic<unsigned int> loops{0};
-
-    void
-    run(const std::size_t n, const std::size_t grain, const RangeBody &body) const override
-    {
-      ++loops;
-      const std::size_t n_ranges = (n + grain - 1) / grain;
-      for (std::size_t r = n_ranges; r-- > 0;)
-        body(r * grain, std::min(n, (r + 1) * grain));
-    }
-    unsigned int
-    n_threads() const override
-    {
-      return 1;
-    }
-    const char *
-    name() const override
-    {
-      return "reversed serial";
-    }
-  };
-
-  /// Installs an executor for the scope of a test and puts OpenMP back.
-  struct ScopedExecutor
-  {
-    explicit ScopedExecutor(std::shared_ptr<const LoopExecutor> executor)
-    {
-      set_loop_executor(std::move(executor));
-    }
-    ~ScopedExecutor()
-    {
-      set_loop_executor(nullptr);
-    }
-  };
-
   void
   expect_each_index_once(const std::size_t n, const std::size_t grain)
   {

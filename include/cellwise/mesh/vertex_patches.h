@@ -20,6 +20,7 @@
  *    index), so that a colour step streams through memory.
  */
 
+#include <cellwise/base/uninitialized_vector.h>
 #include <cellwise/mesh/level.h>
 
 #include <array>
@@ -33,9 +34,9 @@ namespace cellwise
     static constexpr unsigned int n_colours = 8;
 
     /// Per colour: the patches, each the cell indices of its 8 lanes.
-    std::array<std::vector<std::array<unsigned int, 8>>, n_colours> cells;
+    std::array<UninitializedVector<std::array<unsigned int, 8>>, n_colours> cells;
     /// Per colour and patch: the integer position of the centre vertex.
-    std::array<std::vector<std::array<int, 3>>, n_colours> vertices;
+    std::array<UninitializedVector<std::array<int, 3>>, n_colours> vertices;
 
     /// Number of patches of @p colour.
     unsigned int

@@ -5,9 +5,9 @@
  * of cellwise::VertexPatchSmoother (multigrid/vertex_patch_smoother.h, the
  * oracle; derivation in doc/vertex_patch_smoother.md).
  *
- * Set-up runs on the host: the colour lists are the host's make_vertex_patches
- * result and the patch inverses (Q_d, 1/(λ_x + λ_y + λ_z)) the host's
- * PatchInverse per distinct patch size, both uploaded. Same semantics as the
+ * Set-up runs on the host: the colour lists are make_vertex_patches() and the
+ * patch inverses (Q_d, 1/(λ_x + λ_y + λ_z)) make_vertex_patch_inverses(), the
+ * host smoother's functions, both uploaded. Same semantics as the
  * host class: colours 0..7 forward and 7..0 reverse, zero_initial_guess skips
  * the operator in the first colour, u and b distinct, rim and Dirichlet DoFs
  * never written.
@@ -135,10 +135,12 @@ namespace cellwise
         register_grid_limit_ = max_blocks;
       }
 
-      const VertexPatches &
-      patches() const
+      /// Number of patches of @p colour (the vertex patches of the level,
+      /// make_vertex_patches()).
+      unsigned int
+      n_patches(const unsigned int colour) const
       {
-        return patches_;
+        return n_patches_[colour];
       }
       unsigned int
       degree() const
@@ -178,7 +180,7 @@ namespace cellwise
       unsigned int n_sweeps_   = 1;
       unsigned int n_cells_    = 0;
       unsigned int n_inverses_ = 0;
-      VertexPatches patches_;
+      std::array<unsigned int, 8> n_patches_{}; ///< per colour
       /// Reference 1D mass and stiffness, row-major (n x n), double.
       std::vector<double> mass_, stiffness_;
 

@@ -28,6 +28,7 @@
 #include <cellwise/mesh/level.h>
 #include <cellwise/mesh/vertex_patches.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/vertex_patch_inverses.h>
 #include <cellwise/storage/cell_vector.h>
 
 #include <array>
@@ -153,10 +154,10 @@ namespace cellwise
     unsigned int                              n_sweeps_ = 1;
     Matrices1D                                matrices_;
     std::vector<Number>                       mass_, stiffness_;
-    std::vector<std::array<Number, 3>>        factors_;
+    UninitializedVector<std::array<Number, 3>> factors_;
     VertexPatches                             patches_;
     std::vector<PatchInverse>                 inverses_;
     std::vector<InverseData>                  inverse_data_;
-    std::array<std::vector<unsigned int>, 8>  inverse_index_;
+    std::array<UninitializedVector<unsigned int>, 8> inverse_index_;
   };
 } // namespace cellwise
