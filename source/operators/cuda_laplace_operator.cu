@@ -72,6 +72,7 @@
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
@@ -642,13 +643,12 @@ namespace cellwise
       mass_.assign(matrices.mass.data(), matrices.mass.data() + n * n);
       stiffness_.assign(matrices.stiffness.data(), matrices.stiffness.data() + n * n);
 
-      std::vector<Number> factors(3 * static_cast<std::size_t>(level.n_cells()));
-      for (unsigned int c = 0; c < level.n_cells(); ++c)
-        {
-          // the host operator's factors and checks, rounded once to Number
-          const std::array<Number, 3> f = checked_laplace_factors<Number>(level.boxes[c], c);
-          std::copy(f.begin(), f.end(), factors.begin() + 3 * static_cast<std::size_t>(c));
-        }
+      UninitializedVector<Number> factors(3 * static_cast<std::size_t>(level.n_cells()));
+      parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
+        // the host operator's factors and checks, rounded once to Number
+        const std::array<Number, 3> f = checked_laplace_factors<Number>(level.boxes[c], static_cast<unsigned int>(c));
+        std::copy(f.begin(), f.end(), factors.begin() + 3 * c);
+      });
       free_bytes(factors_);
       factors_ = nullptr;
       factors_ = upload(factors, "the metric factors of the Laplace operator");
