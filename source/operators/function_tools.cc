@@ -37,12 +37,20 @@ namespace cellwise
             }
     }
 
+    /// The intermediate arrays of the three contractions, kept per loop
+    /// range so that no cell allocates (10^7 cells at L = 8).
+    struct ContractionScratch
+    {
+      std::vector<double> t1, t2;
+    };
+
     /// Values at the q^3 quadrature points from n^3 nodal values (phi is q x n).
     void
-    evaluate_at_points(const DenseMatrix &phi, const std::vector<double> &nodal, std::vector<double> &values)
+    evaluate_at_points(const DenseMatrix &phi, const std::vector<double> &nodal, std::vector<double> &values,
+                       ContractionScratch &scratch)
     {
       const unsigned int q = phi.m(), n = phi.n();
-      std::vector<double> t1, t2;
+      auto &[t1, t2]       = scratch;
       contract(phi, false, n, q, 1, n * n, nodal, t1);
       contract(phi, false, n, q, q, n, t1, t2);
       contract(phi, false, n, q, q * q, 1, t2, values);
@@ -50,10 +58,11 @@ namespace cellwise
 
     /// Integrals against the basis from q^3 weighted point values.
     void
-    integrate_against_basis(const DenseMatrix &phi, const std::vector<double> &point_values, std::vector<double> &integrals)
+    integrate_against_basis(const DenseMatrix &phi, const std::vector<double> &point_values, std::vector<double> &integrals,
+                            ContractionScratch &scratch)
     {
       const unsigned int q = phi.m(), n = phi.n();
-      std::vector<double> t1, t2;
+      auto &[t1, t2]       = scratch;
       contract(phi, true, q, n, 1, q * q, point_values, t1);
       contract(phi, true, q, n, n, q, t1, t2);
       contract(phi, true, q, n, n * n, 1, t2, integrals);
@@ -73,7 +82,7 @@ namespace cellwise
     const LagrangeBasis1D basis(degree);
     const auto           &x = basis.nodes();
     const unsigned int    n = degree + 1;
-    v.reinit(level.n_cells(), degree);
+    v.reinit(level.n_cells(), degree, true); // every value written below
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int k = 0; k < n; ++k)
         for (unsigned int j = 0; j < n; ++j)
@@ -84,35 +93,6 @@ namespace cellwise
 
   namespace
   {
-    /// The load vector from the values f(x_q) w_q |K| at the q³ Gauss points
-    /// of every cell, which @p weigh writes for a cell box and the rule
-    /// (in the order i + q (j + q k)); the integration against the basis is
-    /// shared by both forms of f.
-    template <typename Number, typename Layout, typename Weigh>
-    void
-    assemble_from_weighted_values(const Level                                   &level,
-                                  const unsigned int                             degree,
-                                  CellVector<Number, MemorySpace::Host, Layout> &rhs,
-                                  unsigned int                                   n_q_points,
-                                  const Weigh                                   &weigh)
-    {
-      if (n_q_points == 0)
-        n_q_points = degree + 2;
-      const LagrangeBasis1D basis(degree);
-      const Quadrature1D    quad = gauss_quadrature(n_q_points);
-      const DenseMatrix     phi  = basis.values_at(quad.points);
-      const unsigned int    q    = n_q_points;
-      rhs.reinit(level.n_cells(), degree);
-      parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
-        std::vector<double> weighted(q * q * q), integrals;
-        for (std::size_t cell = begin; cell < end; ++cell)
-          {
-            weigh(level.boxes[cell], quad, weighted);
-            integrate_against_basis(phi, weighted, integrals);
-            rhs.write_cell(cell, integrals.data());
-          }
-      });
-    }
   } // namespace
 
   template <typename Number, typename Layout>
@@ -123,17 +103,28 @@ namespace cellwise
                            CellVector<Number, MemorySpace::Host, Layout> &rhs,
                            unsigned int                                   n_q_points)
   {
-    assemble_from_weighted_values(level, degree, rhs, n_q_points,
-                                  [&](const CellBox &box, const Quadrature1D &quad, std::vector<double> &weighted) {
-                                    const unsigned int q      = static_cast<unsigned int>(quad.points.size());
-                                    const double       volume = box.size[0] * box.size[1] * box.size[2];
-                                    for (unsigned int k = 0; k < q; ++k)
-                                      for (unsigned int j = 0; j < q; ++j)
-                                        for (unsigned int i = 0; i < q; ++i)
-                                          weighted[i + q * (j + q * k)] =
-                                            f(point_in_cell(box, quad.points[i], quad.points[j], quad.points[k])) *
-                                            quad.weights[i] * quad.weights[j] * quad.weights[k] * volume;
-                                  });
+    // f(x_q) w_q |K| at the q³ Gauss points, integrated against the basis
+    const unsigned int    q = n_q_points == 0 ? degree + 2 : n_q_points;
+    const LagrangeBasis1D basis(degree);
+    const Quadrature1D    quad = gauss_quadrature(q);
+    const DenseMatrix     phi  = basis.values_at(quad.points);
+    rhs.reinit(level.n_cells(), degree, true); // every cell written below
+    parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
+      std::vector<double> weighted(q * q * q), integrals;
+      ContractionScratch  scratch;
+      for (std::size_t cell = begin; cell < end; ++cell)
+        {
+          const CellBox &box    = level.boxes[cell];
+          const double   volume = box.size[0] * box.size[1] * box.size[2];
+          for (unsigned int k = 0; k < q; ++k)
+            for (unsigned int j = 0; j < q; ++j)
+              for (unsigned int i = 0; i < q; ++i)
+                weighted[i + q * (j + q * k)] = f(point_in_cell(box, quad.points[i], quad.points[j], quad.points[k])) *
+                                                quad.weights[i] * quad.weights[j] * quad.weights[k] * volume;
+          integrate_against_basis(phi, weighted, integrals, scratch);
+          rhs.write_cell(static_cast<unsigned int>(cell), integrals.data());
+        }
+    });
   }
 
   template <typename Number, typename Layout>
@@ -147,32 +138,56 @@ namespace cellwise
     for (const SeparableTerm &term : f)
       for (const auto &factor : term.factors)
         CELLWISE_CHECK(factor, "assemble_right_hand_side: a term of the separable function has an empty factor");
-    assemble_from_weighted_values(level, degree, rhs, n_q_points,
-                                  [&](const CellBox &box, const Quadrature1D &quad, std::vector<double> &weighted) {
-                                    const unsigned int q      = static_cast<unsigned int>(quad.points.size());
-                                    const double       volume = box.size[0] * box.size[1] * box.size[2];
-                                    // per thread, sized once (not per cell)
-                                    thread_local std::array<std::vector<double>, 3> values;
-                                    std::fill(weighted.begin(), weighted.end(), 0.);
-                                    for (const SeparableTerm &term : f)
-                                      {
-                                        // the coordinates of point_in_cell, 3q evaluations
-                                        for (unsigned int d = 0; d < 3; ++d)
-                                          {
-                                            values[d].resize(q);
-                                            for (unsigned int i = 0; i < q; ++i)
-                                              values[d][i] = term.factors[d](box.lower[d] + quad.points[i] * box.size[d]) *
-                                                             quad.weights[i];
-                                          }
-                                        for (unsigned int k = 0; k < q; ++k)
-                                          for (unsigned int j = 0; j < q; ++j)
-                                            {
-                                              const double yz = term.coefficient * values[1][j] * values[2][k] * volume;
-                                              for (unsigned int i = 0; i < q; ++i)
-                                                weighted[i + q * (j + q * k)] += values[0][i] * yz;
-                                            }
-                                      }
-                                  });
+    // The integral of a product against a tensor-product basis function is
+    // the product of three 1D integrals, g_d(i) = Σ_q φ_i(x_q) w_q f_d(x_q)
+    // h_d: per cell and term 3q evaluations and an outer product of n³
+    // entries, instead of q³ point values integrated by three contractions
+    // (which took 3.7 s at L = 8 on 16 cores; same Gauss rule, same values up
+    // to rounding).
+    const unsigned int    q = n_q_points == 0 ? degree + 2 : n_q_points;
+    const unsigned int    n = degree + 1;
+    const LagrangeBasis1D basis(degree);
+    const Quadrature1D    quad = gauss_quadrature(q);
+    const DenseMatrix     phi  = basis.values_at(quad.points); // q x n
+    rhs.reinit(level.n_cells(), degree, true); // every cell written below
+    parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
+      std::vector<double>                integrals(n * n * n);
+      std::array<std::vector<double>, 3> g, weighted;
+      for (unsigned int d = 0; d < 3; ++d)
+        {
+          g[d].resize(n);
+          weighted[d].resize(q);
+        }
+      for (std::size_t cell = begin; cell < end; ++cell)
+        {
+          const CellBox &box = level.boxes[cell];
+          std::fill(integrals.begin(), integrals.end(), 0.);
+          for (const SeparableTerm &term : f)
+            {
+              for (unsigned int d = 0; d < 3; ++d)
+                {
+                  // the coordinates of point_in_cell
+                  for (unsigned int p = 0; p < q; ++p)
+                    weighted[d][p] = term.factors[d](box.lower[d] + quad.points[p] * box.size[d]) * quad.weights[p];
+                  for (unsigned int i = 0; i < n; ++i)
+                    {
+                      double sum = 0;
+                      for (unsigned int p = 0; p < q; ++p)
+                        sum += phi(p, i) * weighted[d][p];
+                      g[d][i] = sum * box.size[d];
+                    }
+                }
+              for (unsigned int k = 0; k < n; ++k)
+                for (unsigned int j = 0; j < n; ++j)
+                  {
+                    const double yz = term.coefficient * g[1][j] * g[2][k];
+                    for (unsigned int i = 0; i < n; ++i)
+                      integrals[i + n * (j + n * k)] += g[0][i] * yz;
+                  }
+            }
+          rhs.write_cell(static_cast<unsigned int>(cell), integrals.data());
+        }
+    });
   }
 
   template <typename Number, typename Layout>
@@ -193,6 +208,7 @@ namespace cellwise
     // chunks of cells added in order: the same error on any thread count
     const double sum = deterministic_sum(level.n_cells(), 64, [&](const std::size_t begin, const std::size_t end) {
       std::vector<double> nodal(u.dofs_per_cell()), values;
+      ContractionScratch  scratch;
       double              sum = 0;
       for (std::size_t cell = begin; cell < end; ++cell)
         {
@@ -201,7 +217,7 @@ namespace cellwise
           const CellBox &box    = level.boxes[cell];
           const double   volume = box.size[0] * box.size[1] * box.size[2];
           u.read_cell(cell, nodal.data());
-          evaluate_at_points(phi, nodal, values);
+          evaluate_at_points(phi, nodal, values, scratch);
           for (unsigned int k = 0; k < q; ++k)
             for (unsigned int j = 0; j < q; ++j)
               for (unsigned int i = 0; i < q; ++i)

@@ -34,6 +34,26 @@ TEST(CellVector, PaddingStaysOutOfReductions)
   EXPECT_DOUBLE_EQ(v.l2_norm(), std::sqrt(16. * 33 * 27));
 }
 
+TEST(CellVector, ReinitWithoutZeroingStillZeroesThePadding)
+{
+  // 64 cells fill two blocks of 32; 45 cells need the same storage, so the
+  // values of cells 45..63 stay in memory where the padding now is
+  CellVector<double, MemorySpace::Host, CellBlocked<32>> v(64, 2);
+  v.fill(1.);
+  v.reinit(45, 2, true);
+  ASSERT_EQ(v.storage_size(), 64u * 27u);
+  for (unsigned int cell = 45; cell < 64; ++cell)
+    for (unsigned int i = 0; i < 27; ++i)
+      ASSERT_EQ(v.data()[CellBlocked<32>::index(cell, i, 27)], 0.) << "padding of cell slot " << cell;
+  for (unsigned int cell = 0; cell < 45; ++cell)
+    for (unsigned int i = 0; i < 27; ++i)
+      v(cell, i) = 2.;
+  EXPECT_DOUBLE_EQ(v.l2_norm(), std::sqrt(45. * 27. * 4.));
+  // the plain reinit zeroes everything
+  v.reinit(45, 2);
+  EXPECT_EQ(v.l2_norm(), 0.);
+}
+
 TEST(CellVector, AlgebraMatchesLoops)
 {
   CellVector<double> a(50, 3), b(50, 3);

@@ -175,13 +175,31 @@ namespace cellwise
     void
     reinit(const unsigned int n_cells, const unsigned int degree)
     {
+      reinit(n_cells, degree, false);
+    }
+
+    /// Resize to @p n_cells cells of degree @p degree; with
+    /// @p omit_zeroing_entries (as deal.II's reinit) the values are left
+    /// unspecified, for a caller that writes every cell next (the load
+    /// vector of 10^9 values is then written once, not twice). The layout's
+    /// padding is zeroed either way.
+    void
+    reinit(const unsigned int n_cells, const unsigned int degree, const bool omit_zeroing_entries)
+    {
       CELLWISE_CHECK(degree >= 1, "a cell vector needs degree >= 1, got " << degree);
       n_cells_ = n_cells;
       degree_  = degree;
       const std::size_t size = ::cellwise::storage_size<Layout>(n_cells, dofs_per_cell());
       if (size != values_.size())
         Storage(size).swap(values_); // uninitialized: zeroed below, in parallel
-      set_zero();
+      if (!omit_zeroing_entries)
+        set_zero();
+      else if (size > std::size_t(n_cells) * dofs_per_cell())
+        {
+          // the padding lies in the last block: zero that block
+          const std::size_t last_block = n_cells / Layout::cell_block * Layout::cell_block;
+          std::fill(values_.begin() + Layout::index(last_block, 0, dofs_per_cell()), values_.end(), Number(0));
+        }
     }
 
     /// Number of stored entries including layout padding (which stays zero).
