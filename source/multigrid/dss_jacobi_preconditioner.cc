@@ -1,19 +1,21 @@
 #include <cellwise/multigrid/dss_jacobi_preconditioner.h>
+#include <cellwise/operators/hermite_biharmonic_operator.h>
 #include <cellwise/storage/dss.h>
 
 namespace cellwise
 {
-  template <typename Number, typename Layout>
-  DssJacobiPreconditioner<Number, Layout>::DssJacobiPreconditioner(const Level                           &level,
-                                                                   const LaplaceOperator<Number, Layout> &op,
-                                                                   const VectorType                      &mask)
+  template <typename Number, typename Layout, typename Operator>
+  DssJacobiPreconditioner<Number, Layout, Operator>::DssJacobiPreconditioner(const Level      &level,
+                                                                             const Operator   &op,
+                                                                             const VectorType &mask)
     : level_(&level)
+    , layers_(op.trace_layers())
   {
     CELLWISE_CHECK(op.n_cells() == level.n_cells(),
                    "Jacobi: operator of " << op.n_cells() << " cells on a level of " << level.n_cells());
     op.compute_cell_diagonals(inverse_diagonal_);
     inverse_diagonal_.check_compatible(mask);
-    apply_dss(level, inverse_diagonal_, DssMode::sum);
+    apply_dss(level, inverse_diagonal_, DssMode::sum, layers_);
     for (unsigned int cell = 0; cell < inverse_diagonal_.n_cells(); ++cell)
       for (unsigned int i = 0; i < inverse_diagonal_.dofs_per_cell(); ++i)
         {
@@ -23,24 +25,24 @@ namespace cellwise
         }
   }
 
-  template <typename Number, typename Layout>
+  template <typename Number, typename Layout, typename Operator>
   void
-  DssJacobiPreconditioner<Number, Layout>::apply_in_place(VectorType &r) const
+  DssJacobiPreconditioner<Number, Layout, Operator>::apply_in_place(VectorType &r) const
   {
-    apply_dss(*level_, r, DssMode::sum);
+    apply_dss(*level_, r, DssMode::sum, layers_);
     r.scale(inverse_diagonal_);
   }
 
-  template <typename Number, typename Layout>
+  template <typename Number, typename Layout, typename Operator>
   void
-  DssJacobiPreconditioner<Number, Layout>::assemble(VectorType &r) const
+  DssJacobiPreconditioner<Number, Layout, Operator>::assemble(VectorType &r) const
   {
-    apply_dss(*level_, r, DssMode::sum);
+    apply_dss(*level_, r, DssMode::sum, layers_);
   }
 
-  template <typename Number, typename Layout>
+  template <typename Number, typename Layout, typename Operator>
   void
-  DssJacobiPreconditioner<Number, Layout>::vmult(VectorType &dst, const VectorType &src) const
+  DssJacobiPreconditioner<Number, Layout, Operator>::vmult(VectorType &dst, const VectorType &src) const
   {
     dst = src;
     apply_in_place(dst);
@@ -50,4 +52,6 @@ namespace cellwise
   template class DssJacobiPreconditioner<float, CellContiguous>;
   template class DssJacobiPreconditioner<double, CellBlocked<32>>;
   template class DssJacobiPreconditioner<float, CellBlocked<32>>;
+  template class DssJacobiPreconditioner<double, CellContiguous, HermiteBiharmonicOperator<double, CellContiguous>>;
+  template class DssJacobiPreconditioner<float, CellContiguous, HermiteBiharmonicOperator<float, CellContiguous>>;
 } // namespace cellwise

@@ -224,25 +224,7 @@ namespace cellwise
                                                  const SmootherStep<Number> &step) const
   {
     check_smoother_step(u, r, update, b, inverse_diagonal, step, n_cells(), degree_, "LaplaceOperator");
-    // One loop over the stored entries (the padding stays zero: z and D^{-1}
-    // are zero there), in the order of the composition of
-    // operators/smoother_step.h; then the residual with the new u.
-    const bool    read_update = step.alpha != Number(0);
-    const bool    read_u      = !step.zero_initial_guess;
-    Number       *d           = step.uses_update() ? update->data() : nullptr;
-    Number       *x           = u.data();
-    const Number *z           = r.data();
-    const Number *w           = inverse_diagonal.data();
-    parallel_for_ranges(r.storage_size(), value_grain, [&](const std::size_t begin, const std::size_t end) {
-      for (std::size_t k = begin; k < end; ++k)
-        {
-          const Number s          = z[k] * w[k];
-          const Number correction = read_update ? step.alpha * d[k] + step.beta * s : step.beta * s;
-          if (step.store_update)
-            d[k] = correction;
-          x[k] = read_u ? x[k] + correction : correction;
-        }
-    });
+    apply_smoother_update(u, r, update, inverse_diagonal, step);
     if (step.compute_residual)
       residual(r, b, u);
   }

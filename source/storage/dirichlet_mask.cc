@@ -41,7 +41,19 @@ namespace cellwise
   CellVector<Number, MemorySpace::Host, Layout>
   make_dirichlet_mask(const Level &level, const unsigned int degree, const std::vector<unsigned int> &dirichlet_ids)
   {
+    return make_dirichlet_mask<Number, Layout>(level, degree, dirichlet_ids, lagrange_trace_layers(degree));
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_dirichlet_mask(const Level                     &level,
+                      const unsigned int               degree,
+                      const std::vector<unsigned int> &dirichlet_ids,
+                      const TraceLayers               &layers)
+  {
     const unsigned int n = degree + 1;
+    CELLWISE_CHECK(layers.n_1d == n, "make_dirichlet_mask: trace layers of an element with " << layers.n_1d
+                                                                                            << " functions per axis for degree " << degree);
     CellVector<Number, MemorySpace::Host, Layout> marker(level.n_cells(), degree);
     // cells write only their own entries: parallel over cells (the set-up of
     // a fine level of 10^7 cells is otherwise dominated by these loops)
@@ -54,12 +66,18 @@ namespace cellwise
           const unsigned int id = face_neighbor::boundary_id(neighbor);
           if (!dirichlet_ids.empty() && std::find(dirichlet_ids.begin(), dirichlet_ids.end(), id) == dirichlet_ids.end())
             continue;
-          for (unsigned int b = 0; b < n; ++b)
-            for (unsigned int a = 0; a < n; ++a)
-              marker(cell, face_dof(n, face / 2, face % 2, a, b)) = Number(1);
+          // every layer of the face: for the Hermite element, u = ∂n u = 0
+          // on the face makes all eight DoFs of its vertices vanish
+          for (unsigned int l = 0; l < layers.n_layers; ++l)
+            {
+              const unsigned int layer = face % 2 ? layers.at_upper_end[l] : layers.at_lower_end[l];
+              for (unsigned int b = 0; b < n; ++b)
+                for (unsigned int a = 0; a < n; ++a)
+                  marker(cell, face_layer_dof(n, face / 2, layer, a, b)) = Number(1);
+            }
         }
     });
-    apply_dss(level, marker, DssMode::sum);
+    apply_dss(level, marker, DssMode::sum, layers);
 
     // the marker becomes the mask in place (no second vector of the level)
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
@@ -69,12 +87,15 @@ namespace cellwise
     return marker;
   }
 
-  template CellVector<double, MemorySpace::Host, CellContiguous>
-  make_dirichlet_mask(const Level &, unsigned int, const std::vector<unsigned int> &);
-  template CellVector<float, MemorySpace::Host, CellContiguous>
-  make_dirichlet_mask(const Level &, unsigned int, const std::vector<unsigned int> &);
-  template CellVector<double, MemorySpace::Host, CellBlocked<32>>
-  make_dirichlet_mask(const Level &, unsigned int, const std::vector<unsigned int> &);
-  template CellVector<float, MemorySpace::Host, CellBlocked<32>>
-  make_dirichlet_mask(const Level &, unsigned int, const std::vector<unsigned int> &);
+#define CELLWISE_INSTANTIATE(Number, Layout)                                                                     \
+  template CellVector<Number, MemorySpace::Host, Layout> make_dirichlet_mask(const Level &, unsigned int,           \
+                                                                             const std::vector<unsigned int> &);   \
+  template CellVector<Number, MemorySpace::Host, Layout> make_dirichlet_mask(const Level &, unsigned int,           \
+                                                                             const std::vector<unsigned int> &,    \
+                                                                             const TraceLayers &);
+  CELLWISE_INSTANTIATE(double, CellContiguous)
+  CELLWISE_INSTANTIATE(float, CellContiguous)
+  CELLWISE_INSTANTIATE(double, CellBlocked<32>)
+  CELLWISE_INSTANTIATE(float, CellBlocked<32>)
+#undef CELLWISE_INSTANTIATE
 } // namespace cellwise

@@ -6,6 +6,10 @@
  * of the assembled diagonal stored per copy, with zeros folded in on masked
  * DoFs (Dirichlet; later the refinement edge), so that P r is continuous and
  * vanishes on them for any dual r.
+ *
+ * Operator is the level operator whose diagonal D is (LaplaceOperator, or
+ * HermiteBiharmonicOperator for the C¹ element); S runs over the trace layers
+ * it names (trace_layers()).
  */
 
 #include <cellwise/mesh/level.h>
@@ -15,16 +19,16 @@
 
 namespace cellwise
 {
-  template <typename Number, typename Layout = CellContiguous>
+  template <typename Number, typename Layout = CellContiguous, typename Operator = LaplaceOperator<Number, Layout>>
   class DssJacobiPreconditioner : public InPlacePreconditioner<CellVector<Number, MemorySpace::Host, Layout>>
   {
   public:
     using VectorType   = CellVector<Number, MemorySpace::Host, Layout>;
-    using OperatorType = LaplaceOperator<Number, Layout>;
+    using OperatorType = Operator;
 
     DssJacobiPreconditioner() = default;
     /// @p mask is 1 on free and 0 on masked copies.
-    DssJacobiPreconditioner(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask);
+    DssJacobiPreconditioner(const Level &level, const Operator &op, const VectorType &mask);
 
     /// dst = D^{-1} S src
     void
@@ -46,6 +50,7 @@ namespace cellwise
 
   private:
     const Level *level_ = nullptr;
+    TraceLayers  layers_;
     VectorType   inverse_diagonal_;
   };
 } // namespace cellwise

@@ -16,6 +16,7 @@
  */
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 
 namespace cellwise
 {
@@ -81,5 +82,35 @@ namespace cellwise
     CELLWISE_CHECK(&u != &r && &u != &b && &r != &b && &u != &inverse_diagonal && &r != &inverse_diagonal &&
                      (!uses_update || (update != &u && update != &r && update != &b && update != &inverse_diagonal)),
                    who << "::smoother_step: u, r, b, the update and the inverse diagonal must be distinct vectors");
+  }
+
+  /**
+   * The update half of smoother_step() on host vectors: per stored entry
+   * d ← α d + β D^{-1} z, u ← u + d (u ← d from zero), z read from @p r. One
+   * loop over the stored entries (the padding stays zero: z and D^{-1} are
+   * zero there), in the order of the composition above; the caller forms the
+   * residual with the new u. Shared by the host operators of every element.
+   */
+  template <typename VectorType, typename Number>
+  void
+  apply_smoother_update(VectorType &u, const VectorType &r, VectorType *update, const VectorType &inverse_diagonal,
+                        const SmootherStep<Number> &step)
+  {
+    const bool    read_update = step.alpha != Number(0);
+    const bool    read_u      = !step.zero_initial_guess;
+    Number       *d           = step.uses_update() ? update->data() : nullptr;
+    Number       *x           = u.data();
+    const Number *z           = r.data();
+    const Number *w           = inverse_diagonal.data();
+    parallel_for_ranges(r.storage_size(), value_grain, [&](const std::size_t begin, const std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k)
+        {
+          const Number s          = z[k] * w[k];
+          const Number correction = read_update ? step.alpha * d[k] + step.beta * s : step.beta * s;
+          if (step.store_update)
+            d[k] = correction;
+          x[k] = read_u ? x[k] + correction : correction;
+        }
+    });
   }
 } // namespace cellwise

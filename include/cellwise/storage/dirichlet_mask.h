@@ -7,6 +7,7 @@
  * touching the boundary only at an edge or vertex is marked too.
  */
 
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -20,6 +21,18 @@ namespace cellwise
   template <typename Number, typename Layout = CellContiguous>
   CellVector<Number, MemorySpace::Host, Layout>
   make_dirichlet_mask(const Level &level, unsigned int degree, const std::vector<unsigned int> &dirichlet_ids = {});
+
+  /// The same for an element with the trace layers @p layers: 0 on every DoF
+  /// of every layer of a Dirichlet face. For the cubic Hermite element
+  /// (hermite_trace_layers(), degree 3 storage) this is the clamped
+  /// condition u = ∂n u = 0: all eight DoFs of a boundary vertex vanish
+  /// (doc/hermite.md).
+  template <typename Number, typename Layout = CellContiguous>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_dirichlet_mask(const Level                     &level,
+                      unsigned int                     degree,
+                      const std::vector<unsigned int> &dirichlet_ids,
+                      const TraceLayers               &layers);
 
   /// The boundary ids of the faces of @p level on the domain boundary,
   /// sorted, each once.
