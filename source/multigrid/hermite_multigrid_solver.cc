@@ -1,0 +1,111 @@
+#include <cellwise/fe/face_dofs.h>
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/dss_jacobi_preconditioner.h>
+#include <cellwise/multigrid/hermite_cell_transfer.h>
+#include <cellwise/multigrid/hermite_multigrid_solver.h>
+#include <cellwise/multigrid/outer_solvers.h>
+#include <cellwise/multigrid/point_smoothers.h>
+#include <cellwise/multigrid/v_cycle.h>
+#include <cellwise/operators/hermite_biharmonic_operator.h>
+#include <cellwise/storage/dirichlet_mask.h>
+
+#include <iomanip>
+
+namespace cellwise
+{
+  namespace
+  {
+    using Operator  = HermiteBiharmonicOperator<double>;
+    using Smoother  = PointChebyshevSmoother<DssJacobiPreconditioner<double, CellContiguous, Operator>>;
+    using VectorT   = CellVector<double>;
+  } // namespace
+
+  void
+  HermiteMultigridParameters::check() const
+  {
+    CELLWISE_CHECK(chebyshev_degree >= 1, "Hermite multigrid: Chebyshev degree must be at least 1, got " << chebyshev_degree);
+    CELLWISE_CHECK(coarse_chebyshev_degree >= 1,
+                   "Hermite multigrid: the coarse Chebyshev degree must be at least 1, got " << coarse_chebyshev_degree);
+    CELLWISE_CHECK(smoothing_range > 1, "Hermite multigrid: smoothing range " << smoothing_range << " must exceed 1");
+  }
+
+  struct HermiteMultigridSolver::Components
+  {
+    std::vector<std::shared_ptr<Operator>> operators;
+    std::vector<VectorT>                   masks;
+    std::shared_ptr<VCycle<VectorT>>       cycle;
+  };
+
+  HermiteMultigridSolver::HermiteMultigridSolver(const LevelHierarchy             &hierarchy,
+                                                 const HermiteMultigridParameters &parameters,
+                                                 std::ostream                     *log)
+    : components_(std::make_unique<Components>())
+  {
+    parameters.check();
+    CELLWISE_CHECK(hierarchy.n_levels() >= 1, "Hermite multigrid: the hierarchy has no level");
+    check_dirichlet_ids(hierarchy.level(0), parameters.clamped_ids);
+    typename VCycle<VectorT>::Components cycle;
+    for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+      {
+        const Level &level = hierarchy.level(l);
+        auto         op    = std::make_shared<Operator>(level);
+        components_->masks.push_back(
+          make_dirichlet_mask<double>(level, hermite::storage_degree, parameters.clamped_ids, hermite_trace_layers()));
+        const VectorT &mask = components_->masks.back();
+        CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || mask.l2_norm() > 0,
+                       "Hermite multigrid: the finest level has no free DoF (every vertex lies on the clamped boundary); "
+                       "the mesh needs at least 2 cells along every axis");
+        ChebyshevParameters chebyshev;
+        chebyshev.degree          = l == 0 ? parameters.coarse_chebyshev_degree : parameters.chebyshev_degree;
+        chebyshev.smoothing_range = parameters.smoothing_range;
+        auto smoother             = std::make_shared<Smoother>(level, *op, mask, chebyshev);
+        if (l == 0)
+          {
+            cycle.smoothers.push_back(nullptr);
+            cycle.coarse_solver = std::make_shared<SmootherCoarseSolver<VectorT>>(smoother, 1);
+          }
+        else
+          cycle.smoothers.push_back(smoother);
+        cycle.operators.push_back(op);
+        cycle.level_shapes.push_back(VectorT(level.n_cells(), hermite::storage_degree));
+        components_->operators.push_back(op);
+        if (log)
+          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, Hermite Q3, "
+               << (l == 0 ? "Chebyshev coarse solve (" : "Chebyshev smoother (") << chebyshev.degree << " stages)" << std::endl;
+      }
+    if (hierarchy.n_levels() > 1)
+      cycle.transfer = std::make_shared<HermiteCellTransfer<double>>(hierarchy);
+    typename VCycle<VectorT>::Parameters cycle_parameters;
+    cycle_parameters.pre_direction  = SweepDirection::forward;
+    cycle_parameters.post_direction = SweepDirection::reverse;
+    components_->cycle              = std::make_shared<VCycle<VectorT>>(std::move(cycle), cycle_parameters);
+    mask_                           = components_->masks.back();
+  }
+
+  HermiteMultigridSolver::~HermiteMultigridSolver() = default;
+
+  const LevelOperator<HermiteMultigridSolver::VectorType> &
+  HermiteMultigridSolver::fine_operator() const
+  {
+    return *components_->operators.back();
+  }
+
+  const Preconditioner<HermiteMultigridSolver::VectorType> &
+  HermiteMultigridSolver::preconditioner() const
+  {
+    return *components_->cycle;
+  }
+
+  SolveStatistics
+  HermiteMultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
+  {
+    CELLWISE_CHECK(b.has_shape_of(mask_), "HermiteMultigridSolver: right-hand side of " << b.n_cells() << " cells of degree "
+                                                                                        << b.degree() << " for a level of "
+                                                                                        << mask_.n_cells() << " cells");
+    CELLWISE_CHECK(b.all_finite(), "HermiteMultigridSolver: the right-hand side has NaN or infinite entries");
+    if (!u.has_shape_of(b))
+      u.reinit(b);
+    u.scale(mask_);
+    return solve_cg(fine_operator(), preconditioner(), u, b, mask_, control);
+  }
+} // namespace cellwise
