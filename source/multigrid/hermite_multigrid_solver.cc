@@ -3,6 +3,7 @@
 #include <cellwise/multigrid/dss_jacobi_preconditioner.h>
 #include <cellwise/multigrid/hermite_cell_transfer.h>
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
+#include <cellwise/multigrid/hermite_vertex_patch_smoother.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/point_smoothers.h>
 #include <cellwise/multigrid/v_cycle.h>
@@ -10,6 +11,7 @@
 #include <cellwise/storage/dirichlet_mask.h>
 
 #include <iomanip>
+#include <string>
 
 namespace cellwise
 {
@@ -27,6 +29,12 @@ namespace cellwise
     CELLWISE_CHECK(coarse_chebyshev_degree >= 1,
                    "Hermite multigrid: the coarse Chebyshev degree must be at least 1, got " << coarse_chebyshev_degree);
     CELLWISE_CHECK(smoothing_range > 1, "Hermite multigrid: smoothing range " << smoothing_range << " must exceed 1");
+    CELLWISE_CHECK(smoother != HermiteSmoother::vertex_patch || clamped_ids.empty(),
+                   "Hermite multigrid: the vertex-patch smoother needs the whole boundary clamped (its patches are the "
+                   "interior vertices; a free boundary vertex would never be smoothed)");
+    CELLWISE_CHECK(stationary || post_direction == SweepDirection::reverse || smoother != HermiteSmoother::vertex_patch,
+                   "Hermite multigrid: CG needs a symmetric cycle; the forward post-smoothing patch cycle is not (use the "
+                   "stationary iteration)");
   }
 
   struct HermiteMultigridSolver::Components
@@ -58,28 +66,35 @@ namespace cellwise
         ChebyshevParameters chebyshev;
         chebyshev.degree          = l == 0 ? parameters.coarse_chebyshev_degree : parameters.chebyshev_degree;
         chebyshev.smoothing_range = parameters.smoothing_range;
-        auto smoother             = std::make_shared<Smoother>(level, *op, mask, chebyshev);
         if (l == 0)
           {
+            auto coarse = std::make_shared<Smoother>(level, *op, mask, chebyshev);
             cycle.smoothers.push_back(nullptr);
-            cycle.coarse_solver = std::make_shared<SmootherCoarseSolver<VectorT>>(smoother, 1);
+            cycle.coarse_solver = std::make_shared<SmootherCoarseSolver<VectorT>>(coarse, 1);
           }
+        else if (parameters.smoother == HermiteSmoother::chebyshev)
+          cycle.smoothers.push_back(std::make_shared<Smoother>(level, *op, mask, chebyshev));
         else
-          cycle.smoothers.push_back(smoother);
+          cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<double>>(level, *op));
         cycle.operators.push_back(op);
         cycle.level_shapes.push_back(VectorT(level.n_cells(), hermite::storage_degree));
         components_->operators.push_back(op);
         if (log)
           *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, Hermite Q3, "
-               << (l == 0 ? "Chebyshev coarse solve (" : "Chebyshev smoother (") << chebyshev.degree << " stages)" << std::endl;
+               << (l == 0 ? "Chebyshev coarse solve (" + std::to_string(chebyshev.degree) + " stages)"
+                          : (parameters.smoother == HermiteSmoother::chebyshev
+                               ? "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)"
+                               : std::string("vertex-block patch smoother")))
+               << std::endl;
       }
     if (hierarchy.n_levels() > 1)
       cycle.transfer = std::make_shared<HermiteCellTransfer<double>>(hierarchy);
     typename VCycle<VectorT>::Parameters cycle_parameters;
     cycle_parameters.pre_direction  = SweepDirection::forward;
-    cycle_parameters.post_direction = SweepDirection::reverse;
+    cycle_parameters.post_direction = parameters.post_direction;
     components_->cycle              = std::make_shared<VCycle<VectorT>>(std::move(cycle), cycle_parameters);
     mask_                           = components_->masks.back();
+    stationary_                     = parameters.stationary;
   }
 
   HermiteMultigridSolver::~HermiteMultigridSolver() = default;
@@ -106,6 +121,8 @@ namespace cellwise
     if (!u.has_shape_of(b))
       u.reinit(b);
     u.scale(mask_);
+    if (stationary_)
+      return solve_stationary(fine_operator(), preconditioner(), u, b, mask_, control);
     return solve_cg(fine_operator(), preconditioner(), u, b, mask_, control);
   }
 } // namespace cellwise

@@ -8,6 +8,8 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/hermite_cell_transfer.h>
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
+#include <cellwise/multigrid/hermite_vertex_patch_smoother.h>
+#include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/operators/hermite_function_tools.h>
 #include <cellwise/storage/dss.h>
 
@@ -152,6 +154,79 @@ TEST(HermiteMultigrid, ClampedBiharmonicConvergesWithFlatCgCounts)
       EXPECT_LE(iterations[k], 8u) << "L = " << k + 1;
       EXPECT_LE(iterations[k], iterations[k - 1] + 1) << "L = " << k + 1 << ": the count grows";
     }
+}
+
+TEST(HermiteMultigrid, VertexBlockUpdateSolvesTheSinglePatchLevelExactly)
+{
+  // 2 x 2 x 2 cells of unequal sides: one interior vertex, its 8 DoFs the
+  // only free ones; one sweep is the exact solve
+  BoxDescription box;
+  box.upper              = {{1.3, 0.7, 2.}};
+  box.subdivisions       = {{2, 2, 2}};
+  const LevelHierarchy h = make_box_hierarchy(box, 0);
+  const Level         &level = h.levels[0];
+  const HermiteBiharmonicOperator<double>  op(level);
+  const HermiteVertexPatchSmoother<double> smoother(level, op);
+  ASSERT_EQ(smoother.patches().n_patches(), 1u);
+  EXPECT_EQ(smoother.n_block_inverses(), 1u);
+  const auto         mask = make_dirichlet_mask<double>(level, 3, {}, hermite_trace_layers());
+  CellVector<double> b(level.n_cells(), 3), u, r;
+  cellwise::testing::fill_random(b, 17);
+  smoother.smooth(u, b, true, SweepDirection::forward);
+  op.residual(r, b, u);
+  apply_dss(level, r, DssMode::sum, hermite_trace_layers());
+  r.scale(mask);
+  EXPECT_LT(r.linfty_norm(), 1e-12 * b.linfty_norm());
+  EXPECT_GT(u.linfty_norm(), 0.);
+  // the update went into every copy alike: u is continuous
+  CellVector<double> mean = u;
+  apply_dss(level, mean, DssMode::mean, hermite_trace_layers());
+  mean.add(-1., u);
+  EXPECT_LT(mean.linfty_norm(), 1e-14 * u.linfty_norm());
+}
+
+TEST(HermiteMultigrid, PatchCyclesConvergeWithFlatCounts)
+{
+  // CG with the symmetric patch cycle (forward pre-, reverse post-smoothing)
+  // and the stationary iteration with the forward cycle, tolerance 1e-10,
+  // one sweep per smoothing step, L = 3 and 4 of 2^3 coarse cells
+  for (const bool stationary : {false, true})
+    {
+      HermiteMultigridParameters parameters;
+      parameters.smoother       = HermiteSmoother::vertex_patch;
+      parameters.stationary     = stationary;
+      parameters.post_direction = stationary ? SweepDirection::forward : SweepDirection::reverse;
+      std::vector<unsigned int> iterations;
+      double                    previous = 0;
+      for (const int L : {3, 4})
+        {
+          BoxDescription box;
+          box.subdivisions       = {{2, 2, 2}};
+          const LevelHierarchy h = make_box_hierarchy(box, L);
+          const HermiteMultigridSolver solver(h, parameters);
+          CellVector<double>           b, u;
+          assemble_hermite_right_hand_side(h.levels.back(), bilaplacian, b);
+          MonitorControl        control(50, 1e-10);
+          const SolveStatistics statistics = solver.solve(u, b, control);
+          iterations.push_back(statistics.iterations());
+          const double error = compute_hermite_l2_error(h.levels.back(), u, [](const Point &x) {
+            return g(x[0], 0) * g(x[1], 0) * g(x[2], 0);
+          });
+          if (L > 3)
+            EXPECT_GE(std::log2(previous / error), 3.9) << "L = " << L;
+          previous = error;
+          std::cout << "  " << (stationary ? "stationary, forward" : "CG, symmetric") << " patch cycle, L = " << L << ": "
+                    << statistics.iterations() << " iterations, L2 error " << error << std::endl;
+        }
+      // flat from L = 3 to 4 (measured 13, 12 for CG and 20, 19 stationary;
+      // 001 reports 6-7 and 7-8 at a tolerance it does not state)
+      EXPECT_LE(iterations[1], iterations[0] + 1);
+      EXPECT_LE(iterations[1], stationary ? 21u : 14u);
+    }
+  HermiteMultigridParameters bad;
+  bad.smoother       = HermiteSmoother::vertex_patch;
+  bad.post_direction = SweepDirection::forward; // with CG
+  EXPECT_THROW(bad.check(), Error);
 }
 
 TEST(HermiteMultigrid, MeshesWithoutAnInteriorVertexAreRefused)

@@ -8,14 +8,16 @@
  *
  *  - operators: HermiteBiharmonicOperator per level;
  *  - smoothers: masked Chebyshev–Jacobi over the DSS of both trace layers,
- *    3 stages on the upper decade of the spectrum (001 §5.1);
+ *    3 stages on the upper decade of the spectrum (001 §5.1), or the
+ *    vertex-block patch smoother (001 §5.2);
  *  - coarsest level: the same smoother with 20 stages instead of an exact
  *    solve (001 §5.1);
  *  - transfers: HermiteCellTransfer (derivative DoFs scaled by the widths);
  *  - masks: the clamped boundary, all eight DoFs of a boundary vertex.
  *
- * The outer iteration is CG preconditioned by one V-cycle (the symmetric
- * Chebyshev smoother serves pre- and post-smoothing), in FP64.
+ * The outer iteration is CG preconditioned by one V-cycle (the Chebyshev
+ * smoother and the forward/reverse patch cycle are symmetric) or the
+ * stationary iteration, in FP64.
  */
 
 #include <cellwise/mesh/level.h>
@@ -29,8 +31,21 @@
 
 namespace cellwise
 {
+  /// The smoother of the Hermite V-cycle on levels ≥ 1.
+  enum class HermiteSmoother
+  {
+    chebyshev,   ///< masked Chebyshev–Jacobi over the DSS of both layers (001 §5.1)
+    vertex_patch ///< the vertex-block patch smoother (001 §5.2)
+  };
+
   struct HermiteMultigridParameters
   {
+    HermiteSmoother smoother = HermiteSmoother::chebyshev;
+    /// CG (default) or the stationary iteration u ← u + V(b − A u).
+    bool stationary = false;
+    /// Post-smoothing of the patch smoother: reverse (a symmetric cycle, for
+    /// CG) or forward (001's nonsymmetric stationary cycle).
+    SweepDirection post_direction = SweepDirection::reverse;
     /// Chebyshev stages per smoothing step on levels ≥ 1.
     unsigned int chebyshev_degree = 3;
     /// λ_min = λ_max / range: the upper decade.
@@ -79,5 +94,6 @@ namespace cellwise
     struct Components;
     std::unique_ptr<Components> components_;
     VectorType                  mask_;
+    bool                        stationary_ = false;
   };
 } // namespace cellwise

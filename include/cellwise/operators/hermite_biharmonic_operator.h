@@ -92,6 +92,14 @@ namespace cellwise
     /// matrices and the scaling.
     DenseMatrix
     cell_matrix(unsigned int cell) const;
+    /// The 8 × 8 block of A_K of the DoFs of @p vertex (0..7) of @p cell, in
+    /// the derivative order of hermite_element.h (the vertex-block smoother
+    /// sums these over the cells of a vertex).
+    DenseMatrix
+    vertex_block(unsigned int cell, unsigned int vertex) const;
+    /// y = A_K x for the 64 values of one cell (physical DoFs in, dual out).
+    void
+    apply_cell(unsigned int cell, const Number *x, Number *y) const;
     /// The reference 1D matrices.
     const hermite::Matrices1D &
     matrices() const
@@ -102,9 +110,6 @@ namespace cellwise
   private:
     void
     check_vector(const VectorType &v, const char *name) const;
-    /// y = A_K x for one cell, in the compute type (64 values each).
-    void
-    apply_cell(unsigned int cell, const Number *x, Number *y) const;
 
     hermite::Matrices1D matrices_;
     /// 4 × 4 row-major M, K, B in Number.
