@@ -2,6 +2,7 @@
 // solved by cell-wise geometric multigrid for one or several refinement
 // levels; prints a convergence table (as 000 Table 2, 003 Table 1).
 
+#include "biharmonic_solve.h"
 #include "command_line.h"
 #include "manufactured_solutions.h"
 #include "problem_file_solve.h"
@@ -191,6 +192,8 @@ namespace
 
     if (!options.problem_file.empty())
       return solve_problem_file(options);
+    if (options.problem == "biharmonic")
+      return solve_biharmonic(options);
 
     const ManufacturedSolution solution = make_manufactured_solution(options.solution, options.box.lower, options.box.upper);
     std::cout << "cellwise-poisson: -Δu = f on [" << options.box.lower[0] << "," << options.box.upper[0] << "]x["

@@ -82,6 +82,14 @@ Options:
                            so --degree, --box, --subdivisions, --refinements,
                            --solution, --adaptive-steps and --marker do not
                            go with it
+  --problem NAME           poisson | biharmonic (default poisson): biharmonic
+                           solves Δ²u = f with u = ∂n u = 0 on the box by the
+                           C¹ cubic Hermite element, u = Π sin²(π t_d) with
+                           t_d the box coordinate in [0,1]; CG with the
+                           Chebyshev-Jacobi V-cycle (3 stages, --chebyshev-degree)
+                           on the host; of the other options it takes --box,
+                           --subdivisions, --refinements, --tolerance,
+                           --max-iterations, --threads (and --degree 3)
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
   --help                   this text
@@ -91,8 +99,9 @@ Options:
 ProgramOptions
 parse_command_line(const int argc, const char *const *argv)
 {
-  ProgramOptions options;
-  std::string    problem_option; // the first option the problem file replaces
+  ProgramOptions           options;
+  std::string              problem_option; // the first option the problem file replaces
+  std::vector<std::string> given;          // every option on the line, for --problem biharmonic
   for (int i = 1; i < argc; ++i)
     {
       const std::string option = argv[i];
@@ -106,6 +115,7 @@ parse_command_line(const int argc, const char *const *argv)
       if (i + 1 >= argc)
         throw UsageError("option " + option + " needs a value (see --help)");
       const std::string value = argv[++i];
+      given.push_back(option);
       for (const char *defines_problem :
            {"--degree", "--box", "--subdivisions", "--refinements", "--solution", "--adaptive-steps", "--marker"})
         if (option == defines_problem && problem_option.empty())
@@ -180,7 +190,10 @@ parse_command_line(const int argc, const char *const *argv)
       else if (option == "--jacobi-steps")
         options.multigrid.jacobi_steps = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
       else if (option == "--chebyshev-degree")
-        options.multigrid.chebyshev_degree = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
+        {
+          options.multigrid.chebyshev_degree = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
+          options.chebyshev_degree_given     = true;
+        }
       else if (option == "--patch-sweeps")
         options.multigrid.patch_sweeps = static_cast<unsigned int>(parse_integer(option, value, 1, 100));
       else if (option == "--coarse")
@@ -227,6 +240,12 @@ parse_command_line(const int argc, const char *const *argv)
         }
       else if (option == "--threads")
         options.threads = static_cast<unsigned int>(parse_integer(option, value, 1, 4096));
+      else if (option == "--problem")
+        {
+          if (value != "poisson" && value != "biharmonic")
+            throw UsageError("--problem: '" + value + "' is not one of poisson, biharmonic");
+          options.problem = value;
+        }
       else if (option == "--problem-file")
         {
           if (value.empty())
@@ -246,6 +265,20 @@ parse_command_line(const int argc, const char *const *argv)
   if (!options.problem_file.empty() && !problem_option.empty())
     throw UsageError(problem_option + " does not go with --problem-file: the file defines the mesh, the degree and the "
                                       "right-hand side");
+  if (options.problem == "biharmonic")
+    {
+      // the Hermite solver is cubic, host-only, Chebyshev-Jacobi and CG so far
+      for (const std::string &option : given)
+        if (option != "--problem" && option != "--box" && option != "--subdivisions" && option != "--refinements" &&
+            option != "--tolerance" && option != "--max-iterations" && option != "--threads" && option != "--degree" &&
+            option != "--chebyshev-degree")
+          throw UsageError(option + " does not go with --problem biharmonic (it takes --box, --subdivisions, "
+                                    "--refinements, --tolerance, --max-iterations, --threads, --chebyshev-degree and "
+                                    "--degree 3)");
+      if (options.degree != 3)
+        throw UsageError("--problem biharmonic: the C¹ Hermite element is cubic; --degree " +
+                         std::to_string(options.degree) + " is not available (use 3 or leave it out)");
+    }
   if (options.adaptive_steps > 0 && mg.precision == cellwise::Precision::mixed)
     throw UsageError("--adaptive-steps: the adaptive solver runs in double precision only (drop --precision mixed)");
   return options;

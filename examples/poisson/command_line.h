@@ -29,6 +29,10 @@ struct ProgramOptions
   /// Non-empty: solve the problem of this file (mesh, degree, right-hand
   /// side and reference solution from it) instead of the box problem.
   std::string                   problem_file;
+  /// poisson (-Δu = f, FE_Q) or biharmonic (Δ²u = f clamped, cubic Hermite).
+  std::string                   problem = "poisson";
+  /// Whether --chebyshev-degree was given (the biharmonic default is 3).
+  bool                          chebyshev_degree_given = false;
   bool                          help = false;
 };
 
