@@ -85,8 +85,11 @@ namespace cellwise
     bending_   = to_array<Number>(matrices_.bending);
     widths_.resize(level.n_cells());
     factors_.resize(level.n_cells());
+    number_widths_.resize(level.n_cells());
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
-      widths_[c]                    = level.boxes[c].size;
+      widths_[c] = level.boxes[c].size;
+      for (unsigned int d = 0; d < 3; ++d)
+        number_widths_[c][d] = static_cast<Number>(widths_[c][d]);
       const std::array<double, 6> f = hermite_biharmonic_factors(widths_[c], static_cast<unsigned int>(c));
       for (unsigned int t = 0; t < 6; ++t)
         factors_[c][t] = static_cast<Number>(f[t]);
@@ -110,11 +113,11 @@ namespace cellwise
     // physical -> reference DoFs, the six terms, reference -> physical duals:
     //   Mz (cxx Y_BM + cyy Y_MB + cxy Y_KK) + Bz (czz Y_MM) + Kz (cxz Y_KM + cyz Y_MK)
     // with Y_ab the contraction by a along x and then b along y
-    const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(widths_[cell]);
-    const std::array<Number, 6>            &c = factors_[cell];
+    const std::array<Number, 6> &c  = factors_[cell];
+    const std::array<Number, 3> &h  = number_widths_[cell];
     Number x[dofs_per_cell], xm[dofs_per_cell], xk[dofs_per_cell], xb[dofs_per_cell];
     for (unsigned int i = 0; i < dofs_per_cell; ++i)
-      x[i] = x_physical[i] * static_cast<Number>(s[i]);
+      x[i] = x_physical[i] * hermite::derivative_scaling(i, h[0], h[1], h[2]);
     contract<0>(mass_, x, xm);
     contract<0>(stiffness_, x, xk);
     contract<0>(bending_, x, xb);
@@ -142,7 +145,7 @@ namespace cellwise
     contract<2>(bending_, t2, z2);
     contract<2>(stiffness_, t3, z3);
     for (unsigned int i = 0; i < dofs_per_cell; ++i)
-      y[i] = (z1[i] + z2[i] + z3[i]) * static_cast<Number>(s[i]);
+      y[i] = (z1[i] + z2[i] + z3[i]) * hermite::derivative_scaling(i, h[0], h[1], h[2]);
   }
 
   template <typename Number, typename Layout>

@@ -4,6 +4,8 @@
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/operators/hermite_function_tools.h>
 
+#include "point_contractions.h"
+
 #include <cmath>
 
 namespace cellwise
@@ -77,7 +79,9 @@ namespace cellwise
     const DenseMatrix  phi  = hermite::values_at(quad.points); // q x 4
     rhs.reinit(level.n_cells(), hermite::storage_degree, true); // every cell written below
     parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
-      std::vector<double> weighted(q * q * q), t1(4 * q * q), t2(16 * q);
+      std::vector<double>          weighted(q * q * q), integrals;
+      internal::ContractionScratch scratch;
+      Number                       local[dofs_per_cell];
       for (std::size_t cell = begin; cell < end; ++cell)
         {
           const CellBox &box    = level.boxes[cell];
@@ -85,39 +89,13 @@ namespace cellwise
           for (unsigned int c = 0; c < q; ++c)
             for (unsigned int b = 0; b < q; ++b)
               for (unsigned int a = 0; a < q; ++a)
-                weighted[a + q * (b + q * c)] =
-                  f({{box.lower[0] + quad.points[a] * box.size[0], box.lower[1] + quad.points[b] * box.size[1],
-                      box.lower[2] + quad.points[c] * box.size[2]}}) *
-                  quad.weights[a] * quad.weights[b] * quad.weights[c] * volume;
-          // ∫ f φ_ix φ_iy φ_iz by three contractions with φ (q x 4)
-          for (unsigned int c = 0; c < q; ++c)
-            for (unsigned int b = 0; b < q; ++b)
-              for (unsigned int i = 0; i < 4; ++i)
-                {
-                  double sum = 0;
-                  for (unsigned int a = 0; a < q; ++a)
-                    sum += phi(a, i) * weighted[a + q * (b + q * c)];
-                  t1[i + 4 * (b + q * c)] = sum;
-                }
-          for (unsigned int c = 0; c < q; ++c)
-            for (unsigned int j = 0; j < 4; ++j)
-              for (unsigned int i = 0; i < 4; ++i)
-                {
-                  double sum = 0;
-                  for (unsigned int b = 0; b < q; ++b)
-                    sum += phi(b, j) * t1[i + 4 * (b + q * c)];
-                  t2[i + 4 * j + 16 * c] = sum;
-                }
+                weighted[a + q * (b + q * c)] = f(internal::point_in_cell(box, quad.points[a], quad.points[b], quad.points[c])) *
+                                                quad.weights[a] * quad.weights[b] * quad.weights[c] * volume;
+          internal::integrate_against_basis(phi, weighted, integrals, scratch);
+          // the reference basis functions of derivative DoFs carry their widths
           const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(box.size);
-          Number                                  local[dofs_per_cell];
-          for (unsigned int k = 0; k < 4; ++k)
-            for (unsigned int ij = 0; ij < 16; ++ij)
-              {
-                double sum = 0;
-                for (unsigned int c = 0; c < q; ++c)
-                  sum += phi(c, k) * t2[ij + 16 * c];
-                local[ij + 16 * k] = static_cast<Number>(s[ij + 16 * k] * sum);
-              }
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            local[i] = static_cast<Number>(s[i] * integrals[i]);
           rhs.write_cell(static_cast<unsigned int>(cell), local);
         }
     });
@@ -159,7 +137,9 @@ namespace cellwise
     const DenseMatrix  phi  = hermite::values_at(quad.points); // q x 4
     // chunks of cells added in order: the same error on any thread count
     const double sum = deterministic_sum(level.n_cells(), 64, [&](const std::size_t begin, const std::size_t end) {
-      double total = 0;
+      std::vector<double>          coefficients(dofs_per_cell), values;
+      internal::ContractionScratch scratch;
+      double                       total = 0;
       for (std::size_t cell = begin; cell < end; ++cell)
         {
           if (active_only && !level.is_active(static_cast<unsigned int>(cell)))
@@ -167,19 +147,15 @@ namespace cellwise
           const CellBox                          &box    = level.boxes[cell];
           const double                            volume = box.size[0] * box.size[1] * box.size[2];
           const std::array<double, dofs_per_cell> s      = hermite::hermite_scaling(box.size);
-          double                                  c[dofs_per_cell];
           for (unsigned int i = 0; i < dofs_per_cell; ++i)
-            c[i] = double(u(static_cast<unsigned int>(cell), i)) * s[i];
+            coefficients[i] = double(u(static_cast<unsigned int>(cell), i)) * s[i];
+          internal::evaluate_at_points(phi, coefficients, values, scratch);
           for (unsigned int z = 0; z < q; ++z)
             for (unsigned int y = 0; y < q; ++y)
               for (unsigned int x = 0; x < q; ++x)
                 {
-                  double value = 0;
-                  for (unsigned int i = 0; i < dofs_per_cell; ++i)
-                    value += c[i] * phi(x, i % 4) * phi(y, (i / 4) % 4) * phi(z, i / 16);
-                  const Point  p = {{box.lower[0] + quad.points[x] * box.size[0], box.lower[1] + quad.points[y] * box.size[1],
-                                     box.lower[2] + quad.points[z] * box.size[2]}};
-                  const double e = value - exact(p);
+                  const double e =
+                    values[x + q * (y + q * z)] - exact(internal::point_in_cell(box, quad.points[x], quad.points[y], quad.points[z]));
                   total += e * e * quad.weights[x] * quad.weights[y] * quad.weights[z] * volume;
                 }
         }

@@ -49,6 +49,15 @@ namespace cellwise
       return (i % 2) + 2 * ((i / 4) % 2) + 4 * ((i / 16) % 2);
     }
 
+    /// s_i = h_x^{k_x} h_y^{k_y} h_z^{k_z} of local DoF @p i on a cell of
+    /// widths (hx, hy, hz), without a table: the kernels' form.
+    template <typename Number>
+    CELLWISE_HOST_DEVICE constexpr Number
+    derivative_scaling(const unsigned int i, const Number hx, const Number hy, const Number hz)
+    {
+      return ((i & 1) ? hx : Number(1)) * ((i & 4) ? hy : Number(1)) * ((i & 16) ? hz : Number(1));
+    }
+
     /// s_i = h_x^{k_x} h_y^{k_y} h_z^{k_z} for every local DoF i of a cell of
     /// widths @p h: reference DoF = s_i · physical DoF.
     inline std::array<double, dofs_per_cell>

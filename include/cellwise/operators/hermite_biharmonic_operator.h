@@ -116,5 +116,8 @@ namespace cellwise
     std::array<Number, 16> mass_{}, stiffness_{}, bending_{};
     UninitializedVector<std::array<double, 3>> widths_;
     UninitializedVector<std::array<Number, 6>> factors_;
+    /// The widths in Number: the derivative scaling of apply_cell without a
+    /// 64-entry table per call.
+    UninitializedVector<std::array<Number, 3>> number_widths_;
   };
 } // namespace cellwise

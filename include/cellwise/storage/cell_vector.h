@@ -191,7 +191,7 @@ namespace cellwise
       degree_  = degree;
       const std::size_t size = ::cellwise::storage_size<Layout>(n_cells, dofs_per_cell());
       if (size != values_.size())
-        Storage(size).swap(values_); // uninitialized: zeroed below, in parallel
+        Storage(size).swap(values_); // uninitialized: set_zero() below writes it in parallel, or the caller does
       if (!omit_zeroing_entries)
         set_zero();
       else if (size > std::size_t(n_cells) * dofs_per_cell())
