@@ -7,9 +7,20 @@ namespace cellwise
                                                              const LaplaceOperator<Number, Layout> &op,
                                                              const VectorType                      &mask,
                                                              const bool constant_null_space)
-    : numbering_(make_dof_numbering(level, op.degree()))
+    : CholeskyCoarseSolver(level, op.degree(), op.trace_layers(), [&op](const unsigned int cell) { return op.cell_matrix(cell); },
+                           mask, constant_null_space)
+  {}
+
+  template <typename Number, typename Layout>
+  CholeskyCoarseSolver<Number, Layout>::CholeskyCoarseSolver(const Level                                       &level,
+                                                             const unsigned int                                 degree,
+                                                             const TraceLayers                                 &layers,
+                                                             const std::function<DenseMatrix(unsigned int)> &cell_matrix_of,
+                                                             const VectorType                                  &mask,
+                                                             const bool constant_null_space)
+    : numbering_(make_dof_numbering(level, degree, layers))
   {
-    CELLWISE_CHECK(mask.n_cells() == level.n_cells() && mask.degree() == op.degree(),
+    CELLWISE_CHECK(mask.n_cells() == level.n_cells() && mask.degree() == degree,
                    "coarse solver: mask does not match the level");
     // A DoF is free if its copies are free (all copies agree on a mask).
     free_index_.assign(numbering_.n_unique, -1);
@@ -35,7 +46,7 @@ namespace cellwise
     const unsigned int n3 = mask.dofs_per_cell();
     for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
       {
-        const DenseMatrix cell_matrix = op.cell_matrix(cell);
+        const DenseMatrix cell_matrix = cell_matrix_of(cell);
         for (unsigned int i = 0; i < n3; ++i)
           {
             const int row = free_index_[numbering_(cell, i)];

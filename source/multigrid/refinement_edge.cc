@@ -8,20 +8,26 @@ namespace cellwise
 {
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
-  make_refinement_edge_mask(const Level &level, const unsigned int degree)
+  make_refinement_edge_mask(const Level &level, const unsigned int degree, const TraceLayers &layers)
   {
-    const unsigned int                            n = degree + 1;
+    const unsigned int n = degree + 1;
+    CELLWISE_CHECK(layers.n_1d == n, "make_refinement_edge_mask: trace layers of an element with "
+                                       << layers.n_1d << " basis functions per axis for storage of degree " << degree);
     CellVector<Number, MemorySpace::Host, Layout> marker(level.n_cells(), degree);
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int face = 0; face < 6; ++face)
         if (level.neighbors[cell][face] == face_neighbor::none)
-          for (unsigned int b = 0; b < n; ++b)
-            for (unsigned int a = 0; a < n; ++a)
-              marker(cell, face_dof(n, face / 2, face % 2, a, b)) = Number(1);
+          for (unsigned int l = 0; l < layers.n_layers; ++l)
+            {
+              const unsigned int layer = face % 2 ? layers.at_upper_end[l] : layers.at_lower_end[l];
+              for (unsigned int b = 0; b < n; ++b)
+                for (unsigned int a = 0; a < n; ++a)
+                  marker(cell, face_layer_dof(n, face / 2, layer, a, b)) = Number(1);
+            }
     });
-    apply_dss(level, marker, DssMode::sum);
-    const long n_cells = static_cast<long>(level.n_cells());
-    parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
+    // spread to the copies of cells without a `none` face at the DoF
+    apply_dss(level, marker, DssMode::sum, layers);
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int i = 0; i < marker.dofs_per_cell(); ++i)
         marker(cell, i) = marker(cell, i) != Number(0) ? Number(1) : Number(0);
     });
@@ -30,17 +36,33 @@ namespace cellwise
 
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
-  make_free_mask(const Level &level, const unsigned int degree, const std::vector<unsigned int> &dirichlet_ids)
+  make_refinement_edge_mask(const Level &level, const unsigned int degree)
   {
-    CellVector<Number, MemorySpace::Host, Layout>       mask = make_dirichlet_mask<Number, Layout>(level, degree, dirichlet_ids);
-    const CellVector<Number, MemorySpace::Host, Layout> edge = make_refinement_edge_mask<Number, Layout>(level, degree);
-    const long                                          n_cells = static_cast<long>(level.n_cells());
-    parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
+    return make_refinement_edge_mask<Number, Layout>(level, degree, lagrange_trace_layers(degree));
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_free_mask(const Level                     &level,
+                 const unsigned int               degree,
+                 const std::vector<unsigned int> &dirichlet_ids,
+                 const TraceLayers               &layers)
+  {
+    CellVector<Number, MemorySpace::Host, Layout> mask = make_dirichlet_mask<Number, Layout>(level, degree, dirichlet_ids, layers);
+    const CellVector<Number, MemorySpace::Host, Layout> edge = make_refinement_edge_mask<Number, Layout>(level, degree, layers);
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int i = 0; i < mask.dofs_per_cell(); ++i)
         if (edge(cell, i) != Number(0))
           mask(cell, i) = Number(0);
     });
     return mask;
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_free_mask(const Level &level, const unsigned int degree, const std::vector<unsigned int> &dirichlet_ids)
+  {
+    return make_free_mask<Number, Layout>(level, degree, dirichlet_ids, lagrange_trace_layers(degree));
   }
 
   bool
@@ -57,7 +79,11 @@ namespace cellwise
   template CellVector<Number, MemorySpace::Host, Layout> make_refinement_edge_mask<Number, Layout>(const Level &, unsigned int); \
   template CellVector<Number, MemorySpace::Host, Layout> make_free_mask<Number, Layout>(const Level &,                   \
                                                                                         unsigned int,                   \
-                                                                                        const std::vector<unsigned int> &);
+                                                                                        const std::vector<unsigned int> &); \
+  template CellVector<Number, MemorySpace::Host, Layout> make_refinement_edge_mask<Number, Layout>(const Level &, unsigned int, \
+                                                                                                   const TraceLayers &);    \
+  template CellVector<Number, MemorySpace::Host, Layout> make_free_mask<Number, Layout>(                                  \
+    const Level &, unsigned int, const std::vector<unsigned int> &, const TraceLayers &);
   CELLWISE_INSTANTIATE(double, CellContiguous)
   CELLWISE_INSTANTIATE(float, CellContiguous)
   CELLWISE_INSTANTIATE(double, CellBlocked<32>)

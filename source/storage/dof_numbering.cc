@@ -24,7 +24,15 @@ namespace cellwise
   make_dof_numbering(const Level &level, const unsigned int degree)
   {
     check_degree(degree);
+    return make_dof_numbering(level, degree, lagrange_trace_layers(degree));
+  }
+
+  DofNumbering
+  make_dof_numbering(const Level &level, const unsigned int degree, const TraceLayers &layers)
+  {
     const unsigned int n     = degree + 1;
+    CELLWISE_CHECK(layers.n_1d == n, "make_dof_numbering: trace layers of an element with "
+                                       << layers.n_1d << " basis functions per axis for storage of degree " << degree);
     const unsigned int n3    = n * n * n;
     const std::size_t  total = static_cast<std::size_t>(level.n_cells()) * n3;
     CELLWISE_CHECK(total < (std::size_t(1) << 32), "level too large for a 32-bit DoF numbering: " << total << " copies");
@@ -37,15 +45,17 @@ namespace cellwise
           const int other = level.neighbors[cell][2 * d + 1];
           if (!face_neighbor::is_cell(other))
             continue;
-          for (unsigned int b = 0; b < n; ++b)
-            for (unsigned int a = 0; a < n; ++a)
-              {
-                const unsigned int x  = cell * n3 + face_dof(n, d, 1, a, b);
-                const unsigned int y  = static_cast<unsigned int>(other) * n3 + face_dof(n, d, 0, a, b);
-                const unsigned int rx = find_root(parent, x), ry = find_root(parent, y);
-                if (rx != ry)
-                  parent[std::max(rx, ry)] = std::min(rx, ry);
-              }
+          for (unsigned int l = 0; l < layers.n_layers; ++l)
+            for (unsigned int b = 0; b < n; ++b)
+              for (unsigned int a = 0; a < n; ++a)
+                {
+                  const unsigned int x = cell * n3 + face_layer_dof(n, d, layers.at_upper_end[l], a, b);
+                  const unsigned int y =
+                    static_cast<unsigned int>(other) * n3 + face_layer_dof(n, d, layers.at_lower_end[l], a, b);
+                  const unsigned int rx = find_root(parent, x), ry = find_root(parent, y);
+                  if (rx != ry)
+                    parent[std::max(rx, ry)] = std::min(rx, ry);
+                }
         }
 
     DofNumbering numbering;

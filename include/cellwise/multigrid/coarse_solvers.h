@@ -11,6 +11,7 @@
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/dof_numbering.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -34,6 +35,16 @@ namespace cellwise
                          const LaplaceOperator<Number, Layout> &op,
                          const VectorType                      &mask,
                          bool                                   constant_null_space = false);
+
+    /// Any element: storage @p degree, the trace @p layers its faces share
+    /// (which copies are one DoF) and its dense cell matrices; e.g. the C¹
+    /// Hermite operator (hermite_trace_layers(), cell_matrix()).
+    CholeskyCoarseSolver(const Level                                    &level,
+                         unsigned int                                    degree,
+                         const TraceLayers                              &layers,
+                         const std::function<DenseMatrix(unsigned int)> &cell_matrix,
+                         const VectorType                               &mask,
+                         bool                                            constant_null_space = false);
 
     void
     solve(VectorType &u, const VectorType &b) const override;

@@ -18,6 +18,7 @@
  * diagonal (003 §5, "constraints baked into the diagonal").
  */
 
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -35,6 +36,20 @@ namespace cellwise
   template <typename Number, typename Layout = CellContiguous>
   CellVector<Number, MemorySpace::Host, Layout>
   make_free_mask(const Level &level, unsigned int degree, const std::vector<unsigned int> &dirichlet_ids = {});
+
+  /// The same for an element whose faces share the trace @p layers: the C¹
+  /// Hermite element (hermite_trace_layers()) marks both layers of a `none`
+  /// face, i.e. all eight DoFs of its vertices (doc/hermite.md).
+  template <typename Number, typename Layout = CellContiguous>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_refinement_edge_mask(const Level &level, unsigned int degree, const TraceLayers &layers);
+
+  /// The free mask of an element with trace @p layers: its Dirichlet (for
+  /// Hermite: clamped) mask times 1 − its refinement-edge mask.
+  template <typename Number, typename Layout = CellContiguous>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_free_mask(const Level &level, unsigned int degree, const std::vector<unsigned int> &dirichlet_ids,
+                 const TraceLayers &layers);
 
   /// Whether @p level has faces of kind face_neighbor::none.
   bool

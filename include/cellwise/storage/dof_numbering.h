@@ -7,6 +7,7 @@
  * same-level face neighbours share (union–find over the face pairs of the DSS).
  */
 
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -35,6 +36,12 @@ namespace cellwise
 
   DofNumbering
   make_dof_numbering(const Level &level, unsigned int degree);
+
+  /// The numbering of an element whose faces share the trace @p layers (the
+  /// C¹ Hermite element: hermite_trace_layers(), storage degree 3). Its
+  /// derivative DoFs are physical, so copies join without a sign or a scale.
+  DofNumbering
+  make_dof_numbering(const Level &level, unsigned int degree, const TraceLayers &layers);
 
   /// G: v_K = u_global restricted to K (primal).
   template <typename Number, typename Layout>
