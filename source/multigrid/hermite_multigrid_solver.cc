@@ -6,10 +6,14 @@
 #include <cellwise/multigrid/hermite_vertex_patch_smoother.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/point_smoothers.h>
+#include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/operators/hermite_biharmonic_operator.h>
+#include <cellwise/operators/hermite_function_tools.h>
+#include <cellwise/storage/dof_numbering.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
+#include <algorithm>
 #include <iomanip>
 #include <string>
 
@@ -26,6 +30,7 @@ namespace cellwise
   HermiteMultigridParameters::check() const
   {
     CELLWISE_CHECK(chebyshev_degree >= 1, "Hermite multigrid: Chebyshev degree must be at least 1, got " << chebyshev_degree);
+    CELLWISE_CHECK(patch_sweeps >= 1, "Hermite multigrid: patch sweeps must be at least 1, got " << patch_sweeps);
     CELLWISE_CHECK(coarse_chebyshev_degree >= 1,
                    "Hermite multigrid: the coarse Chebyshev degree must be at least 1, got " << coarse_chebyshev_degree);
     CELLWISE_CHECK(smoothing_range > 1, "Hermite multigrid: smoothing range " << smoothing_range << " must exceed 1");
@@ -40,9 +45,65 @@ namespace cellwise
   struct HermiteMultigridSolver::Components
   {
     std::vector<std::shared_ptr<Operator>> operators;
-    std::vector<VectorT>                   masks;
-    std::shared_ptr<VCycle<VectorT>>       cycle;
+    std::vector<VectorT>                   free_masks;
+    /// The uniform cycle or the local-smoothing one.
+    std::shared_ptr<Preconditioner<VectorT>> cycle;
+    /// Locally refined hierarchies only: the active cells and their operator.
+    ActiveMesh                mesh;
+    std::shared_ptr<Operator> active_operator;
+    const Level              *active_level = nullptr;
   };
+
+  namespace
+  {
+    /// Whether some level below the finest keeps active cells.
+    bool
+    is_locally_refined(const LevelHierarchy &hierarchy)
+    {
+      for (unsigned int l = 0; l + 1 < hierarchy.n_levels(); ++l)
+        if (hierarchy.level(l).n_refined_cells() != hierarchy.level(l).n_cells())
+          return true;
+      return false;
+    }
+
+    /// The dense coarse solve where level 0 is small, else the Chebyshev
+    /// smoother; its description for the log.
+    std::shared_ptr<const CoarseSolver<VectorT>>
+    make_coarse_solver(const Level                      &level,
+                       const Operator                   &op,
+                       const VectorT                    &mask,
+                       const HermiteMultigridParameters &parameters,
+                       std::string                      &description)
+    {
+      CoarseSolverType type = parameters.coarse_solver;
+      if (type == CoarseSolverType::automatic)
+        {
+          // free DoFs: the copies of a DoF share its mask, so count per cell
+          // the unmasked vertex DoFs weighted by 1 / (copies)
+          const DofNumbering numbering = make_dof_numbering(level, hermite::storage_degree, hermite_trace_layers());
+          std::vector<bool>  free(numbering.n_unique, true);
+          for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+            for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+              if (mask(cell, i) == 0.)
+                free[numbering(cell, i)] = false;
+          const auto n_free = static_cast<unsigned int>(std::count(free.begin(), free.end(), true));
+          type              = n_free <= hermite_cholesky_max_dofs ? CoarseSolverType::cholesky : CoarseSolverType::smoother;
+        }
+      if (type == CoarseSolverType::cholesky)
+        {
+          auto solver = std::make_shared<CholeskyCoarseSolver<double>>(
+            level, hermite::storage_degree, hermite_trace_layers(), [&op](const unsigned int cell) { return op.cell_matrix(cell); },
+            mask);
+          description = "Cholesky coarse solve (" + std::to_string(solver->n_free_dofs()) + " free DoFs)";
+          return solver;
+        }
+      ChebyshevParameters chebyshev;
+      chebyshev.degree          = parameters.coarse_chebyshev_degree;
+      chebyshev.smoothing_range = parameters.smoothing_range;
+      description               = "Chebyshev coarse solve (" + std::to_string(chebyshev.degree) + " stages)";
+      return std::make_shared<SmootherCoarseSolver<VectorT>>(std::make_shared<Smoother>(level, op, mask, chebyshev), 1);
+    }
+  } // namespace
 
   HermiteMultigridSolver::HermiteMultigridSolver(const LevelHierarchy             &hierarchy,
                                                  const HermiteMultigridParameters &parameters,
@@ -52,56 +113,140 @@ namespace cellwise
     parameters.check();
     CELLWISE_CHECK(hierarchy.n_levels() >= 1, "Hermite multigrid: the hierarchy has no level");
     check_dirichlet_ids(hierarchy.level(0), parameters.clamped_ids);
+    CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "Hermite multigrid: level 0 must cover the domain");
+    locally_refined_ = is_locally_refined(hierarchy);
+    if (locally_refined_)
+      components_->mesh = make_active_mesh(hierarchy);
     typename VCycle<VectorT>::Components cycle;
     for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
       {
         const Level &level = hierarchy.level(l);
         auto         op    = std::make_shared<Operator>(level);
-        components_->masks.push_back(
-          make_dirichlet_mask<double>(level, hermite::storage_degree, parameters.clamped_ids, hermite_trace_layers()));
-        const VectorT &mask = components_->masks.back();
-        CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || mask.l2_norm() > 0,
+        // clamped and refinement-edge vertices: all eight DoFs (doc/hermite.md)
+        const VectorT clamped =
+          make_dirichlet_mask<double>(level, hermite::storage_degree, parameters.clamped_ids, hermite_trace_layers());
+        VectorT      mask       = clamped;
+        unsigned int edge_cells = 0;
+        if (has_refinement_edge(level))
+          {
+            const VectorT edge = make_refinement_edge_mask<double>(level, hermite::storage_degree, hermite_trace_layers());
+            for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+              {
+                bool touches = false;
+                for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+                  if (edge(cell, i) != 0.)
+                    {
+                      mask(cell, i) = 0.;
+                      touches       = true;
+                    }
+                edge_cells += touches;
+              }
+          }
+        if (locally_refined_)
+          {
+            // the clamped copies of the active cells: those of their level's
+            // clamped mask (hanging vertices inside the domain stay free)
+            const ActiveMesh &mesh = components_->mesh;
+            if (l == 0)
+              mask_.reinit(mesh.n_active_cells(), hermite::storage_degree);
+            for (unsigned int j = 0; j < mesh.active_cells[l].size(); ++j)
+              for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+                mask_(mesh.level_offset[l] + j, i) = clamped(mesh.active_cells[l][j], i);
+          }
+        components_->free_masks.push_back(std::move(mask));
+        const VectorT &free = components_->free_masks.back();
+        CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || locally_refined_ || free.l2_norm() > 0,
                        "Hermite multigrid: the finest level has no free DoF (every vertex lies on the clamped boundary); "
                        "the mesh needs at least 2 cells along every axis");
         ChebyshevParameters chebyshev;
-        chebyshev.degree          = l == 0 ? parameters.coarse_chebyshev_degree : parameters.chebyshev_degree;
+        chebyshev.degree          = parameters.chebyshev_degree;
         chebyshev.smoothing_range = parameters.smoothing_range;
+        std::string what;
         if (l == 0)
           {
-            auto coarse = std::make_shared<Smoother>(level, *op, mask, chebyshev);
             cycle.smoothers.push_back(nullptr);
-            cycle.coarse_solver = std::make_shared<SmootherCoarseSolver<VectorT>>(coarse, 1);
+            cycle.coarse_solver = make_coarse_solver(level, *op, free, parameters, coarse_description_);
+            what                = coarse_description_;
           }
         else if (parameters.smoother == HermiteSmoother::chebyshev)
-          cycle.smoothers.push_back(std::make_shared<Smoother>(level, *op, mask, chebyshev));
+          {
+            cycle.smoothers.push_back(std::make_shared<Smoother>(level, *op, free, chebyshev));
+            what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
+          }
         else
-          cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<double>>(level, *op));
+          {
+            // no mask: clamped and refinement-edge vertices carry no patch
+            cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<double>>(level, *op, parameters.patch_sweeps));
+            what = "vertex-block patch smoother (" + std::to_string(parameters.patch_sweeps) + " sweep" +
+                   (parameters.patch_sweeps > 1 ? "s)" : ")");
+          }
         cycle.operators.push_back(op);
         cycle.level_shapes.push_back(VectorT(level.n_cells(), hermite::storage_degree));
         components_->operators.push_back(op);
         if (log)
-          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, Hermite Q3, "
-               << (l == 0 ? "Chebyshev coarse solve (" + std::to_string(chebyshev.degree) + " stages)"
-                          : (parameters.smoother == HermiteSmoother::chebyshev
-                               ? "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)"
-                               : std::string("vertex-block patch smoother")))
-               << std::endl;
+          {
+            *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, ";
+            if (locally_refined_)
+              *log << std::setw(10) << components_->mesh.active_cells[l].size() << " active, ";
+            *log << "Hermite Q3, " << what;
+            // the share of cells at the refinement edge drives the counts (001 §6.5)
+            if (edge_cells > 0)
+              *log << ", " << edge_cells << " cells at the refinement edge (" << std::fixed << std::setprecision(1)
+                   << 100. * edge_cells / level.n_cells() << " %)" << std::defaultfloat << std::setprecision(6);
+            *log << std::endl;
+          }
       }
     if (hierarchy.n_levels() > 1)
       cycle.transfer = std::make_shared<HermiteCellTransfer<double>>(hierarchy);
     typename VCycle<VectorT>::Parameters cycle_parameters;
     cycle_parameters.pre_direction  = SweepDirection::forward;
     cycle_parameters.post_direction = parameters.post_direction;
-    components_->cycle              = std::make_shared<VCycle<VectorT>>(std::move(cycle), cycle_parameters);
-    mask_                           = components_->masks.back();
-    stationary_                     = parameters.stationary;
+    if (locally_refined_)
+      {
+        const ActiveMesh &mesh          = components_->mesh;
+        components_->active_operator    = std::make_shared<Operator>(mesh.level);
+        components_->active_level       = &mesh.level;
+        CELLWISE_CHECK(mask_.l2_norm() > 0, "Hermite multigrid: the active mesh has no free DoF");
+        components_->cycle = std::make_shared<AdaptiveVCycle<double>>(mesh, std::move(cycle), cycle_parameters);
+      }
+    else
+      {
+        components_->active_level = &hierarchy.level(hierarchy.n_levels() - 1);
+        mask_                     = components_->free_masks.back();
+        components_->cycle        = std::make_shared<VCycle<VectorT>>(std::move(cycle), cycle_parameters);
+      }
+    stationary_ = parameters.stationary;
   }
 
   HermiteMultigridSolver::~HermiteMultigridSolver() = default;
 
+  const Level &
+  HermiteMultigridSolver::active_level() const
+  {
+    return *components_->active_level;
+  }
+
+  const ActiveMesh &
+  HermiteMultigridSolver::active_mesh() const
+  {
+    CELLWISE_CHECK(locally_refined_, "HermiteMultigridSolver: a uniform hierarchy has no separate active mesh (its active "
+                                     "cells are the finest level's)");
+    return components_->mesh;
+  }
+
+  const HermiteMultigridSolver::VectorType &
+  HermiteMultigridSolver::free_mask(const unsigned int level) const
+  {
+    CELLWISE_CHECK(level < components_->free_masks.size(),
+                   "HermiteMultigridSolver: level " << level << " of " << components_->free_masks.size());
+    return components_->free_masks[level];
+  }
+
   const LevelOperator<HermiteMultigridSolver::VectorType> &
   HermiteMultigridSolver::fine_operator() const
   {
+    if (locally_refined_)
+      return *components_->active_operator;
     return *components_->operators.back();
   }
 
@@ -111,12 +256,24 @@ namespace cellwise
     return *components_->cycle;
   }
 
+  void
+  HermiteMultigridSolver::assemble_right_hand_side(const ScalarFunction &f, VectorType &b, const unsigned int n_q_points) const
+  {
+    assemble_hermite_right_hand_side(active_level(), f, b, n_q_points);
+  }
+
+  double
+  HermiteMultigridSolver::compute_l2_error(const VectorType &u, const ScalarFunction &exact, const unsigned int n_q_points) const
+  {
+    return compute_hermite_l2_error(active_level(), u, exact, true, n_q_points);
+  }
+
   SolveStatistics
   HermiteMultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
     CELLWISE_CHECK(b.has_shape_of(mask_), "HermiteMultigridSolver: right-hand side of " << b.n_cells() << " cells of degree "
-                                                                                        << b.degree() << " for a level of "
-                                                                                        << mask_.n_cells() << " cells");
+                                                                                        << b.degree() << " for "
+                                                                                        << mask_.n_cells() << " active cells");
     CELLWISE_CHECK(b.all_finite(), "HermiteMultigridSolver: the right-hand side has NaN or infinite entries");
     if (!u.has_shape_of(b))
       u.reinit(b);

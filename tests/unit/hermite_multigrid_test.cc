@@ -18,42 +18,20 @@
 #include <cmath>
 #include <random>
 
+#include "hermite_test_problem.h"
 #include "test_utilities.h"
 
 using namespace cellwise;
 
 namespace
 {
-  /// g = sin²(πt) and its derivatives up to the fourth.
+  using cellwise::testing::clamped_bilaplacian;
+  using cellwise::testing::clamped_solution;
+
   double
   g(const double t, const int order)
   {
-    const double pi = M_PI;
-    switch (order)
-      {
-        case 0:
-          return std::pow(std::sin(pi * t), 2);
-        case 1:
-          return pi * std::sin(2 * pi * t);
-        case 2:
-          return 2 * pi * pi * std::cos(2 * pi * t);
-        case 3:
-          return -4 * pi * pi * pi * std::sin(2 * pi * t);
-        default:
-          return -8 * pi * pi * pi * pi * std::cos(2 * pi * t);
-      }
-  }
-
-  /// Δ²u for u = Π g(x_d): Σ_d g''''(x_d) Π g + 2 Σ_{d<e} g''(x_d) g''(x_e) g(x_f).
-  double
-  bilaplacian(const Point &x)
-  {
-    double sum = 0;
-    for (unsigned int d = 0; d < 3; ++d)
-      sum += g(x[d], 4) * g(x[(d + 1) % 3], 0) * g(x[(d + 2) % 3], 0);
-    for (unsigned int f = 0; f < 3; ++f)
-      sum += 2 * g(x[(f + 1) % 3], 2) * g(x[(f + 2) % 3], 2) * g(x[f], 0);
-    return sum;
+    return cellwise::testing::sin_squared(t, order);
   }
 
   struct Cubic3
@@ -131,7 +109,7 @@ TEST(HermiteMultigrid, ClampedBiharmonicConvergesWithFlatCgCounts)
       const Level         &fine = h.levels.back();
       const HermiteMultigridSolver solver(h, HermiteMultigridParameters());
       CellVector<double>           b, u;
-      assemble_hermite_right_hand_side(fine, bilaplacian, b);
+      assemble_hermite_right_hand_side(fine, clamped_bilaplacian, b);
       MonitorControl        control(50, 1e-10);
       const SolveStatistics statistics = solver.solve(u, b, control);
       iterations.push_back(statistics.iterations());
@@ -188,14 +166,16 @@ TEST(HermiteMultigrid, VertexBlockUpdateSolvesTheSinglePatchLevelExactly)
 TEST(HermiteMultigrid, PatchCyclesConvergeWithFlatCounts)
 {
   // CG with the symmetric patch cycle (forward pre-, reverse post-smoothing)
-  // and the stationary iteration with the forward cycle, tolerance 1e-10,
-  // one sweep per smoothing step, L = 3 and 4 of 2^3 coarse cells
+  // and the stationary iteration with the forward cycle, tolerance 1e-8, two
+  // sweeps per smoothing step (our reading of 001, doc/hermite.md), L = 3 and
+  // 4 of 2^3 coarse cells: 001 Table 5's 6-7 (CG) and 7-8 (stationary)
   for (const bool stationary : {false, true})
     {
       HermiteMultigridParameters parameters;
       parameters.smoother       = HermiteSmoother::vertex_patch;
       parameters.stationary     = stationary;
       parameters.post_direction = stationary ? SweepDirection::forward : SweepDirection::reverse;
+      parameters.patch_sweeps   = 2;
       std::vector<unsigned int> iterations;
       double                    previous = 0;
       for (const int L : {3, 4})
@@ -205,23 +185,21 @@ TEST(HermiteMultigrid, PatchCyclesConvergeWithFlatCounts)
           const LevelHierarchy h = make_box_hierarchy(box, L);
           const HermiteMultigridSolver solver(h, parameters);
           CellVector<double>           b, u;
-          assemble_hermite_right_hand_side(h.levels.back(), bilaplacian, b);
-          MonitorControl        control(50, 1e-10);
+          assemble_hermite_right_hand_side(h.levels.back(), clamped_bilaplacian, b);
+          MonitorControl        control(50, 1e-8);
           const SolveStatistics statistics = solver.solve(u, b, control);
           iterations.push_back(statistics.iterations());
-          const double error = compute_hermite_l2_error(h.levels.back(), u, [](const Point &x) {
-            return g(x[0], 0) * g(x[1], 0) * g(x[2], 0);
-          });
+          const double error = compute_hermite_l2_error(h.levels.back(), u, clamped_solution);
           if (L > 3)
             EXPECT_GE(std::log2(previous / error), 3.9) << "L = " << L;
           previous = error;
           std::cout << "  " << (stationary ? "stationary, forward" : "CG, symmetric") << " patch cycle, L = " << L << ": "
                     << statistics.iterations() << " iterations, L2 error " << error << std::endl;
         }
-      // flat from L = 3 to 4 (measured 13, 12 for CG and 20, 19 stationary;
-      // 001 reports 6-7 and 7-8 at a tolerance it does not state)
+      // measured 7, 6 for both (one sweep: 9, 9 and 12, 13)
       EXPECT_LE(iterations[1], iterations[0] + 1);
-      EXPECT_LE(iterations[1], stationary ? 21u : 14u);
+      for (const unsigned int n : iterations)
+        EXPECT_LE(n, stationary ? 8u : 7u);
     }
   HermiteMultigridParameters bad;
   bad.smoother       = HermiteSmoother::vertex_patch;

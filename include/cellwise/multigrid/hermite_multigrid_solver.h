@@ -2,31 +2,50 @@
 /**
  * @file
  * Geometric multigrid for the clamped biharmonic problem Δ²u = f,
- * u = ∂ₙu = 0, with the C¹ cubic Hermite element on a uniform hierarchy
- * (host backend; 001 §3, §5.1). The components are those of the Laplace
- * solver with the Hermite element's pieces in their places:
+ * u = ∂ₙu = 0, with the C¹ cubic Hermite element (host backend; 001 §3, §5),
+ * on a uniform or a locally refined hierarchy. The components are those of
+ * the Laplace solvers with the Hermite element's pieces in their places:
  *
  *  - operators: HermiteBiharmonicOperator per level;
  *  - smoothers: masked Chebyshev–Jacobi over the DSS of both trace layers,
  *    3 stages on the upper decade of the spectrum (001 §5.1), or the
  *    vertex-block patch smoother (001 §5.2);
- *  - coarsest level: the same smoother with 20 stages instead of an exact
- *    solve (001 §5.1);
+ *  - coarsest level: the dense Cholesky solve where it is small, else the
+ *    Chebyshev smoother with 20 stages (001 §5.1's choice);
  *  - transfers: HermiteCellTransfer (derivative DoFs scaled by the widths);
- *  - masks: the clamped boundary, all eight DoFs of a boundary vertex.
+ *  - masks: the clamped boundary, all eight DoFs of a boundary vertex; on a
+ *    locally refined level also all eight DoFs of every vertex on its
+ *    refinement edge (doc/hermite.md).
+ *
+ * On a locally refined hierarchy the cycle is the local-smoothing cycle of
+ * the Laplace solver (LocalSmoothingVCycle, doc/adaptive.md) and vectors are
+ * *active vectors*, one cell per active cell (active_mesh()); both trace
+ * layers at a refinement edge come from the prolongation, so the correction
+ * is C¹ with the hanging-vertex constraints and no constraint object. On a
+ * uniform hierarchy the active cells are the finest level's, in its order.
  *
  * The outer iteration is CG preconditioned by one V-cycle (the Chebyshev
  * smoother and the forward/reverse patch cycle are symmetric) or the
  * stationary iteration, in FP64.
+ *
+ *   HermiteMultigridSolver solver(hierarchy, parameters, &std::cout);
+ *   CellVector<double> b, u;
+ *   solver.assemble_right_hand_side(f, b);
+ *   solver.solve(u, b, control);
+ *   double e = solver.compute_l2_error(u, exact);
  */
 
+#include <cellwise/base/function.h>
 #include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
 #include <cellwise/storage/cell_vector.h>
 
 #include <memory>
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace cellwise
@@ -46,10 +65,15 @@ namespace cellwise
     /// Post-smoothing of the patch smoother: reverse (a symmetric cycle, for
     /// CG) or forward (001's nonsymmetric stationary cycle).
     SweepDirection post_direction = SweepDirection::reverse;
+    /// Sweeps (8 colours each) of the patch smoother per smoothing step.
+    unsigned int patch_sweeps = 1;
     /// Chebyshev stages per smoothing step on levels ≥ 1.
     unsigned int chebyshev_degree = 3;
     /// λ_min = λ_max / range: the upper decade.
     double smoothing_range = 10.;
+    /// Level 0: automatic (Cholesky up to hermite_cholesky_max_dofs free
+    /// DoFs, else the Chebyshev smoother), cholesky or smoother.
+    CoarseSolverType coarse_solver = CoarseSolverType::automatic;
     /// Stages of the Chebyshev coarse solve on level 0.
     unsigned int coarse_chebyshev_degree = 20;
     /// Clamped boundary ids (empty: all boundary faces).
@@ -59,6 +83,9 @@ namespace cellwise
     void
     check() const;
   };
+
+  /// Free DoFs up to which CoarseSolverType::automatic factorizes level 0.
+  constexpr unsigned int hermite_cholesky_max_dofs = 1500;
 
   class HermiteMultigridSolver
   {
@@ -70,30 +97,73 @@ namespace cellwise
     /// level.
     HermiteMultigridSolver(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters,
                            std::ostream *log = nullptr);
+    /// The hierarchy is kept by reference: a temporary would dangle.
+    HermiteMultigridSolver(LevelHierarchy &&hierarchy, const HermiteMultigridParameters &parameters,
+                           std::ostream *log = nullptr) = delete;
     ~HermiteMultigridSolver();
 
-    /// CG for A u = b from u (zeroed on the clamped DoFs first); b is the
-    /// unassembled load vector. Throws NoConvergence when @p control fails.
+    /// CG (or the stationary iteration) for A u = b on the active cells from
+    /// u (a C¹ start such as zero; zeroed on the clamped DoFs first); b is
+    /// the unassembled load vector. Throws NoConvergence when @p control fails.
     SolveStatistics
     solve(VectorType &u, const VectorType &b, IterationControl &control) const;
 
-    /// The clamped mask of the finest level (0 on every DoF of a boundary vertex).
+    /// Whether some level below the finest has active cells (the local-
+    /// smoothing cycle runs).
+    bool
+    locally_refined() const
+    {
+      return locally_refined_;
+    }
+    /// The active cells as one level: the cells of solution and right-hand
+    /// side vectors (the finest level on a uniform hierarchy).
+    const Level &
+    active_level() const;
+    unsigned int
+    n_active_cells() const
+    {
+      return active_level().n_cells();
+    }
+    /// The active mesh of a locally refined hierarchy (throws on a uniform one).
+    const ActiveMesh &
+    active_mesh() const;
+
+    /// b~_K = ∫_K f ψ_i on the active cells.
+    void
+    assemble_right_hand_side(const ScalarFunction &f, VectorType &b, unsigned int n_q_points = 5) const;
+    /// ‖u_h − u‖_L2 over the active cells.
+    double
+    compute_l2_error(const VectorType &u, const ScalarFunction &exact, unsigned int n_q_points = 5) const;
+
+    /// The clamped mask of the active cells (0 on every DoF of a boundary
+    /// vertex; hanging vertices inside the domain stay free, doc/adaptive.md).
     const VectorType &
     mask() const
     {
       return mask_;
     }
-    /// The finest level's operator.
+    /// The smoother mask of level @p level: clamped and refinement-edge DoFs 0.
+    const VectorType &
+    free_mask(unsigned int level) const;
+    /// The operator on the active cells.
     const LevelOperator<VectorType> &
     fine_operator() const;
-    /// The V-cycle (dual → primal).
+    /// The V-cycle (active dual → active primal).
     const Preconditioner<VectorType> &
     preconditioner() const;
+    /// Level 0's solver: "Cholesky (N free DoFs)" or "Chebyshev (20 stages)".
+    const std::string &
+    coarse_solver_description() const
+    {
+      return coarse_description_;
+    }
 
   private:
     struct Components;
     std::unique_ptr<Components> components_;
     VectorType                  mask_;
-    bool                        stationary_ = false;
+    bool                        stationary_      = false;
+    bool                        locally_refined_ = false;
+    std::string                 coarse_description_;
   };
 } // namespace cellwise
