@@ -1,6 +1,7 @@
 #include "biharmonic_solve.h"
 
 #include <cellwise/base/setup_times.h>
+#include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/operators/hermite_function_tools.h>
@@ -10,8 +11,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <iostream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace
 {
@@ -61,6 +65,31 @@ namespace
       return sum;
     }
   };
+  /// Hermite DoFs of the active cells: eight per distinct vertex, hanging
+  /// vertices included once (deal.II's count before constraints). Vertices
+  /// are keyed on the lattice of the smallest cell width.
+  double
+  count_hermite_dofs(const cellwise::Level &active)
+  {
+    std::array<double, 3> h{{1e300, 1e300, 1e300}};
+    for (unsigned int c = 0; c < active.n_cells(); ++c)
+      for (unsigned int d = 0; d < 3; ++d)
+        h[d] = std::min(h[d], active.boxes[c].size[d]);
+    using Key = std::tuple<long long, long long, long long>;
+    std::vector<Key> vertices;
+    vertices.reserve(std::size_t(8) * active.n_cells());
+    for (unsigned int c = 0; c < active.n_cells(); ++c)
+      for (unsigned int v = 0; v < 8; ++v)
+        {
+          const cellwise::CellBox &box = active.boxes[c];
+          long long                k[3];
+          for (unsigned int d = 0; d < 3; ++d)
+            k[d] = std::llround((box.lower[d] + ((v >> d) & 1) * box.size[d]) / h[d]);
+          vertices.emplace_back(k[0], k[1], k[2]);
+        }
+    std::sort(vertices.begin(), vertices.end());
+    return 8. * double(std::unique(vertices.begin(), vertices.end()) - vertices.begin());
+  }
 } // namespace
 
 int
@@ -78,15 +107,28 @@ solve_biharmonic(const ProgramOptions &options)
   HermiteMultigridParameters parameters;
   if (options.chebyshev_degree_given)
     parameters.chebyshev_degree = options.multigrid.chebyshev_degree;
+  const bool patch          = options.multigrid.smoother == SmootherType::patch;
+  parameters.smoother       = patch ? HermiteSmoother::vertex_patch : HermiteSmoother::chebyshev;
+  parameters.stationary     = options.multigrid.outer == OuterIteration::stationary;
+  parameters.post_direction = options.multigrid.post_smoothing_direction();
+  parameters.coarse_solver  = options.multigrid.coarse_solver;
+  parameters.patch_sweeps   = options.multigrid.patch_sweeps;
+  const std::string outer   = parameters.stationary ? "stationary iteration" : "CG";
+  const std::string cycle =
+    patch ? std::string("vertex-block patch V-cycle (forward pre-, ") +
+              (parameters.post_direction == SweepDirection::reverse ? "reverse" : "forward") + " post-smoothing)"
+          : "Chebyshev(" + std::to_string(parameters.chebyshev_degree) + ")-Jacobi V-cycle";
   std::cout << "cellwise-poisson --problem biharmonic: Δ²u = f, u = ∂n u = 0 on [" << options.box.lower[0] << ","
             << options.box.upper[0] << "]x[" << options.box.lower[1] << "," << options.box.upper[1] << "]x["
             << options.box.lower[2] << "," << options.box.upper[2] << "] with " << options.box.subdivisions[0] << "x"
             << options.box.subdivisions[1] << "x" << options.box.subdivisions[2]
-            << " coarse cells, u = Π sin²(π t_d), C¹ cubic Hermite\n  CG with the Chebyshev(" << parameters.chebyshev_degree
-            << ")-Jacobi V-cycle, " << parameters.coarse_chebyshev_degree << " Chebyshev stages on level 0, tolerance "
+            << " coarse cells";
+  if (options.adaptive_steps > 0)
+    std::cout << ", " << options.adaptive_steps << " local refinements (" << options.marker << " marker)";
+  std::cout << ", u = Π sin²(π t_d), C¹ cubic Hermite\n  " << outer << " with the " << cycle << ", tolerance "
             << options.tolerance << " on η/η0, host, " << omp_get_max_threads() << " threads" << std::endl;
 
-  const char *header = " L      cells  Hermite DoFs  iter  η_n/η_0    L2 error   rate  setup[s]  solve[s]  MDoF/s";
+  const char *header = " L active cells  Hermite DoFs  iter  η_n/η_0    L2 error   rate  setup[s]  solve[s]  MDoF/s";
   std::vector<std::string> rows;
   double                   previous_error = 0;
   for (int L = options.min_refinements; L <= options.max_refinements; ++L)
@@ -103,13 +145,15 @@ solve_biharmonic(const ProgramOptions &options)
       LevelHierarchy                          hierarchy;
       std::unique_ptr<HermiteMultigridSolver> solver;
       CellVector<double>                      b, u;
-      times.measure("mesh hierarchy", [&] { hierarchy = make_box_hierarchy(options.box, L); });
-      const Level &fine = hierarchy.levels.back();
+      times.measure("mesh hierarchy", [&] {
+        hierarchy = options.adaptive_steps > 0 ? make_adaptive_box_hierarchy(options.box, L, int(options.adaptive_steps),
+                                                                             make_marker(options.marker, options.box))
+                                               : make_box_hierarchy(options.box, L);
+      });
       times.measure("solver (levels, eigenvalue estimates)",
                     [&] { solver = std::make_unique<HermiteMultigridSolver>(hierarchy, parameters, &std::cout); });
-      times.measure("right-hand side", [&] {
-        assemble_hermite_right_hand_side(fine, [&](const Point &x) { return solution.bilaplacian(x); }, b);
-      });
+      times.measure("right-hand side",
+                    [&] { solver->assemble_right_hand_side([&](const Point &x) { return solution.bilaplacian(x); }, b); });
       times.print(std::cout, "set-up");
       MonitorControl        control(options.max_iterations, options.tolerance);
       const auto            start      = std::chrono::steady_clock::now();
@@ -117,15 +161,13 @@ solve_biharmonic(const ProgramOptions &options)
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
         std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
-      const double error = compute_hermite_l2_error(fine, u, [&](const Point &x) { return solution.value(x); });
-      double       dofs  = 8;
-      for (unsigned int d = 0; d < 3; ++d)
-        dofs *= double(options.box.subdivisions[d] << L) + 1;
+      const double error = solver->compute_l2_error(u, [&](const Point &x) { return solution.value(x); });
+      const double dofs  = count_hermite_dofs(solver->active_level());
       char row[256];
       char rate[16] = "     -";
       if (previous_error > 0)
         std::snprintf(rate, sizeof(rate), "%6.2f", std::log2(previous_error / error));
-      std::snprintf(row, sizeof(row), "%2d %10u %13.0f %5u  %9.2e  %10.3e %s %9.3f %9.3f %7.2f", L, fine.n_cells(), dofs,
+      std::snprintf(row, sizeof(row), "%2d %10u %13.0f %5u  %9.2e  %10.3e %s %9.3f %9.3f %7.2f", L, solver->n_active_cells(), dofs,
                     statistics.iterations(), statistics.reduction(), error, rate, times.total(), seconds,
                     dofs / seconds * 1e-6);
       rows.push_back(row);

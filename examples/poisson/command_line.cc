@@ -85,11 +85,15 @@ Options:
   --problem NAME           poisson | biharmonic (default poisson): biharmonic
                            solves Δ²u = f with u = ∂n u = 0 on the box by the
                            C¹ cubic Hermite element, u = Π sin²(π t_d) with
-                           t_d the box coordinate in [0,1]; CG with the
-                           Chebyshev-Jacobi V-cycle (3 stages, --chebyshev-degree)
-                           on the host; of the other options it takes --box,
-                           --subdivisions, --refinements, --tolerance,
-                           --max-iterations, --threads (and --degree 3)
+                           t_d the box coordinate in [0,1], on the host in
+                           FP64; --smoother chebyshev (3 stages,
+                           --chebyshev-degree) or patch (vertex blocks,
+                           --patch-sweeps),
+                           --solver cg or stationary, --cycle, --coarse,
+                           --adaptive-steps and --marker as for poisson; of
+                           the other options it takes --box, --subdivisions,
+                           --refinements, --tolerance, --max-iterations,
+                           --threads (and --degree 3)
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
   --help                   this text
@@ -267,17 +271,22 @@ parse_command_line(const int argc, const char *const *argv)
                                       "right-hand side");
   if (options.problem == "biharmonic")
     {
-      // the Hermite solver is cubic, host-only, Chebyshev-Jacobi and CG so far
+      // the Hermite solver: cubic, host, FP64; Chebyshev-Jacobi or the
+      // vertex-block patch smoother; uniform or locally refined boxes
       for (const std::string &option : given)
         if (option != "--problem" && option != "--box" && option != "--subdivisions" && option != "--refinements" &&
             option != "--tolerance" && option != "--max-iterations" && option != "--threads" && option != "--degree" &&
-            option != "--chebyshev-degree")
+            option != "--chebyshev-degree" && option != "--smoother" && option != "--solver" && option != "--cycle" &&
+            option != "--coarse" && option != "--adaptive-steps" && option != "--marker" && option != "--patch-sweeps")
           throw UsageError(option + " does not go with --problem biharmonic (it takes --box, --subdivisions, "
-                                    "--refinements, --tolerance, --max-iterations, --threads, --chebyshev-degree and "
-                                    "--degree 3)");
+                                    "--refinements, --adaptive-steps, --marker, --smoother, --patch-sweeps, --solver, --cycle, --coarse, "
+                                    "--chebyshev-degree, --tolerance, --max-iterations, --threads and --degree 3)");
       if (options.degree != 3)
         throw UsageError("--problem biharmonic: the C¹ Hermite element is cubic; --degree " +
                          std::to_string(options.degree) + " is not available (use 3 or leave it out)");
+      if (mg.smoother == cellwise::SmootherType::jacobi)
+        throw UsageError("--problem biharmonic: --smoother jacobi is not built for the Hermite element (use chebyshev, "
+                         "the masked Chebyshev-Jacobi of 001 §5.1, or patch, the vertex-block smoother of 001 §5.2)");
     }
   if (options.adaptive_steps > 0 && mg.precision == cellwise::Precision::mixed)
     throw UsageError("--adaptive-steps: the adaptive solver runs in double precision only (drop --precision mixed)");
