@@ -10,28 +10,8 @@ namespace cellwise
   CellVector<Number, MemorySpace::Host, Layout>
   make_refinement_edge_mask(const Level &level, const unsigned int degree, const TraceLayers &layers)
   {
-    const unsigned int n = degree + 1;
-    CELLWISE_CHECK(layers.n_1d == n, "make_refinement_edge_mask: trace layers of an element with "
-                                       << layers.n_1d << " basis functions per axis for storage of degree " << degree);
-    CellVector<Number, MemorySpace::Host, Layout> marker(level.n_cells(), degree);
-    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
-      for (unsigned int face = 0; face < 6; ++face)
-        if (level.neighbors[cell][face] == face_neighbor::none)
-          for (unsigned int l = 0; l < layers.n_layers; ++l)
-            {
-              const unsigned int layer = face % 2 ? layers.at_upper_end[l] : layers.at_lower_end[l];
-              for (unsigned int b = 0; b < n; ++b)
-                for (unsigned int a = 0; a < n; ++a)
-                  marker(cell, face_layer_dof(n, face / 2, layer, a, b)) = Number(1);
-            }
-    });
-    // spread to the copies of cells without a `none` face at the DoF
-    apply_dss(level, marker, DssMode::sum, layers);
-    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
-      for (unsigned int i = 0; i < marker.dofs_per_cell(); ++i)
-        marker(cell, i) = marker(cell, i) != Number(0) ? Number(1) : Number(0);
-    });
-    return marker;
+    return mark_face_dofs<Number, Layout>(level, degree, layers,
+                                          [](const int neighbor) { return neighbor == face_neighbor::none; });
   }
 
   template <typename Number, typename Layout>

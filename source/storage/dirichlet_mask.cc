@@ -46,28 +46,24 @@ namespace cellwise
 
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
-  make_dirichlet_mask(const Level                     &level,
-                      const unsigned int               degree,
-                      const std::vector<unsigned int> &dirichlet_ids,
-                      const TraceLayers               &layers)
+  mark_face_dofs(const Level                           &level,
+                 const unsigned int                     degree,
+                 const TraceLayers                     &layers,
+                 const std::function<bool(int neighbor)> &selects)
   {
     const unsigned int n = degree + 1;
-    CELLWISE_CHECK(layers.n_1d == n, "make_dirichlet_mask: trace layers of an element with " << layers.n_1d
-                                                                                            << " functions per axis for degree " << degree);
+    CELLWISE_CHECK(layers.n_1d == n, "mark_face_dofs: trace layers of an element with " << layers.n_1d
+                                                                                       << " functions per axis for degree " << degree);
     CellVector<Number, MemorySpace::Host, Layout> marker(level.n_cells(), degree);
     // cells write only their own entries: parallel over cells (the set-up of
     // a fine level of 10^7 cells is otherwise dominated by these loops)
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int face = 0; face < 6; ++face)
         {
-          const int neighbor = level.neighbors[cell][face];
-          if (!face_neighbor::is_boundary(neighbor))
+          if (!selects(level.neighbors[cell][face]))
             continue;
-          const unsigned int id = face_neighbor::boundary_id(neighbor);
-          if (!dirichlet_ids.empty() && std::find(dirichlet_ids.begin(), dirichlet_ids.end(), id) == dirichlet_ids.end())
-            continue;
-          // every layer of the face: for the Hermite element, u = ∂n u = 0
-          // on the face makes all eight DoFs of its vertices vanish
+          // every layer of the face: for the Hermite element all eight DoFs
+          // of its vertices
           for (unsigned int l = 0; l < layers.n_layers; ++l)
             {
               const unsigned int layer = face % 2 ? layers.at_upper_end[l] : layers.at_lower_end[l];
@@ -77,14 +73,35 @@ namespace cellwise
             }
         }
     });
+    // the copies in cells that touch the face only at an edge or a vertex
     apply_dss(level, marker, DssMode::sum, layers);
-
-    // the marker becomes the mask in place (no second vector of the level)
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int i = 0; i < marker.dofs_per_cell(); ++i)
-        marker(cell, i) = marker(cell, i) != Number(0) ? Number(0) : Number(1);
+        marker(cell, i) = marker(cell, i) != Number(0) ? Number(1) : Number(0);
     });
     return marker;
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_dirichlet_mask(const Level                     &level,
+                      const unsigned int               degree,
+                      const std::vector<unsigned int> &dirichlet_ids,
+                      const TraceLayers               &layers)
+  {
+    // u = ∂n u = 0 on a clamped face of the Hermite element: both layers
+    CellVector<Number, MemorySpace::Host, Layout> mask =
+      mark_face_dofs<Number, Layout>(level, degree, layers, [&dirichlet_ids](const int neighbor) {
+        return face_neighbor::is_boundary(neighbor) &&
+               (dirichlet_ids.empty() || std::find(dirichlet_ids.begin(), dirichlet_ids.end(),
+                                                   face_neighbor::boundary_id(neighbor)) != dirichlet_ids.end());
+      });
+    // the marker becomes the mask in place (no second vector of the level)
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
+      for (unsigned int i = 0; i < mask.dofs_per_cell(); ++i)
+        mask(cell, i) = Number(1) - mask(cell, i);
+    });
+    return mask;
   }
 
 #define CELLWISE_INSTANTIATE(Number, Layout)                                                                     \
@@ -92,7 +109,9 @@ namespace cellwise
                                                                              const std::vector<unsigned int> &);   \
   template CellVector<Number, MemorySpace::Host, Layout> make_dirichlet_mask(const Level &, unsigned int,           \
                                                                              const std::vector<unsigned int> &,    \
-                                                                             const TraceLayers &);
+                                                                             const TraceLayers &);   \
+  template CellVector<Number, MemorySpace::Host, Layout> mark_face_dofs(const Level &, unsigned int, const TraceLayers &, \
+                                                                        const std::function<bool(int)> &);
   CELLWISE_INSTANTIATE(double, CellContiguous)
   CELLWISE_INSTANTIATE(float, CellContiguous)
   CELLWISE_INSTANTIATE(double, CellBlocked<32>)

@@ -11,6 +11,7 @@
 #include <cellwise/mesh/level.h>
 #include <cellwise/storage/cell_vector.h>
 
+#include <functional>
 #include <vector>
 
 namespace cellwise
@@ -33,6 +34,18 @@ namespace cellwise
                       unsigned int                     degree,
                       const std::vector<unsigned int> &dirichlet_ids,
                       const TraceLayers               &layers);
+
+  /// 1 on every copy of a DoF on a face for whose neighbour code (a cell
+  /// index, face_neighbor::none or a boundary) @p selects is true, on every
+  /// layer of @p layers, 0 elsewhere: the faces' DoFs are marked and one DSS
+  /// sum spreads the mark to the copies in cells that touch such a face only
+  /// at an edge or a vertex. The Dirichlet masks (boundary faces) and the
+  /// refinement edge (`none` faces, multigrid/refinement_edge.h) are its
+  /// complement and itself.
+  template <typename Number, typename Layout = CellContiguous>
+  CellVector<Number, MemorySpace::Host, Layout>
+  mark_face_dofs(const Level &level, unsigned int degree, const TraceLayers &layers,
+                 const std::function<bool(int neighbor)> &selects);
 
   /// The boundary ids of the faces of @p level on the domain boundary,
   /// sorted, each once.
