@@ -409,3 +409,23 @@ TEST(HermiteAdaptive, CgCountsStayFlatInTheRefinementDepth)
         EXPECT_LE(errors[2], errors[0]) << marker;
       }
 }
+
+TEST(HermiteAdaptive, Table7CountsAfterTheFirstRefinement)
+{
+  // 001 Table 7 at n_uni = 5: one cell refined 5 times, one local step;
+  // CG + Chebyshev(3)-Jacobi to 1e-8 (the tolerance of Table 5). The paper
+  // reports 7 (octant) and 11 (ball); measured 7 and 11 (doc/results.md)
+  const BoxDescription box;
+  for (const auto &[marker, paper] : {std::pair<const char *, unsigned int>{"octant", 7u}, {"ball", 11u}})
+    {
+      const LevelHierarchy         h = make_adaptive_box_hierarchy(box, 5, 1, make_marker(marker, box));
+      const HermiteMultigridSolver solver(h, HermiteMultigridParameters());
+      CellVector<double>           b, u;
+      solver.assemble_right_hand_side(clamped_bilaplacian, b);
+      MonitorControl        control(40, 1e-8);
+      const unsigned int    iterations = solver.solve(u, b, control).iterations();
+      std::cout << "  " << marker << ": " << solver.n_active_cells() << " active cells, " << iterations << " CG iterations"
+                << std::endl;
+      EXPECT_LE(iterations, paper + 1) << marker;
+    }
+}
