@@ -46,11 +46,13 @@ namespace cellwise
   {
     std::vector<std::shared_ptr<Operator>> operators;
     std::vector<VectorT>                   free_masks;
-    /// The uniform cycle or the local-smoothing one.
-    std::shared_ptr<Preconditioner<VectorT>> cycle;
-    /// Locally refined hierarchies only: the active cells and their operator.
+    /// Locally refined hierarchies only: the active cells (the local-smoothing
+    /// cycle keeps a reference, so they are declared before it) and their
+    /// operator.
     ActiveMesh                mesh;
     std::shared_ptr<Operator> active_operator;
+    /// The uniform cycle or the local-smoothing one.
+    std::shared_ptr<Preconditioner<VectorT>> cycle;
     const Level              *active_level = nullptr;
   };
 
@@ -78,15 +80,14 @@ namespace cellwise
       CoarseSolverType type = parameters.coarse_solver;
       if (type == CoarseSolverType::automatic)
         {
-          // free DoFs: the copies of a DoF share its mask, so count per cell
-          // the unmasked vertex DoFs weighted by 1 / (copies)
+          // a DoF is free unless a copy of it is masked
           const DofNumbering numbering = make_dof_numbering(level, hermite::storage_degree, hermite_trace_layers());
-          std::vector<bool>  free(numbering.n_unique, true);
+          std::vector<bool>  is_free(numbering.n_unique, true);
           for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
             for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
               if (mask(cell, i) == 0.)
-                free[numbering(cell, i)] = false;
-          const auto n_free = static_cast<unsigned int>(std::count(free.begin(), free.end(), true));
+                is_free[numbering(cell, i)] = false;
+          const auto n_free = static_cast<unsigned int>(std::count(is_free.begin(), is_free.end(), true));
           type              = n_free <= hermite_cholesky_max_dofs ? CoarseSolverType::cholesky : CoarseSolverType::smoother;
         }
       if (type == CoarseSolverType::cholesky)
@@ -154,8 +155,8 @@ namespace cellwise
                 mask_(mesh.level_offset[l] + j, i) = clamped(mesh.active_cells[l][j], i);
           }
         components_->free_masks.push_back(std::move(mask));
-        const VectorT &free = components_->free_masks.back();
-        CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || locally_refined_ || free.l2_norm() > 0,
+        const VectorT &level_mask = components_->free_masks.back();
+        CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || locally_refined_ || level_mask.l2_norm() > 0,
                        "Hermite multigrid: the finest level has no free DoF (every vertex lies on the clamped boundary); "
                        "the mesh needs at least 2 cells along every axis");
         ChebyshevParameters chebyshev;
@@ -165,12 +166,12 @@ namespace cellwise
         if (l == 0)
           {
             cycle.smoothers.push_back(nullptr);
-            cycle.coarse_solver = make_coarse_solver(level, *op, free, parameters, coarse_description_);
+            cycle.coarse_solver = make_coarse_solver(level, *op, level_mask, parameters, coarse_description_);
             what                = coarse_description_;
           }
         else if (parameters.smoother == HermiteSmoother::chebyshev)
           {
-            cycle.smoothers.push_back(std::make_shared<Smoother>(level, *op, free, chebyshev));
+            cycle.smoothers.push_back(std::make_shared<Smoother>(level, *op, level_mask, chebyshev));
             what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
           }
         else
