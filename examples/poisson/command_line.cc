@@ -52,9 +52,11 @@ Options:
   --jacobi-steps N         Jacobi steps per smoother application (default 2)
   --chebyshev-degree K     Chebyshev degree (default 4)
   --patch-sweeps N         vertex-patch sweeps per application (default 1)
-  --coarse NAME            auto | cholesky | smoother (default auto: the dense
-                           Cholesky solve up to 1500 coarse DoFs, else the
-                           level smoother; the set-up log says which)
+  --coarse NAME            auto | cholesky | smoother | cg (default auto: the
+                           dense Cholesky solve up to 1500 coarse DoFs, else
+                           cg; the set-up log says which); cg: CG
+                           preconditioned by the level smoother to a
+                           reduction of 1e-3; smoother: 20 applications of it
   --solver NAME            cg | stationary (default cg)
   --cycle NAME             auto | symmetric | forward: post-smoothing sweeps
                            reverse (symmetric) or forward; auto: symmetric

@@ -63,8 +63,10 @@ namespace cellwise
             if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
               components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double>>(level, *op, dirichlet);
             else
-              components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, dirichlet, parameters),
-                                                                                   parameters.coarse_smoother_applications);
+              components.coarse_solver =
+                make_smoother_coarse_solver<V>(parameters, coarse_solver_for(parameters, level, degree), op,
+                                               make_level_smoother(level, *op, dirichlet, parameters), dirichlet,
+                                               parameters.coarse_smoother_applications);
           }
         else
           components.smoothers.push_back(make_level_smoother(level, *op, free_masks_.back(), parameters));

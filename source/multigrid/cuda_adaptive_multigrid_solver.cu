@@ -76,8 +76,10 @@ namespace cellwise
                 {
                   V mask;
                   mask.copy_from_host(dirichlet);
-                  components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(
-                    make_level_smoother<double, Layout>(level, *op, mask, parameters), parameters.coarse_smoother_applications);
+                  components.coarse_solver = make_smoother_coarse_solver<V>(
+                    parameters, coarse_solver_for(parameters, level, degree), op,
+                    make_level_smoother<double, Layout>(level, *op, mask, parameters), mask,
+                    parameters.coarse_smoother_applications);
                 }
             }
           else

@@ -101,8 +101,9 @@ namespace cellwise
                     components.coarse_solver =
                       std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask, parameters.coefficient);
                   else
-                    components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(
-                      make_level_smoother(level, *op, mask, parameters), parameters.coarse_smoother_applications);
+                    components.coarse_solver = make_smoother_coarse_solver<V>(
+                      parameters, coarse_solver_for(parameters, level, degree), op, make_level_smoother(level, *op, mask, parameters),
+                      mask, parameters.coarse_smoother_applications);
                 });
               }
             else

@@ -61,12 +61,17 @@ namespace cellwise
       return CoarseSolverType::cholesky;
     if (name == "smoother")
       return CoarseSolverType::smoother;
-    CELLWISE_CHECK(false, "unknown coarse solver '" << name << "': use auto, cholesky or smoother");
+    if (name == "cg")
+      return CoarseSolverType::cg;
+    CELLWISE_CHECK(false, "unknown coarse solver '" << name << "': use auto, cholesky, smoother or cg");
   }
   std::string
   to_string(const CoarseSolverType type)
   {
-    return type == CoarseSolverType::automatic ? "auto" : type == CoarseSolverType::cholesky ? "cholesky" : "smoother";
+    return type == CoarseSolverType::automatic  ? "auto"
+           : type == CoarseSolverType::cholesky ? "cholesky"
+           : type == CoarseSolverType::cg       ? "cg"
+                                                : "smoother";
   }
 
   namespace
@@ -102,7 +107,7 @@ namespace cellwise
   {
     if (parameters.coarse_solver != CoarseSolverType::automatic)
       return parameters.coarse_solver;
-    return unique_dofs(coarse_level, degree) <= automatic_cholesky_max_dofs ? CoarseSolverType::cholesky : CoarseSolverType::smoother;
+    return unique_dofs(coarse_level, degree) <= automatic_cholesky_max_dofs ? CoarseSolverType::cholesky : CoarseSolverType::cg;
   }
 
   std::string
@@ -232,8 +237,10 @@ namespace cellwise
               if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
                 components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number>>(level, *op, mask, parameters.pure_neumann);
               else
-                components.coarse_solver = std::make_shared<SmootherCoarseSolver<V>>(make_level_smoother(level, *op, mask, parameters),
-                                                                                      parameters.coarse_smoother_applications);
+                components.coarse_solver =
+                  make_smoother_coarse_solver<V>(parameters, coarse_solver_for(parameters, level, degree), op,
+                                                 make_level_smoother(level, *op, mask, parameters), mask,
+                                                 parameters.coarse_smoother_applications);
             }
           else
             components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters));

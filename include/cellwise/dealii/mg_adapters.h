@@ -578,7 +578,9 @@ namespace cellwise::dealii
         smoothers_[l] = make_level_smoother(h.level(l), *operators[l], masks[l], parameters);
       if (coarse_solver_for(parameters, h.level(0), imported.degree) == CoarseSolverType::cholesky)
         return std::make_shared<CholeskyCoarseSolver<Number>>(h.level(0), *operators[0], masks[0]);
-      return std::make_shared<SmootherCoarseSolver<VectorType>>(smoothers_[0], parameters.coarse_smoother_applications);
+      return make_smoother_coarse_solver<VectorType>(parameters, coarse_solver_for(parameters, h.level(0), imported.degree),
+                                                     operators[0], smoothers_[0], masks[0],
+                                                     parameters.coarse_smoother_applications);
     }
   };
 } // namespace cellwise::dealii

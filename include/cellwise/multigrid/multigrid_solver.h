@@ -10,6 +10,7 @@
 
 #include <cellwise/base/function.h>
 #include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/operators/laplace_operator.h>
@@ -32,9 +33,10 @@ namespace cellwise
 
   enum class CoarseSolverType
   {
-    automatic, ///< cholesky where its set-up is cheap (coarse_solver_for), else smoother
+    automatic, ///< cholesky where its set-up is cheap (coarse_solver_for), else cg
     cholesky,  ///< exact: dense Cholesky of the assembled coarse matrix
-    smoother   ///< the level smoother, applied a fixed number of times
+    smoother,  ///< the level smoother, applied a fixed number of times
+    cg         ///< CG preconditioned by the level smoother to a reduction of 1e-3 (large coarse levels)
   };
 
   enum class OuterIteration
@@ -186,12 +188,34 @@ namespace cellwise
   void
   check_no_pure_neumann(const MultigridParameters &parameters, const char *solver);
 
+  /// The coarse solver of level 0 other than the dense factorization: the
+  /// level smoother applied @p n_applications times (CoarseSolverType::
+  /// smoother), or CG preconditioned by it to a reduction of 1e-3
+  /// (CoarseSolverType::cg, for large coarse levels; the patch smoother
+  /// sweeps forward and in reverse per CG step). Host and device.
+  template <typename VectorType>
+  std::shared_ptr<const CoarseSolver<VectorType>>
+  make_smoother_coarse_solver(const MultigridParameters                        &parameters,
+                              const CoarseSolverType                            type,
+                              std::shared_ptr<const LevelOperator<VectorType>> op,
+                              std::shared_ptr<const LevelSmoother<VectorType>> smoother,
+                              const VectorType                                &mask,
+                              const unsigned int                               n_applications)
+  {
+    if (type == CoarseSolverType::cg)
+      return std::make_shared<CgCoarseSolver<VectorType>>(std::move(op), std::move(smoother), mask,
+                                                          parameters.smoother == SmootherType::patch);
+    return std::make_shared<SmootherCoarseSolver<VectorType>>(std::move(smoother), n_applications);
+  }
+
   /// Largest number of unique DoFs of the coarse level for which
   /// CoarseSolverType::automatic takes the dense Cholesky solve: its set-up
   /// is cubic in the DoFs (measured on the 2-core development machine: 11–13 s
-  /// at 3536 free DoFs, 150 s at 8855), the smoother coarse solve costs
-  /// 0.02–0.07 s at the same iteration counts, so above about a second of
-  /// set-up the smoother is the better choice.
+  /// at 3536 free DoFs, 150 s at 8855). Above it the automatic choice is CG
+  /// with the level smoother to a reduction of 1e-3 (CgCoarseSolver), which
+  /// keeps the outer counts of the exact solve on coarse meshes of 10^4 cells
+  /// (tests/unit/solver_test.cc); a fixed number of smoother applications
+  /// does not, once the coarse mesh has modes the smoother barely reduces.
   constexpr unsigned int automatic_cholesky_max_dofs = 1500;
 
   /// The coarse solver that @p parameters ask for on @p coarse_level with
@@ -201,7 +225,7 @@ namespace cellwise
   coarse_solver_for(const MultigridParameters &parameters, const Level &coarse_level, unsigned int degree);
 
   /// What the set-up logs about the coarse solver: "coarse solver cholesky"
-  /// or, where it was picked, "coarse solver smoother (automatic: 8855 DoFs,
+  /// or, where it was picked, "coarse solver cg (automatic: 8855 DoFs,
   /// Cholesky up to 1500)".
   std::string
   describe_coarse_solver(const MultigridParameters &parameters, const Level &coarse_level, unsigned int degree);
