@@ -7,7 +7,7 @@
 // n_runs launches after warm-up, by CUDA events. MDoF/s counts unique DoFs
 // (2^L 3 + 1)^3 of the level, the Dirichlet boundary included.
 //
-// Usage: cellwise-benchmark-kernels [n_runs]
+// Usage: cellwise-benchmark-kernels [n_runs] [cells per axis of a third size]
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/storage/cuda_dss.h>
@@ -151,6 +151,16 @@ namespace
       }
       rows.push_back({"DSS sum, blocked<32>, one pass", one_pass, median_time([&] { cuda::apply_dss(level_data, zb, DssMode::sum); }, n_runs)});
       rows.push_back({"DSS mean, blocked<32>, one pass", one_pass, median_time([&] { cuda::apply_dss(level_data, zb, DssMode::mean); }, n_runs)});
+      {
+        // the rebalancing and rounding of the mixed solve's residual: the
+        // mean DSS in place and the rounding relayout (doc/performance.md:
+        // a one-pass gather of the two ran slower)
+        VectorF r32(level.n_cells(), degree);
+        rows.push_back({"mean DSS + round to FP32 (2 passes)", one_pass + 1.5 * vector_bytes, median_time([&] {
+                          cuda::apply_dss(level_data, zb, DssMode::mean);
+                          r32.copy_from(zb);
+                        }, n_runs)});
+      }
       rows.push_back({"DSS sum, blocked<32>, axis passes", passes, median_time([&] {
                         cuda::apply_dss(level_data, zb, DssMode::sum, cuda::DssSchedule::axis_passes);
                       }, n_runs)});
@@ -194,6 +204,8 @@ main(int argc, char **argv)
         return 0;
       run_size(16, n_runs);
       run_size(128, n_runs);
+      if (argc > 2) // a third size, e.g. 256 (16.8 M cells, 8.6 GB per FP64 vector)
+        run_size(static_cast<unsigned int>(std::atoi(argv[2])), n_runs);
     }
   catch (const std::exception &e)
     {

@@ -63,14 +63,19 @@ namespace cellwise::cuda
         // device, then turned into the solver's layout there
         using Staged       = CellVector<double, MemorySpace::CUDA, CellContiguous>;
         using DeviceVector = typename Solver::VectorType;
-        if (u.n_cells() == 0)
-          u.reinit(b);
         Staged       staged;
         DeviceVector device_u, device_b;
         staged.copy_from_host(b);
         device_b.copy_from(staged);
-        staged.copy_from_host(u);
-        device_u.copy_from(staged);
+        // the zero guess (an empty u) is made on the device: no host vector
+        // zeroed and no upload (at 455 M DoFs 8.6 GB, about 0.4 s together)
+        if (u.n_cells() == 0)
+          device_u.reinit(b.n_cells(), b.degree());
+        else
+          {
+            staged.copy_from_host(u);
+            device_u.copy_from(staged);
+          }
         // the solve alone: all uploads done before, the last kernel finished after
         CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
         std::size_t                 min_free = free_device_memory();

@@ -589,7 +589,7 @@ namespace cellwise
   CellVector<Number, MemorySpace::CUDA, Layout>::copy_to_host(HostVector &host) const
   {
     if (!this->has_shape_of(host))
-      host.reinit(n_cells_, degree_);
+      host.reinit(n_cells_, degree_, true); // every entry, padding included, is copied next
     if (storage_size_ > 0)
       cuda::copy_device_to_host(host.data(), values_, storage_size_ * sizeof(Number));
   }
