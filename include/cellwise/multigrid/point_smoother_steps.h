@@ -17,6 +17,7 @@
 #include <cellwise/storage/cell_vector.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <utility>
 #include <vector>
@@ -239,6 +240,11 @@ namespace cellwise
     double rz = r.dot(z);
     if (!(rz > 0))
       return 0.;
+    // Once the Krylov space is exhausted (a level with fewer free DoFs than
+    // steps, e.g. a coarse level or one that the refinement edge masks
+    // nearly whole), r is rounding noise: a step taken then adds a spurious
+    // huge eigenvalue (seen: λ ≈ 5000 for a spectrum within [0, 1.3]).
+    const double exhausted = rz * std::pow(100. * std::numeric_limits<Number>::epsilon(), 2);
     q.reinit(r);
     std::vector<double> alpha, beta;
     for (unsigned int k = 0; k < n_iterations; ++k)
@@ -253,7 +259,7 @@ namespace cellwise
         z = r;
         P.apply_in_place(z);
         const double rz_new = r.dot(z);
-        if (!(rz_new > 0))
+        if (!(rz_new > exhausted))
           break;
         beta.push_back(rz_new / rz);
         rz = rz_new;
