@@ -64,7 +64,13 @@ solve_problem_file(const ProgramOptions &options)
   MultigridParameters parameters = options.multigrid;
   parameters.dirichlet_ids       = problem.dirichlet_ids;
   if (!problem.cell_coefficients.empty())
-    parameters.coefficient = cell_coefficient_function(problem);
+    {
+      // the file's coefficient is one value per cell: averaged per cell it is
+      // exact on the finest level, and the coarser levels average it (the
+      // form the device solvers take too)
+      parameters.coefficient            = cell_coefficient_function(problem);
+      parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
+    }
   if (problem.locally_refined)
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the problem is locally refined: the adaptive solver runs in double precision only (drop --precision mixed)");

@@ -104,7 +104,7 @@ namespace cellwise::dealii
     {
       auto op = std::make_unique<LaplaceOperator<double>>(level, degree);
       if (parameters.coefficient)
-        op->set_coefficient(level, parameters.coefficient);
+        op->set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
       return op;
     }
 

@@ -28,6 +28,9 @@ namespace cellwise
     , parameters_(parameters)
   {
     check_solver_set_up(hierarchy, degree, parameters);
+    // the active mesh is assembled from the levels' boxes (ActiveMesh)
+    for (const Level &level : hierarchy.levels)
+      check_box_cells(level, "cellwise::AdaptiveMultigridSolver");
     check_no_pure_neumann(parameters, "cellwise::AdaptiveMultigridSolver");
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));
@@ -36,7 +39,7 @@ namespace cellwise
     mesh_            = make_active_mesh(hierarchy);
     active_operator_ = std::make_shared<LaplaceOperator<double>>(mesh_.level, degree);
     if (parameters.coefficient)
-      active_operator_->set_coefficient(mesh_.level, parameters.coefficient);
+      active_operator_->set_coefficient(mesh_.level, parameters.coefficient, parameters.coefficient_evaluation);
     // Dirichlet copies of the active cells: those of their level's mask (a
     // Dirichlet DoF lies on a boundary face of every box cell touching it).
     active_mask_.reinit(mesh_.n_active_cells(), degree);
@@ -53,7 +56,7 @@ namespace cellwise
 
         const auto op = std::make_shared<LaplaceOperator<double>>(level, degree);
         if (parameters.coefficient)
-          op->set_coefficient(level, parameters.coefficient);
+          op->set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
         components.operators.push_back(op);
         components.level_shapes.push_back(V(level.n_cells(), degree));
         if (l == 0)

@@ -32,6 +32,7 @@ namespace cellwise
     {
       check_solver_set_up(hierarchy, degree, parameters);
       check_no_pure_neumann(parameters, "cellwise::cuda::AdaptiveMultigridSolver");
+      check_device_geometry_and_coefficient(hierarchy, parameters, "cellwise::cuda::AdaptiveMultigridSolver");
       // Validate before any device work, so that the error is the first thing seen.
       CELLWISE_CHECK(parameters.precision == Precision::fp64,
                      "the adaptive solver runs in double precision only, not " << to_string(parameters.precision)

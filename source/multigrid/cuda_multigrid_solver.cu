@@ -144,6 +144,7 @@ namespace cellwise
     {
       check_solver_set_up(hierarchy, degree, parameters);
       check_no_pure_neumann(parameters, "cellwise::cuda::MultigridSolver");
+      check_device_geometry_and_coefficient(hierarchy, parameters, "cellwise::cuda::MultigridSolver");
       // Validate before any device work, so that the error is the first thing seen.
       CELLWISE_CHECK(!parameters.coefficient || parameters.smoother != SmootherType::patch,
                      "a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "

@@ -102,6 +102,17 @@ namespace cellwise
                                                        "(host backend, uniform meshes) does");
   }
 
+  void
+  check_device_geometry_and_coefficient(const LevelHierarchy &hierarchy, const MultigridParameters &parameters, const char *solver)
+  {
+    CELLWISE_CHECK(!parameters.coefficient || parameters.coefficient_evaluation == CoefficientEvaluation::cell_average,
+                   solver << " takes the coefficient as its cell averages only (its operators have one coefficient per "
+                             "cell): set MultigridParameters::coefficient_evaluation = CoefficientEvaluation::cell_average "
+                             "(--coefficient-at cell-average), or use the host backend for the coefficient at the quadrature points");
+    for (const Level &level : hierarchy.levels)
+      check_box_cells(level, solver);
+  }
+
   CoarseSolverType
   coarse_solver_for(const MultigridParameters &parameters, const Level &coarse_level, const unsigned int degree)
   {
@@ -228,7 +239,7 @@ namespace cellwise
           const V      mask  = make_boundary_mask<Number>(level, degree, parameters);
           const auto   op    = std::make_shared<LaplaceOperator<Number>>(level, degree);
           if (parameters.coefficient)
-            op->set_coefficient(level, parameters.coefficient);
+            op->set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
           components.operators.push_back(op);
           components.level_shapes.push_back(V(level.n_cells(), degree));
           if (l == 0)
@@ -278,7 +289,9 @@ namespace cellwise
       null_space_ = std::make_shared<ConstantNullSpace<double>>(fine, degree);
     fine_operator_ = std::make_shared<LaplaceOperator<double>>(fine, degree);
     if (parameters.coefficient)
-      fine_operator_->set_coefficient(fine, parameters.coefficient);
+      fine_operator_->set_coefficient(fine, parameters.coefficient, parameters.coefficient_evaluation);
+    if (log)
+      *log << "  finest level " << fine_operator_->metric().describe() << std::endl;
     if (parameters.precision == Precision::fp64)
       preconditioner_ = make_cycle<double>(hierarchy, degree, parameters, log);
     else

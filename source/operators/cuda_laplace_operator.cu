@@ -638,6 +638,7 @@ namespace cellwise
     LaplaceOperator<Number, Layout>::reinit(const Level &level, const unsigned int degree)
     {
       check_degree(degree);
+      check_box_cells(level, "cellwise::cuda::LaplaceOperator");
       const Matrices1D   matrices = make_matrices_1d(degree);
       const unsigned int n        = degree + 1;
       mass_.assign(matrices.mass.data(), matrices.mass.data() + n * n);

@@ -18,6 +18,32 @@ namespace cellwise
   using internal::integrate_against_basis;
   using internal::point_in_cell;
 
+  namespace
+  {
+    /// g(x_q) w_q det J(q) at the tensor Gauss points of @p quadrature in
+    /// mapped @p cell: the point values that integrate_against_basis takes.
+    template <typename Function>
+    void
+    mapped_weighted_values(const Level &level, const unsigned int cell, const Quadrature1D &quadrature, const Function &g,
+                           std::vector<double> &weighted)
+    {
+      std::vector<Point>                 points;
+      std::vector<std::array<double, 9>> jacobians;
+      evaluate_mapping(level.mapping, cell, quadrature.points, points, jacobians);
+      const unsigned int q = static_cast<unsigned int>(quadrature.points.size());
+      weighted.resize(q * q * q);
+      for (unsigned int k = 0; k < q; ++k)
+        for (unsigned int j = 0; j < q; ++j)
+          for (unsigned int i = 0; i < q; ++i)
+            {
+              const unsigned int p   = i + q * (j + q * k);
+              const double       det = determinant(jacobians[p]);
+              CELLWISE_CHECK(det > 0, "cell " << cell << " is inverted or degenerate: det J = " << det);
+              weighted[p] = g(points[p]) * quadrature.weights[i] * quadrature.weights[j] * quadrature.weights[k] * det;
+            }
+    }
+  } // namespace
+
   template <typename Number, typename Layout>
   void
   interpolate(const Level &level, const unsigned int degree, const ScalarFunction &f, CellVector<Number, MemorySpace::Host, Layout> &v)
@@ -27,6 +53,16 @@ namespace cellwise
     const unsigned int    n = degree + 1;
     v.reinit(level.n_cells(), degree, true); // every value written below
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
+      if (!level.mapping.empty())
+        {
+          // the support points through the cell's map
+          std::vector<Point>                 points;
+          std::vector<std::array<double, 9>> jacobians;
+          evaluate_mapping(level.mapping, static_cast<unsigned int>(cell), x, points, jacobians);
+          for (unsigned int i = 0; i < n * n * n; ++i)
+            v(cell, i) = static_cast<Number>(f(points[i]));
+          return;
+        }
       for (unsigned int k = 0; k < n; ++k)
         for (unsigned int j = 0; j < n; ++j)
           for (unsigned int i = 0; i < n; ++i)
@@ -53,6 +89,13 @@ namespace cellwise
       ContractionScratch  scratch;
       for (std::size_t cell = begin; cell < end; ++cell)
         {
+          if (!level.mapping.empty())
+            {
+              mapped_weighted_values(level, static_cast<unsigned int>(cell), quad, [&](const Point &x) { return f(x); }, weighted);
+              integrate_against_basis(phi, weighted, integrals, scratch);
+              rhs.write_cell(static_cast<unsigned int>(cell), integrals.data());
+              continue;
+            }
           const CellBox &box    = level.boxes[cell];
           const double   volume = box.size[0] * box.size[1] * box.size[2];
           for (unsigned int k = 0; k < q; ++k)
@@ -97,8 +140,19 @@ namespace cellwise
           g[d].resize(n);
           weighted[d].resize(q);
         }
+      std::vector<double> pointwise;
+      ContractionScratch  scratch;
       for (std::size_t cell = begin; cell < end; ++cell)
         {
+          if (!level.mapping.empty())
+            {
+              // a mapped cell is not a product of intervals: point by point
+              mapped_weighted_values(level, static_cast<unsigned int>(cell), quad, [&](const Point &x) { return evaluate(f, x); },
+                                     pointwise);
+              integrate_against_basis(phi, pointwise, integrals, scratch);
+              rhs.write_cell(static_cast<unsigned int>(cell), integrals.data());
+              continue;
+            }
           const CellBox &box = level.boxes[cell];
           std::fill(integrals.begin(), integrals.end(), 0.);
           for (const SeparableTerm &term : f)
@@ -153,10 +207,24 @@ namespace cellwise
         {
           if (active_only && !level.is_active(cell))
             continue;
-          const CellBox &box    = level.boxes[cell];
-          const double   volume = box.size[0] * box.size[1] * box.size[2];
           u.read_cell(cell, nodal.data());
           evaluate_at_points(phi, nodal, values, scratch);
+          if (!level.mapping.empty())
+            {
+              std::vector<double> weights;
+              mapped_weighted_values(level, static_cast<unsigned int>(cell), quad, [](const Point &) { return 1.; }, weights);
+              std::vector<Point>                 points;
+              std::vector<std::array<double, 9>> jacobians;
+              evaluate_mapping(level.mapping, static_cast<unsigned int>(cell), quad.points, points, jacobians);
+              for (unsigned int i = 0; i < q * q * q; ++i)
+                {
+                  const double e = values[i] - exact(points[i]);
+                  sum += e * e * weights[i];
+                }
+              continue;
+            }
+          const CellBox &box    = level.boxes[cell];
+          const double   volume = box.size[0] * box.size[1] * box.size[2];
           for (unsigned int k = 0; k < q; ++k)
             for (unsigned int j = 0; j < q; ++j)
               for (unsigned int i = 0; i < q; ++i)

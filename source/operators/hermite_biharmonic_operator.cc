@@ -79,6 +79,7 @@ namespace cellwise
   void
   HermiteBiharmonicOperator<Number, Layout>::reinit(const Level &level)
   {
+    check_box_cells(level, "the Hermite biharmonic operator");
     matrices_  = hermite::make_matrices_1d();
     mass_      = to_array<Number>(matrices_.mass);
     stiffness_ = to_array<Number>(matrices_.stiffness);

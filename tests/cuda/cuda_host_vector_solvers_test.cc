@@ -100,8 +100,11 @@ TEST(CudaHostVectorSolver, uniform_matches_host_backend)
       {
         MultigridParameters parameters;
         parameters.precision = precision;
-        if (with_coefficient)
-          parameters.coefficient = step37_coefficient;
+        if (with_coefficient) // averaged per cell: the form the device takes
+          {
+            parameters.coefficient            = step37_coefficient;
+            parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
+          }
         SCOPED_TRACE(with_coefficient ? "step-37 coefficient" : "constant coefficient");
         expect_backends_agree([&](const MultigridParameters &p) { return make_host_vector_solver(h, 3, p); }, h.levels.back(),
                               3, parameters);
@@ -110,6 +113,7 @@ TEST(CudaHostVectorSolver, uniform_matches_host_backend)
   patch.smoother    = SmootherType::patch;
   patch.outer       = OuterIteration::stationary;
   patch.coefficient = step37_coefficient;
+  patch.coefficient_evaluation = CoefficientEvaluation::cell_average;
   patch.backend     = Backend::cuda;
   EXPECT_THROW(make_host_vector_solver(h, 3, patch), Error);
 }
@@ -124,7 +128,10 @@ TEST(CudaHostVectorSolver, adaptive_matches_host_backend)
     {
       MultigridParameters parameters;
       if (with_coefficient)
-        parameters.coefficient = step37_coefficient;
+        {
+          parameters.coefficient            = step37_coefficient;
+          parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
+        }
       SCOPED_TRACE(with_coefficient ? "step-37 coefficient" : "constant coefficient");
       expect_backends_agree([&](const MultigridParameters &p) { return make_adaptive_host_vector_solver(h, 2, p); },
                             probe->active_mesh().level, 2, parameters);

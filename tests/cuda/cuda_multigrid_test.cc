@@ -11,6 +11,8 @@
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 
+#include <cellwise/mesh/cell_mapping.h>
+
 #include <gtest/gtest.h>
 
 #include "cuda/cuda_test_utilities.h"
@@ -220,6 +222,23 @@ TEST(CudaMultigridSolver, coefficient_scales_the_operator_and_is_refused_with_th
   a_scaled.add(-1., a_plain);
   EXPECT_LE(a_scaled.linfty_norm(), 1e-13 * a_plain.linfty_norm());
 
+  // the coefficient at the quadrature points (the default) is the host's
+  // only, and refused with what to set
+  try
+    {
+      const cuda::MultigridSolver<> solver(mesh, 3, parameters);
+      FAIL() << "a coefficient at the quadrature points was accepted on the device";
+    }
+  catch (const Error &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("CoefficientEvaluation::cell_average"), std::string::npos) << e.what();
+    }
+  // curved cells (a mapping) likewise
+  LevelHierarchy curved = make_box_hierarchy(BoxDescription{}, 1);
+  map_hierarchy(curved, 1, [](const Point &x) { return Point{{x[0] + 0.1 * x[1] * x[2], x[1], x[2]}}; });
+  EXPECT_THROW(const cuda::MultigridSolver<> solver(curved, 3, MultigridParameters{}), Error);
+
+  parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
   parameters.smoother = SmootherType::patch;
   parameters.outer    = OuterIteration::stationary;
   try

@@ -297,7 +297,7 @@ TEST(Laplace, CoefficientScalesEachCellByItsAverage)
   const Level         &level = h.levels.back();
   LaplaceOperator<double> plain(level, 2), scaled(level, 2);
   // a linear coefficient: its cell average is its value at the cell centre
-  scaled.set_coefficient(level, [](const Point &x) { return 2. + x[0] + 0.5 * x[2]; });
+  scaled.set_coefficient(level, [](const Point &x) { return 2. + x[0] + 0.5 * x[2]; }, CoefficientEvaluation::cell_average);
   CellVector<double> u(level.n_cells(), 2), a, b;
   fill_random(u, 4);
   plain.vmult(a, u);

@@ -558,7 +558,7 @@ namespace cellwise::dealii
         {
           operators.push_back(std::make_shared<LaplaceOperator<Number>>(imported.hierarchy.level(l), imported.degree));
           if (parameters.coefficient)
-            operators.back()->set_coefficient(imported.hierarchy.level(l), parameters.coefficient);
+            operators.back()->set_coefficient(imported.hierarchy.level(l), parameters.coefficient, parameters.coefficient_evaluation);
         }
       return level_operators();
     }

@@ -18,6 +18,7 @@
 
 #include <cellwise/base/exceptions.h>
 #include <cellwise/base/uninitialized_vector.h>
+#include <cellwise/mesh/cell_mapping.h>
 
 #include <array>
 #include <cstdint>
@@ -25,7 +26,8 @@
 
 namespace cellwise
 {
-  /// An axis-aligned box cell: lower corner and edge lengths per axis.
+  /// An axis-aligned box cell: lower corner and edge lengths per axis (on a
+  /// level with a mapping: the cell's box in the reference lattice).
   struct CellBox
   {
     std::array<double, 3> lower;
@@ -98,6 +100,9 @@ namespace cellwise
     UninitializedVector<std::uint8_t> flags;
     /// Locally owned cells come first; ghost cells (none yet) follow.
     unsigned int n_owned_cells = 0;
+    /// The cells' map from the reference cube where they are not their boxes
+    /// (curved or deformed cells; mesh/cell_mapping.h). Empty: box cells.
+    CellMapping mapping;
 
     unsigned int
     n_cells() const

@@ -146,10 +146,15 @@ namespace cellwise
       return outer == OuterIteration::stationary ? 1u : 3u;
     }
 
-    /// Coefficient c of −∇·(c∇u), averaged per cell on every level (empty:
-    /// 1); called from several threads at once at set-up. On both backends;
-    /// on the device not with the vertex-patch smoother.
+    /// Coefficient c of −∇·(c∇u) on every level (empty: 1); called from
+    /// several threads at once at set-up. On both backends; on the device
+    /// averaged per cell only, and not with the vertex-patch smoother.
     ScalarFunction coefficient;
+    /// Where the coefficient enters every level's operator: at the quadrature
+    /// points (the default, the operator of deal.II's MatrixFree, step-37)
+    /// or as its cell averages (cheaper; the CUDA backend's only form until
+    /// its general operator exists, and refused there otherwise).
+    CoefficientEvaluation coefficient_evaluation = CoefficientEvaluation::quadrature_points;
 
     /// Boundary ids with homogeneous Dirichlet conditions (empty: all).
     std::vector<unsigned int> dirichlet_ids;
@@ -187,6 +192,14 @@ namespace cellwise
   /// which @p solver does not solve (yet).
   void
   check_no_pure_neumann(const MultigridParameters &parameters, const char *solver);
+
+  /// Throws cellwise::Error unless the CUDA backend takes @p parameters'
+  /// coefficient (none, or CoefficientEvaluation::cell_average) and the
+  /// cells of @p hierarchy (boxes, no mapping): its operators are those of
+  /// box cells with one coefficient per cell until the device general
+  /// operator exists.
+  void
+  check_device_geometry_and_coefficient(const LevelHierarchy &hierarchy, const MultigridParameters &parameters, const char *solver);
 
   /// The coarse solver of level 0 other than the dense factorization: the
   /// level smoother applied @p n_applications times (CoarseSolverType::

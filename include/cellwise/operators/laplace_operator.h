@@ -1,13 +1,18 @@
 #pragma once
 /**
  * @file
- * The cell-wise Laplace operator on axis-aligned box cells (host backend).
+ * The cell-wise Laplace operator −∇·(c∇u) (host backend).
  *
  * (A u)_K = A_K u_K for every cell of a level: input primal, output dual
- * (unassembled). An optional coefficient, constant per cell (its cell average),
- * scales A_K: −∇·(c ∇u) with c_K = |K|^{-1} ∫_K c. No Dirichlet treatment happens here: the entries of A u on
- * constrained DoFs are whatever the cell integrals give, and every consumer of
- * a dual vector (smoother diagonal, coarse solver, outer residual) masks them.
+ * (unassembled). The cell's geometry and the coefficient c (none: 1) are held
+ * in the most compact form the cell allows (operators/laplace_metric.h): box
+ * cells with a constant coefficient by three metric factors and the Kronecker
+ * kernel of kernels/laplace_cell.h, anything else (a coefficient at the
+ * quadrature points, affine or curved cells) by the general kernel of
+ * kernels/general_laplace_cell.h. No Dirichlet treatment happens here: the
+ * entries of A u on constrained DoFs are whatever the cell integrals give, and
+ * every consumer of a dual vector (smoother diagonal, coarse solver, outer
+ * residual) masks them.
  */
 
 #include <cellwise/base/dense_matrix.h>
@@ -15,6 +20,7 @@
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
+#include <cellwise/operators/laplace_metric.h>
 #include <cellwise/operators/level_operator.h>
 #include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cell_vector.h>
@@ -24,24 +30,11 @@
 
 namespace cellwise
 {
-  /**
-   * The metric factors (h_y h_z / h_x, h_x h_z / h_y, h_x h_y / h_z) of cell
-   * @p cell, computed in double and rounded once to Number, as both backends
-   * store them. Throws cellwise::Error naming the cell unless its sizes are
-   * positive and finite and its volume and the rounded factors are normal
-   * finite numbers: a box of width 1e-300 or 1e308, or cells too small or
-   * large for the FP32 levels of mixed precision, would otherwise surface as
-   * a NaN in the right-hand side, an infinite Cholesky pivot or a matrix that
-   * is "not SPD".
-   */
-  template <typename Number>
-  std::array<Number, 3>
-  checked_laplace_factors(const CellBox &box, unsigned int cell);
-
   /// The coefficient averaged over every cell of @p level by the Gauss rule
   /// of p + 1 points per axis (what set_coefficient scales the cell's
-  /// factors by, on either backend); throws cellwise::Error naming the cell
-  /// where an average is not positive and finite.
+  /// factors by with CoefficientEvaluation::cell_average, on either
+  /// backend); throws cellwise::Error naming the cell and point where the
+  /// coefficient is not positive and finite.
   std::vector<double>
   cell_coefficient_averages(const Level &level, unsigned int degree, const ScalarFunction &coefficient);
 
@@ -59,18 +52,27 @@ namespace cellwise
     void
     reinit(const Level &level, unsigned int degree);
 
-    /// Scale each cell's operator by the cell average of @p coefficient
-    /// (Gauss quadrature with p + 1 points per axis); the coefficient must be
-    /// positive and finite. A multigrid preconditioner for step-37's variable
-    /// coefficient uses it on every level.
+    /// The coefficient c of −∇·(c∇u), at the quadrature points (the operator
+    /// of deal.II's MatrixFree with the same coefficient, step-37) or
+    /// averaged per cell (@p evaluation); it must be positive and finite. A
+    /// multigrid preconditioner for step-37's variable coefficient uses it on
+    /// every level.
     void
-    set_coefficient(const Level &level, const ScalarFunction &coefficient);
+    set_coefficient(const Level           &level,
+                    const ScalarFunction  &coefficient,
+                    CoefficientEvaluation  evaluation = CoefficientEvaluation::quadrature_points);
 
-    /// The per-cell coefficient (1 unless set_coefficient was called).
+    /// The per-cell average of the coefficient (1 without one).
     const std::vector<double> &
     cell_coefficients() const
     {
-      return coefficients_;
+      return metric_.coefficient_averages;
+    }
+    /// The geometry and coefficient per cell.
+    const LaplaceMetric<Number> &
+    metric() const
+    {
+      return metric_;
     }
 
     unsigned int
@@ -87,7 +89,7 @@ namespace cellwise
     unsigned int
     n_cells() const
     {
-      return static_cast<unsigned int>(factors_.size());
+      return metric_.n_cells();
     }
 
     /// dst = A src
@@ -115,32 +117,38 @@ namespace cellwise
     /// gives the assembled diagonal.
     void
     compute_cell_diagonals(VectorType &diagonal) const;
-    /// Dense A_K of @p cell, from Kronecker products of the 1D matrices.
+    /// Dense A_K of @p cell: Kronecker products of the 1D matrices for a
+    /// Cartesian cell, the quadrature of ∇φ_i · G ∇φ_j otherwise.
     DenseMatrix
     cell_matrix(unsigned int cell) const;
+    /// out = A_K u of one cell (the cell-contiguous (p+1)^3 values), for a
+    /// smoother that forms cell residuals itself.
+    void
+    cell_vmult(unsigned int cell, const Number *u, Number *out) const;
     /// Reference 1D matrices in double.
     const Matrices1D &
     matrices() const
     {
       return matrices_;
     }
-    /// Metric factors (c_x, c_y, c_z) of @p cell.
-    const std::array<Number, 3> &
-    factors(const unsigned int cell) const
-    {
-      return factors_[cell];
-    }
-
   private:
     template <int p>
     void
     apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode) const;
+    template <int p>
+    void
+    apply_cell(unsigned int cell, const Number *u, Number *out, Number *scratch) const;
+    /// The six metric entries of @p cell at point @p q, as the kernels use them.
+    void
+    metric_at(unsigned int cell, unsigned int q, Number *G) const;
 
-    unsigned int                       degree_ = 0;
-    Matrices1D                         matrices_;
-    std::vector<Number>                mass_;
-    std::vector<Number>                stiffness_;
-    std::vector<std::array<Number, 3>> factors_;
-    std::vector<double>                coefficients_;
+    unsigned int          degree_ = 0;
+    Matrices1D            matrices_;
+    std::vector<Number>   mass_;
+    std::vector<Number>   stiffness_;
+    /// φ_i and φ_i' at the n_q Gauss points (n_q × n, row-major) and the
+    /// tensor Gauss weights, for the general kernel.
+    std::vector<Number>   values_, derivatives_, weights_;
+    LaplaceMetric<Number> metric_;
   };
 } // namespace cellwise

@@ -1,0 +1,88 @@
+#pragma once
+/**
+ * @file
+ * The map of a level's cells from the reference cube [0,1]^3 where they are
+ * not the axis-aligned boxes of Level::boxes (curved or deformed cells): per
+ * cell the positions X_i of the (k+1)^3 Gauss–Lobatto nodes of degree k,
+ * lexicographic with x fastest, and
+ *
+ *   x(ξ) = Σ_i X_i ψ_i(ξ)
+ *
+ * with the tensor-product Lagrange basis ψ of degree k on those nodes: the
+ * isoparametric description of deal.II's MappingQ(k) by its support points.
+ * A level without a mapping (degree 0) has the cells of its boxes; a level
+ * with one keeps in Level::boxes the cells' reference boxes (the position of
+ * the cell in its coarse cell's lattice), which only lattice bookkeeping
+ * (coordinates, patch colours) may use. Code that takes the boxes as the
+ * geometry refuses mapped levels (check_box_cells).
+ */
+
+#include <cellwise/base/function.h>
+#include <cellwise/base/uninitialized_vector.h>
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace cellwise
+{
+  struct Level;
+  class LevelHierarchy;
+
+  struct CellMapping
+  {
+    /// Polynomial degree k of the mapping; 0: none (the cells are their boxes).
+    unsigned int degree = 0;
+    /// (k+1)^3 nodes per cell, cell by cell.
+    UninitializedVector<Point> nodes;
+
+    bool
+    empty() const
+    {
+      return degree == 0;
+    }
+    unsigned int
+    nodes_per_cell() const
+    {
+      return (degree + 1) * (degree + 1) * (degree + 1);
+    }
+    /// The nodes of @p cell.
+    const Point *
+    cell_nodes(const unsigned int cell) const
+    {
+      return nodes.data() + static_cast<std::size_t>(cell) * nodes_per_cell();
+    }
+  };
+
+  /// A map of space, x = map(ξ) (a deformation of a box, or a coarse cell's
+  /// curved shape); called concurrently.
+  using PointMap = std::function<Point(const Point &)>;
+
+  /// Gives every level of @p hierarchy the mapping of degree @p degree that
+  /// interpolates @p map at the Gauss–Lobatto nodes of each cell's box: the
+  /// cells of a box hierarchy deformed by @p map, each level interpolating
+  /// the same map (so the geometry of a coarse cell and of its children
+  /// agree only up to the interpolation error, as in deal.II with a manifold).
+  void
+  map_hierarchy(LevelHierarchy &hierarchy, unsigned int degree, const PointMap &map);
+
+  /// Positions x(ξ_q) and Jacobians J(ξ_q) = ∂x/∂ξ (row-major, row a:
+  /// ∂x_a/∂ξ) of mapped @p cell at the tensor points ξ_q of the 1D points
+  /// @p points_1d on [0,1], point index q_x + n (q_y + n q_z).
+  void
+  evaluate_mapping(const CellMapping                  &mapping,
+                   unsigned int                        cell,
+                   const std::vector<double>          &points_1d,
+                   std::vector<Point>                 &points,
+                   std::vector<std::array<double, 9>> &jacobians);
+
+  /// det J of a row-major 3 × 3 Jacobian.
+  double
+  determinant(const std::array<double, 9> &J);
+
+  /// Refuses a level with a mapping, for code that takes Level::boxes as the
+  /// geometry: "@p who takes axis-aligned box cells only; ...".
+  void
+  check_box_cells(const Level &level, const char *who);
+} // namespace cellwise

@@ -1,0 +1,130 @@
+#pragma once
+/**
+ * @file
+ * The geometry and the coefficient of the cell-wise Laplacian −∇·(c∇u), per
+ * cell in the most compact form the cell allows (003 §6: on curved meshes the
+ * geometry data, not the DoF data, sets the operator's traffic), chosen per
+ * cell by make_laplace_metric:
+ *
+ *   form                  | stored per cell                 | the cell
+ *   ----------------------+---------------------------------+------------------------------------
+ *   cartesian             | 3 factors c (h_y h_z / h_x, ...) | a box, c constant on it (or averaged)
+ *   cartesian_coefficient | 3 factors, n_q^3 values w_q c_q  | a box, c at the quadrature points
+ *   affine                | 6: c det J J^-1 J^-T            | a parallelepiped (J constant), c constant
+ *   general               | 6 n_q^3: G(q) = w_q c_q det J J^-1 J^-T | anything else
+ *
+ * with the n_q = p + 1 Gauss points per axis of deal.II's QGauss(p+1) and
+ * their weights w_q (products of the 1D weights on [0,1]); symmetric metrics
+ * as (xx, yy, zz, xy, xz, yz). A box is a level without a mapping, or a
+ * mapped cell whose Jacobian is constant and diagonal. The kernels:
+ * kernels/laplace_cell.h (cartesian) and kernels/general_laplace_cell.h.
+ */
+
+#include <cellwise/base/function.h>
+#include <cellwise/mesh/level.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cellwise
+{
+  /**
+   * The metric factors (h_y h_z / h_x, h_x h_z / h_y, h_x h_y / h_z) of cell
+   * @p cell, computed in double and rounded once to Number, as both backends
+   * store them. Throws cellwise::Error naming the cell unless its sizes are
+   * positive and finite and its volume and the rounded factors are normal
+   * finite numbers: a box of width 1e-300 or 1e308, or cells too small or
+   * large for the FP32 levels of mixed precision, would otherwise surface as
+   * a NaN in the right-hand side, an infinite Cholesky pivot or a matrix that
+   * is "not SPD".
+   */
+  template <typename Number>
+  std::array<Number, 3>
+  checked_laplace_factors(const CellBox &box, unsigned int cell);
+
+  enum class MetricForm : std::uint8_t
+  {
+    cartesian,
+    cartesian_coefficient,
+    affine,
+    general
+  };
+
+  /// Where a variable coefficient enters the operator.
+  enum class CoefficientEvaluation
+  {
+    /// c(x_q) at the operator's quadrature points, as deal.II's MatrixFree
+    /// operators (step-37): the operator of the discretization itself
+    quadrature_points,
+    /// the cell average of c by the same quadrature, one number per cell (a
+    /// cheaper operator of a different discretization; what the CUDA backend
+    /// takes)
+    cell_average
+  };
+
+  CoefficientEvaluation
+  parse_coefficient_evaluation(const std::string &name);
+  std::string
+  to_string(CoefficientEvaluation evaluation);
+
+  template <typename Number>
+  struct LaplaceMetric
+  {
+    unsigned int degree = 0;
+    /// Gauss points per axis (p + 1).
+    unsigned int n_q = 0;
+    std::vector<MetricForm> form;
+    /// Where a cell's values start in data (cartesian: nothing stored there).
+    std::vector<std::size_t> offset;
+    std::vector<Number>      data;
+    /**
+     * Per cell: the metric factors of the cartesian forms (the coefficient's
+     * average scaled in for cartesian, not for cartesian_coefficient), and for
+     * the others the diagonal sums Σ_q G_dd(q): the factors of the box that
+     * best stands in for the cell (the Cartesian surrogate of the
+     * vertex-patch smoother's local solve).
+     */
+    std::vector<std::array<Number, 3>> factors;
+    /// Per cell: the average of the coefficient (1 without one).
+    std::vector<double> coefficient_averages;
+
+    unsigned int
+    n_cells() const
+    {
+      return static_cast<unsigned int>(form.size());
+    }
+    /// Factors of the surrogate box, the coefficient average scaled in (the
+    /// patch smoother's fast diagonalization; exact for a box with a
+    /// constant coefficient).
+    std::array<double, 3>
+    surrogate_factors(unsigned int cell) const;
+    /// Bytes stored for the geometry and the coefficient (form, factors, data).
+    std::size_t
+    bytes() const;
+    /// Cells per form, in the order of MetricForm.
+    std::array<std::size_t, 4>
+    count() const;
+    /// One line: cells per form and the bytes per cell-wise value.
+    std::string
+    describe() const;
+  };
+
+  /**
+   * The metric of every cell of @p level for FE_Q(@p degree): boxes from
+   * Level::boxes, mapped cells from Level::mapping; the coefficient (if any)
+   * at the quadrature points or averaged per cell. Throws cellwise::Error
+   * naming the cell and point where det J is not positive (an inverted or
+   * degenerate cell) or the coefficient is not positive and finite. Runs in
+   * parallel over the cells; @p coefficient is called concurrently.
+   */
+  template <typename Number>
+  LaplaceMetric<Number>
+  make_laplace_metric(const Level           &level,
+                      unsigned int           degree,
+                      const ScalarFunction  &coefficient = {},
+                      CoefficientEvaluation  evaluation  = CoefficientEvaluation::quadrature_points);
+
+} // namespace cellwise

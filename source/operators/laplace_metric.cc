@@ -1,0 +1,293 @@
+#include <cellwise/base/config.h>
+#include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
+#include <cellwise/fe/lagrange_basis_1d.h>
+#include <cellwise/fe/quadrature.h>
+#include <cellwise/kernels/general_laplace_cell.h>
+#include <cellwise/kernels/laplace_cell.h>
+#include <cellwise/operators/laplace_metric.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace cellwise
+{
+  CoefficientEvaluation
+  parse_coefficient_evaluation(const std::string &name)
+  {
+    if (name == "quadrature-points")
+      return CoefficientEvaluation::quadrature_points;
+    if (name == "cell-average")
+      return CoefficientEvaluation::cell_average;
+    CELLWISE_CHECK(false, "unknown coefficient evaluation '" << name << "': use quadrature-points or cell-average");
+  }
+
+  std::string
+  to_string(const CoefficientEvaluation evaluation)
+  {
+    return evaluation == CoefficientEvaluation::quadrature_points ? "quadrature-points" : "cell-average";
+  }
+
+  namespace
+  {
+    struct Inverse
+    {
+      double det;
+      /// det J J^-1 J^-T as (xx, yy, zz, xy, xz, yz)
+      std::array<double, 6> metric;
+    };
+
+    /// det J and det J J^{-1} J^{-T} = cof(J)^T cof(J) / det J for J row-major
+    /// (row a: ∂x_a/∂ξ).
+    Inverse
+    invert(const std::array<double, 9> &J)
+    {
+      // columns of J^{-T} det J: the cofactors
+      const double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8], c02 = J[3] * J[7] - J[4] * J[6];
+      const double c10 = J[2] * J[7] - J[1] * J[8], c11 = J[0] * J[8] - J[2] * J[6], c12 = J[1] * J[6] - J[0] * J[7];
+      const double c20 = J[1] * J[5] - J[2] * J[4], c21 = J[2] * J[3] - J[0] * J[5], c22 = J[0] * J[4] - J[1] * J[3];
+      Inverse r;
+      r.det = J[0] * c00 + J[1] * c01 + J[2] * c02;
+      // (J^{-1})_{d a} = c_{a d} / det; (J^-1 J^-T)_{de} = Σ_a c_{ad} c_{ae} / det²
+      auto g = [&](const double *cd, const double *ce) { return (cd[0] * ce[0] + cd[1] * ce[1] + cd[2] * ce[2]) / r.det; };
+      const double col0[3] = {c00, c10, c20}, col1[3] = {c01, c11, c21}, col2[3] = {c02, c12, c22};
+      r.metric = {{g(col0, col0), g(col1, col1), g(col2, col2), g(col0, col1), g(col0, col2), g(col1, col2)}};
+      return r;
+    }
+
+    double
+    max_abs(const std::array<double, 9> &J)
+    {
+      double m = 0;
+      for (const double v : J)
+        m = std::max(m, std::abs(v));
+      return m;
+    }
+  } // namespace
+
+  template <typename Number>
+  std::array<Number, 3>
+  checked_laplace_factors(const CellBox &box, const unsigned int cell)
+  {
+    const auto &h = box.size;
+    for (unsigned int d = 0; d < 3; ++d)
+      CELLWISE_CHECK(h[d] > 0 && std::isfinite(h[d]),
+                     "cell " << cell << " has size " << h[d] << " along axis " << d << " (sizes must be positive and finite)");
+    std::array<Number, 3> c;
+    kernels::laplace_factors(h.data(), c.data());
+    const double volume   = h[0] * h[1] * h[2];
+    const bool   in_range = std::isnormal(volume) && std::isnormal(c[0]) && std::isnormal(c[1]) && std::isnormal(c[2]);
+    CELLWISE_CHECK(in_range, "cell " << cell << " of size " << h[0] << " x " << h[1] << " x " << h[2]
+                                      << " is out of the range of the " << (sizeof(Number) == 4 ? "FP32" : "FP64")
+                                      << " operator: its volume " << volume << " and metric factors " << c[0] << ", "
+                                      << c[1] << ", " << c[2]
+                                      << " must be normal finite numbers; scale the problem to moderate lengths"
+                                      << (sizeof(Number) == 4 ? " or solve in double precision" : ""));
+    return c;
+  }
+
+  template std::array<double, 3>
+  checked_laplace_factors<double>(const CellBox &, unsigned int);
+  template std::array<float, 3>
+  checked_laplace_factors<float>(const CellBox &, unsigned int);
+
+  template <typename Number>
+  std::array<double, 3>
+  LaplaceMetric<Number>::surrogate_factors(const unsigned int cell) const
+  {
+    std::array<double, 3> f = {{double(factors[cell][0]), double(factors[cell][1]), double(factors[cell][2])}};
+    if (form[cell] == MetricForm::cartesian_coefficient)
+      for (double &v : f)
+        v *= coefficient_averages[cell];
+    return f;
+  }
+
+  template <typename Number>
+  std::size_t
+  LaplaceMetric<Number>::bytes() const
+  {
+    return form.size() * (sizeof(MetricForm) + sizeof(std::array<Number, 3>)) + data.size() * sizeof(Number) +
+           (count()[0] == form.size() ? 0 : offset.size() * sizeof(std::size_t));
+  }
+
+  template <typename Number>
+  std::array<std::size_t, 4>
+  LaplaceMetric<Number>::count() const
+  {
+    std::array<std::size_t, 4> n = {{0, 0, 0, 0}};
+    for (const MetricForm f : form)
+      ++n[static_cast<unsigned int>(f)];
+    return n;
+  }
+
+  template <typename Number>
+  std::string
+  LaplaceMetric<Number>::describe() const
+  {
+    const auto         n      = count();
+    const double       values = double(form.size()) * (degree + 1) * (degree + 1) * (degree + 1);
+    std::ostringstream s;
+    s << "geometry: " << n[0] << " cartesian, " << n[1] << " cartesian with coefficient at points, " << n[2] << " affine, " << n[3]
+      << " general cells; " << (values > 0 ? double(bytes()) / values : 0.) << " B per cell-wise value";
+    return s.str();
+  }
+
+  template <typename Number>
+  LaplaceMetric<Number>
+  make_laplace_metric(const Level &level, const unsigned int degree, const ScalarFunction &coefficient, const CoefficientEvaluation evaluation)
+  {
+    check_degree(degree);
+    const unsigned int    n_cells = level.n_cells();
+    const unsigned int    n_q     = degree + 1;
+    const unsigned int    q3      = n_q * n_q * n_q;
+    const Quadrature1D    gauss   = gauss_quadrature(n_q);
+    const bool            mapped  = !level.mapping.empty();
+    CELLWISE_CHECK(!mapped || level.mapping.nodes.size() == static_cast<std::size_t>(n_cells) * level.mapping.nodes_per_cell(),
+                   "the level's mapping has " << level.mapping.nodes.size() << " nodes for " << n_cells << " cells of "
+                                              << level.mapping.nodes_per_cell() << " nodes");
+    std::vector<double> weights(q3);
+    for (unsigned int k = 0; k < n_q; ++k)
+      for (unsigned int j = 0; j < n_q; ++j)
+        for (unsigned int i = 0; i < n_q; ++i)
+          weights[(k * n_q + j) * n_q + i] = gauss.weights[i] * gauss.weights[j] * gauss.weights[k];
+
+    LaplaceMetric<Number> metric;
+    metric.degree = degree;
+    metric.n_q    = n_q;
+    metric.form.resize(n_cells);
+    metric.factors.resize(n_cells);
+    metric.coefficient_averages.assign(n_cells, 1.);
+    // per cell its values, then packed (sizes differ by form)
+    std::vector<std::vector<double>> values(n_cells);
+    parallel_for(n_cells, cell_grain, [&](const std::size_t c) {
+      const unsigned int                 cell = static_cast<unsigned int>(c);
+      std::vector<Point>                 x(q3);
+      std::vector<std::array<double, 9>> J;
+      std::array<double, 3>              h  = level.boxes[cell].size;
+      bool                               box = true;
+      if (mapped)
+        {
+          evaluate_mapping(level.mapping, cell, gauss.points, x, J);
+          const double scale = max_abs(J[0]);
+          for (unsigned int q = 0; q < q3; ++q)
+            {
+              const double det = invert(J[q]).det;
+              CELLWISE_CHECK(std::isfinite(det) && det > 0,
+                             "cell " << cell << " is inverted or degenerate: det J = " << det << " at its quadrature point ("
+                                     << x[q][0] << ", " << x[q][1] << ", " << x[q][2] << ")");
+              for (unsigned int e = 0; e < 9; ++e)
+                box = box && std::abs(J[q][e] - J[0][e]) <= 1e-12 * scale && (e % 4 == 0 || std::abs(J[q][e]) <= 1e-12 * scale);
+            }
+          if (box) // a box, possibly reflected along two axes: the Laplacian sees |J_dd|
+            h = {{std::abs(J[0][0]), std::abs(J[0][4]), std::abs(J[0][8])}};
+        }
+      else
+        {
+          const CellBox &b = level.boxes[cell];
+          for (unsigned int k = 0; k < n_q; ++k)
+            for (unsigned int j = 0; j < n_q; ++j)
+              for (unsigned int i = 0; i < n_q; ++i)
+                x[(k * n_q + j) * n_q + i] = {{b.lower[0] + gauss.points[i] * b.size[0], b.lower[1] + gauss.points[j] * b.size[1],
+                                               b.lower[2] + gauss.points[k] * b.size[2]}};
+        }
+      // the coefficient at the points, its (volume-weighted) average, and
+      // whether it is constant on the cell
+      std::vector<double> cq(q3, 1.);
+      double              average  = 1.;
+      bool                constant = true;
+      if (coefficient)
+        {
+          double integral = 0, volume = 0;
+          for (unsigned int q = 0; q < q3; ++q)
+            {
+              cq[q] = coefficient(x[q]);
+              CELLWISE_CHECK(std::isfinite(cq[q]) && cq[q] > 0, "the coefficient is " << cq[q] << " at (" << x[q][0] << ", " << x[q][1] << ", "
+                                                                                     << x[q][2] << ") in cell " << cell
+                                                                                     << ": it must be positive and finite");
+              const double dv = weights[q] * (box ? 1. : invert(J[q]).det);
+              integral += dv * cq[q];
+              volume += dv;
+            }
+          // on a box Σ w_q = 1: the sum itself, as the CUDA operator's
+          // cell_coefficient_averages (bit for bit)
+          average = box ? integral : integral / volume;
+          for (unsigned int q = 0; q < q3; ++q)
+            constant = constant && std::abs(cq[q] - cq[0]) <= 1e-14 * cq[0];
+          if (evaluation == CoefficientEvaluation::cell_average)
+            constant = true;
+        }
+      metric.coefficient_averages[cell] = average;
+      std::vector<double> &v            = values[cell];
+      if (box)
+        {
+          CellBox b;
+          b.lower                = level.boxes[cell].lower;
+          b.size                 = h;
+          std::array<Number, 3> f = checked_laplace_factors<Number>(b, cell);
+          if (constant)
+            {
+              metric.form[cell] = MetricForm::cartesian;
+              if (coefficient)
+                for (unsigned int d = 0; d < 3; ++d)
+                  f[d] = static_cast<Number>(average * double(f[d]));
+            }
+          else
+            {
+              metric.form[cell] = MetricForm::cartesian_coefficient;
+              v.resize(q3);
+              for (unsigned int q = 0; q < q3; ++q)
+                v[q] = weights[q] * cq[q];
+            }
+          metric.factors[cell] = f;
+          return;
+        }
+      bool affine = constant;
+      for (unsigned int q = 0; q < q3 && affine; ++q)
+        for (unsigned int e = 0; e < 9; ++e)
+          affine = affine && std::abs(J[q][e] - J[0][e]) <= 1e-12 * max_abs(J[0]);
+      std::array<double, 3> diagonal_sum = {{0., 0., 0.}};
+      if (affine)
+        {
+          metric.form[cell]           = MetricForm::affine;
+          const std::array<double, 6> G = invert(J[0]).metric;
+          v.resize(6);
+          for (unsigned int e = 0; e < 6; ++e)
+            v[e] = average * G[e];
+          diagonal_sum = {{v[0], v[1], v[2]}};
+        }
+      else
+        {
+          metric.form[cell] = MetricForm::general;
+          v.resize(6 * q3);
+          for (unsigned int q = 0; q < q3; ++q)
+            {
+              const std::array<double, 6> G = invert(J[q]).metric;
+              for (unsigned int e = 0; e < 6; ++e)
+                v[6 * q + e] = weights[q] * cq[q] * G[e];
+              for (unsigned int d = 0; d < 3; ++d)
+                diagonal_sum[d] += v[6 * q + d];
+            }
+        }
+      for (unsigned int d = 0; d < 3; ++d)
+        metric.factors[cell][d] = static_cast<Number>(diagonal_sum[d]);
+    });
+    metric.offset.resize(n_cells + 1);
+    metric.offset[0] = 0;
+    for (unsigned int c = 0; c < n_cells; ++c)
+      metric.offset[c + 1] = metric.offset[c] + values[c].size();
+    metric.data.resize(metric.offset[n_cells]);
+    parallel_for(n_cells, cell_grain, [&](const std::size_t c) {
+      std::copy(values[c].begin(), values[c].end(), metric.data.begin() + metric.offset[c]);
+    });
+    metric.offset.resize(n_cells);
+    return metric;
+  }
+
+  template struct LaplaceMetric<double>;
+  template struct LaplaceMetric<float>;
+  template LaplaceMetric<double>
+  make_laplace_metric<double>(const Level &, unsigned int, const ScalarFunction &, CoefficientEvaluation);
+  template LaplaceMetric<float>
+  make_laplace_metric<float>(const Level &, unsigned int, const ScalarFunction &, CoefficientEvaluation);
+} // namespace cellwise
