@@ -38,6 +38,13 @@ CG with the Chebyshev-Jacobi V-cycle, tolerance 1e-9 on η/η0.
 
 Options:
   --degree P               polynomial degree 1..8 (default 3)
+  --geometry NAME          box | lshape | kershaw (default box): lshape is
+                           deal.II's hyper_L, [-1,1]^3 without [0,1]^3 in 7
+                           coarse cells; kershaw the unit cube in 6x2x2
+                           coarse cells deformed by the Kershaw map (the
+                           CEED benchmarks' deformed box; host backend)
+  --kershaw-epsilon E      the Kershaw parameter in (0, 1] (default 0.3; 1:
+                           no deformation)
   --box X0,Y0,Z0,X1,Y1,Z1  the box (default 0,0,0,1,1,1)
   --subdivisions NX,NY,NZ  coarse cells per axis (default 1,1,1)
   --refinements L | L0-L1  refinement level(s) (default 2-5)
@@ -122,8 +129,8 @@ parse_command_line(const int argc, const char *const *argv)
         throw UsageError("option " + option + " needs a value (see --help)");
       const std::string value = argv[++i];
       given.push_back(option);
-      for (const char *defines_problem :
-           {"--degree", "--box", "--subdivisions", "--refinements", "--solution", "--adaptive-steps", "--marker"})
+      for (const char *defines_problem : {"--degree", "--box", "--subdivisions", "--refinements", "--solution", "--adaptive-steps",
+                                          "--marker", "--geometry", "--kershaw-epsilon"})
         if (option == defines_problem && problem_option.empty())
           problem_option = option;
 
@@ -168,6 +175,18 @@ parse_command_line(const int argc, const char *const *argv)
             }
           else
             fail_option(option, value, "expected L or L0-L1 with 0 <= L <= 12");
+        }
+      else if (option == "--geometry")
+        {
+          if (value != "box" && value != "lshape" && value != "kershaw")
+            fail_option(option, value, "use box, lshape or kershaw");
+          options.geometry = value;
+        }
+      else if (option == "--kershaw-epsilon")
+        {
+          options.kershaw_epsilon = parse_double(option, value);
+          if (!(options.kershaw_epsilon > 0 && options.kershaw_epsilon <= 1))
+            fail_option(option, value, "the Kershaw parameter must lie in (0, 1]");
         }
       else if (option == "--solution")
         {
@@ -290,6 +309,34 @@ parse_command_line(const int argc, const char *const *argv)
         throw UsageError("--problem biharmonic: --smoother jacobi is not built for the Hermite element (use chebyshev, "
                          "the masked Chebyshev-Jacobi of 001 §5.1, or patch, the vertex-block smoother of 001 §5.2)");
     }
+  if (options.geometry != "box")
+    {
+      // the geometry defines the domain and its coarse mesh
+      for (const std::string &option : given)
+        if (option == "--box" || option == "--subdivisions")
+          throw UsageError(option + " does not go with --geometry " + options.geometry + ", which defines the domain");
+      if (options.problem != "poisson")
+        throw UsageError("--geometry " + options.geometry + ": the biharmonic problem takes box cells only (use --geometry box)");
+      if (options.geometry == "lshape")
+        {
+          options.box = cellwise::make_lshape_description();
+          if (options.solution == "polynomial")
+            throw UsageError("--geometry lshape: the polynomial solution does not vanish on the re-entrant faces "
+                             "(use sine or oscillatory)");
+        }
+      else
+        {
+          options.box.subdivisions = {{6, 2, 2}}; // the map's kinks at x = k/6, y, z = 1/2
+          if (options.backend == "cuda")
+            throw UsageError("--geometry kershaw: the CUDA backend takes box cells only so far (use --backend host)");
+          if (options.adaptive_steps > 0)
+            throw UsageError("--geometry kershaw: the adaptive solver takes box cells only so far (drop --adaptive-steps)");
+        }
+    }
+  else
+    for (const std::string &option : given)
+      if (option == "--kershaw-epsilon")
+        throw UsageError("--kershaw-epsilon goes with --geometry kershaw");
   if (options.adaptive_steps > 0 && mg.precision == cellwise::Precision::mixed)
     throw UsageError("--adaptive-steps: the adaptive solver runs in double precision only (drop --precision mixed)");
   return options;

@@ -31,6 +31,11 @@ struct ProgramOptions
   std::string                   problem_file;
   /// poisson (-Δu = f, FE_Q) or biharmonic (Δ²u = f clamped, cubic Hermite).
   std::string                   problem = "poisson";
+  /// box (--box, --subdivisions), lshape (deal.II's hyper_L: [-1,1]^3
+  /// without the upper octant) or kershaw (the unit cube in 6x2x2 coarse
+  /// cells deformed by the Kershaw map, mapping degree 1).
+  std::string                   geometry        = "box";
+  double                        kershaw_epsilon = 0.3;
   /// Whether --chebyshev-degree was given (the biharmonic default is 3).
   bool                          chebyshev_degree_given = false;
   bool                          help = false;

@@ -2,6 +2,7 @@
 #include <cellwise/base/parallel.h>
 #include <cellwise/mesh/box_builder.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <unordered_map>
@@ -22,7 +23,7 @@ namespace cellwise
     /// position lies outside the domain is boundary, one whose mirror cell is
     /// missing from the level is part of the refinement edge.
     void
-    compute_neighbors(Level &level, const std::array<unsigned int, 3> &cells_per_axis)
+    compute_neighbors(Level &level, const std::array<unsigned int, 3> &cells_per_axis, const bool missing_is_boundary = false)
     {
       std::unordered_map<std::uint64_t, int> index_of;
       index_of.reserve(level.n_cells());
@@ -41,7 +42,9 @@ namespace cellwise
             else
               {
                 const auto it            = index_of.find(coordinate_key(other));
-                level.neighbors[c][face] = (it == index_of.end()) ? face_neighbor::none : it->second;
+                level.neighbors[c][face] = it != index_of.end() ? it->second
+                                           : missing_is_boundary ? face_neighbor::boundary(removed_boundary_id)
+                                                                 : face_neighbor::none;
               }
           }
     }
@@ -111,15 +114,27 @@ namespace cellwise
                                                                         << " cells exceeds the " << max_cells_per_level
                                                                         << " cells a level can hold");
 
+    const auto &n = box.subdivisions;
+    std::vector<bool> left_out(n_coarse, false);
+    for (const auto &r : box.removed)
+      {
+        CELLWISE_CHECK(r[0] < n[0] && r[1] < n[1] && r[2] < n[2],
+                       "the left-out coarse cell (" << r[0] << ", " << r[1] << ", " << r[2] << ") is not a cell of the "
+                                                     << n[0] << " x " << n[1] << " x " << n[2] << " box");
+        left_out[(std::size_t(r[2]) * n[1] + r[1]) * n[0] + r[0]] = true;
+      }
+    CELLWISE_CHECK(std::count(left_out.begin(), left_out.end(), false) > 0, "the box leaves out all of its coarse cells");
+
     LevelHierarchy hierarchy;
     hierarchy.coarse_subdivisions = box.subdivisions;
     Level &level                  = hierarchy.levels.emplace_back();
 
-    const auto &n = box.subdivisions;
     for (unsigned int k = 0; k < n[2]; ++k)
       for (unsigned int j = 0; j < n[1]; ++j)
         for (unsigned int i = 0; i < n[0]; ++i)
           {
+            if (left_out[(std::size_t(k) * n[1] + j) * n[0] + i])
+              continue;
             const std::array<unsigned int, 3> ijk = {{i, j, k}};
             CellBox                           cell;
             for (unsigned int d = 0; d < 3; ++d)
@@ -141,8 +156,19 @@ namespace cellwise
             level.flags.push_back(cell_flags::active);
           }
     level.n_owned_cells = level.n_cells();
-    compute_neighbors(level, cells_per_axis(hierarchy, 0));
+    compute_neighbors(level, cells_per_axis(hierarchy, 0), true);
     return hierarchy;
+  }
+
+  BoxDescription
+  make_lshape_description(const double left, const double right)
+  {
+    BoxDescription box;
+    box.lower        = {{left, left, left}};
+    box.upper        = {{right, right, right}};
+    box.subdivisions = {{2, 2, 2}};
+    box.removed      = {{{1, 1, 1}}};
+    return box;
   }
 
   void

@@ -6,11 +6,55 @@
 #include <cellwise/kernels/tensor_product.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 namespace cellwise
 {
+  namespace
+  {
+    /// R += the patch-interior values of the cell in lane @p c of a patch (a
+    /// cell node i_d is patch-interior index c_d p + i_d − 1).
+    template <int p, typename Number>
+    void
+    add_cell_to_patch(const Number *cell_values, const unsigned int c, Number *R)
+    {
+      constexpr int n = p + 1, m = 2 * p - 1;
+      const int     cx = c & 1, cy = (c >> 1) & 1, cz = (c >> 2) & 1;
+      const int     lx = 1 - cx, ly = 1 - cy, lz = 1 - cz;
+      for (int kz = lz; kz < lz + p; ++kz)
+        for (int ky = ly; ky < ly + p; ++ky)
+          {
+            const Number *src = cell_values + (kz * n + ky) * n;
+            Number       *dst = R + ((cz * p + kz - 1) * m + (cy * p + ky - 1)) * m + cx * p - 1;
+            for (int kx = lx; kx < lx + p; ++kx)
+              dst[kx] += src[kx];
+          }
+    }
+
+    /// The cell of lane @p c with the patch values @p R at its
+    /// patch-interior nodes and zero at the others.
+    template <int p, typename Number>
+    void
+    patch_to_cell(const Number *R, const unsigned int c, Number *cell_values)
+    {
+      constexpr int n = p + 1, m = 2 * p - 1;
+      for (int i = 0; i < n * n * n; ++i)
+        cell_values[i] = Number(0);
+      const int cx = c & 1, cy = (c >> 1) & 1, cz = (c >> 2) & 1;
+      const int lx = 1 - cx, ly = 1 - cy, lz = 1 - cz;
+      for (int kz = lz; kz < lz + p; ++kz)
+        for (int ky = ly; ky < ly + p; ++ky)
+          {
+            const Number *src = R + ((cz * p + kz - 1) * m + (cy * p + ky - 1)) * m + cx * p - 1;
+            for (int kx = lx; kx < lx + p; ++kx)
+              cell_values[(kz * n + ky) * n + kx] = src[kx];
+          }
+    }
+  } // namespace
+
   template <typename Number, typename Layout>
   VertexPatchSmoother<Number, Layout>::VertexPatchSmoother(const Level &level, const unsigned int degree, const unsigned int n_sweeps)
   {
@@ -18,11 +62,34 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  VertexPatchSmoother<Number, Layout>::VertexPatchSmoother(const Level                           &level,
+                                                           const LaplaceOperator<Number, Layout> &op,
+                                                           const unsigned int                     n_sweeps)
+  {
+    reinit(level, op, n_sweeps);
+  }
+
+  template <typename Number, typename Layout>
   void
   VertexPatchSmoother<Number, Layout>::reinit(const Level &level, const unsigned int degree, const unsigned int n_sweeps)
   {
     check_degree(degree);
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) { check_cell_size(level.boxes[c], static_cast<unsigned int>(c)); });
+    own_operator_ = std::make_shared<LaplaceOperator<Number, Layout>>(level, degree);
+    reinit(level, *own_operator_, n_sweeps);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  VertexPatchSmoother<Number, Layout>::reinit(const Level &level, const LaplaceOperator<Number, Layout> &op, const unsigned int n_sweeps)
+  {
     CELLWISE_CHECK(n_sweeps >= 1, "VertexPatchSmoother needs at least one sweep, got " << n_sweeps);
+    CELLWISE_CHECK(op.n_cells() == level.n_cells(),
+                   "VertexPatchSmoother: the operator has " << op.n_cells() << " cells, the level " << level.n_cells());
+    if (&op != own_operator_.get())
+      own_operator_.reset();
+    operator_               = &op;
+    const unsigned int degree = op.degree();
     degree_   = degree;
     n_sweeps_ = n_sweeps;
     matrices_ = make_matrices_1d(degree);
@@ -35,14 +102,35 @@ namespace cellwise
           mass_[i * n + j]      = static_cast<Number>(matrices_.mass(i, j));
           stiffness_[i * n + j] = static_cast<Number>(matrices_.stiffness(i, j));
         }
-    factors_.resize(level.n_cells());
-    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
-      check_cell_size(level.boxes[c], static_cast<unsigned int>(c));
-      kernels::laplace_factors(level.boxes[c].size.data(), factors_[c].data());
-    });
 
-    patches_                     = make_vertex_patches(level);
-    VertexPatchInverses inverses = make_vertex_patch_inverses(level, patches_, matrices_);
+    patches_ = make_vertex_patches(level);
+    // the exact inverses of the patch's boxes where the operator is that of
+    // the boxes without a coefficient; else those of the surrogate boxes
+    const LaplaceMetric<Number> &metric = op.metric();
+    const auto                   n_form = metric.count();
+    bool                         plain  = level.mapping.empty() && n_form[0] == metric.n_cells();
+    for (unsigned int c = 0; c < metric.n_cells() && plain; ++c)
+      plain = metric.coefficient_averages[c] == 1.;
+    VertexPatchInverses inverses;
+    if (plain)
+      inverses = make_vertex_patch_inverses(level, patches_, matrices_);
+    else
+      {
+        std::vector<std::array<double, 3>> sizes(level.n_cells());
+        parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
+          sizes[c] = effective_cell_sizes(metric.surrogate_factors(static_cast<unsigned int>(c)));
+        });
+        inverses = make_vertex_patch_inverses(sizes, patches_, matrices_, PatchSizeRule::surrogate);
+      }
+    // exact: every patch of boxes with one coefficient (its surrogate sizes
+    // are its sizes scaled by the coefficient)
+    exact_local_solves_ = plain || (level.mapping.empty() && n_form[0] == metric.n_cells() && inverses.distinct.size() == 1 &&
+                                    [&] {
+                                      for (unsigned int c = 1; c < metric.n_cells(); ++c)
+                                        if (metric.coefficient_averages[c] != metric.coefficient_averages[0])
+                                          return false;
+                                      return true;
+                                    }());
     inverses_                    = std::move(inverses.distinct);
     inverse_index_               = std::move(inverses.index);
     inverse_data_.clear();
@@ -58,6 +146,90 @@ namespace cellwise
           }
         data.inverse_eigenvalues.assign(inverse.inverse_eigenvalues().begin(), inverse.inverse_eigenvalues().end());
         inverse_data_.push_back(std::move(data));
+      }
+    for (auto &d : damping_)
+      d.clear();
+    if (!exact_local_solves_)
+      dispatch_degree(degree, [&](auto p) { compute_dampings<decltype(p)::value>(); });
+  }
+
+  template <typename Number, typename Layout>
+  template <int p>
+  void
+  VertexPatchSmoother<Number, Layout>::local_solve(const InverseData &data, Number *R, Number *T) const
+  {
+    constexpr int m  = 2 * p - 1;
+    constexpr int m3 = m * m * m;
+    const Number *qx = data.eigenvectors[0].data();
+    const Number *qy = data.eigenvectors[1].data();
+    const Number *qz = data.eigenvectors[2].data();
+    kernels::contract<m, m, 1, m * m, true, false>(qx, R, T);
+    kernels::contract<m, m, m, m, true, false>(qy, T, R);
+    kernels::contract<m, m, m * m, 1, true, false>(qz, R, T);
+    const Number *lambda_inv = data.inverse_eigenvalues.data();
+    for (int i = 0; i < m3; ++i)
+      T[i] *= lambda_inv[i];
+    kernels::contract<m, m, 1, m * m, false, false>(qx, T, R);
+    kernels::contract<m, m, m, m, false, false>(qy, R, T);
+    kernels::contract<m, m, m * m, 1, false, false>(qz, T, R);
+  }
+
+  template <typename Number, typename Layout>
+  template <int p>
+  void
+  VertexPatchSmoother<Number, Layout>::compute_dampings()
+  {
+    // Per patch the largest eigenvalue λ of Ã_v^{-1} A_v (A_v the patch
+    // matrix, Ã_v the surrogate) by power iteration in the A_v inner
+    // product: x ← Ã^{-1} A x, λ ≈ (A x · Ã^{-1} A x) / (x · A x). A local
+    // solve with ω Ã^{-1}, ω = 1 / (1.05 λ) where λ > 1/1.05, never
+    // overshoots a mode (ω Ã ≥ A on the patch): the sweeps then converge
+    // and the forward–reverse cycle stays positive definite, which the
+    // undamped surrogate does not on strongly deformed cells.
+    constexpr int          n = p + 1, n3 = n * n * n, m = 2 * p - 1, m3 = m * m * m;
+    constexpr unsigned int iterations = 8;
+    for (unsigned int colour = 0; colour < VertexPatches::n_colours; ++colour)
+      {
+        const auto &list = patches_.cells[colour];
+        damping_[colour].resize(list.size());
+        parallel_for_ranges(list.size(), 2, [&](const std::size_t begin, const std::size_t end) {
+          std::vector<Number> x(m3), y(m3), z(m3), T(m3), cell_in(n3), cell_out(n3);
+          for (std::size_t k = begin; k < end; ++k)
+            {
+              const InverseData &data = inverse_data_[inverse_index_[colour][k]];
+              // a start with every mode (deterministic)
+              for (int i = 0; i < m3; ++i)
+                x[i] = Number(1. + 0.5 * std::sin(1.7 * i + 0.3 * double(k)));
+              double lambda = 0;
+              for (unsigned int it = 0; it < iterations; ++it)
+                {
+                  std::fill(y.begin(), y.end(), Number(0));
+                  for (unsigned int c = 0; c < 8; ++c)
+                    {
+                      patch_to_cell<p>(x.data(), c, cell_in.data());
+                      operator_->cell_vmult(list[k][c], cell_in.data(), cell_out.data());
+                      add_cell_to_patch<p>(cell_out.data(), c, y.data());
+                    }
+                  z = y;
+                  local_solve<p>(data, z.data(), T.data());
+                  double yz = 0, xy = 0, zz = 0;
+                  for (int i = 0; i < m3; ++i)
+                    {
+                      yz += double(y[i]) * double(z[i]);
+                      xy += double(x[i]) * double(y[i]);
+                      zz += double(z[i]) * double(z[i]);
+                    }
+                  CELLWISE_CHECK(xy > 0 && std::isfinite(yz),
+                                 "VertexPatchSmoother: the patch matrix of patch " << k << " of colour " << colour
+                                                                                   << " is not positive definite (x·Ax = " << xy << ")");
+                  lambda = yz / xy;
+                  const double scale = 1. / std::sqrt(zz);
+                  for (int i = 0; i < m3; ++i)
+                    x[i] = Number(double(z[i]) * scale);
+                }
+              damping_[colour][k] = Number(std::min(1., 1. / (1.05 * lambda)));
+            }
+        });
       }
   }
 
@@ -90,8 +262,9 @@ namespace cellwise
     constexpr int m  = 2 * p - 1;
     constexpr int m3 = m * m * m;
 
-    const auto &list    = patches_.cells[colour];
-    const auto &inv_idx = inverse_index_[colour];
+    const auto                  &list    = patches_.cells[colour];
+    const auto                  &inv_idx = inverse_index_[colour];
+    const LaplaceMetric<Number> &metric  = operator_->metric();
 
     // a patch costs about eight cell operators and its local solve
     constexpr std::size_t patch_grain = 2;
@@ -120,36 +293,22 @@ namespace cellwise
               if (!u_is_zero)
                 {
                   u.read_cell(cell, u_cell);
-                  kernels::apply_laplace_cell<p>(mass_.data(), stiffness_.data(), factors_[cell].data(), u_cell, au_cell, scratch);
+                  if (metric.form[cell] == MetricForm::cartesian)
+                    kernels::apply_laplace_cell<p>(mass_.data(), stiffness_.data(), metric.factors[cell].data(), u_cell, au_cell, scratch);
+                  else
+                    operator_->cell_vmult(cell, u_cell, au_cell);
                   for (int i = 0; i < n3; ++i)
                     b_cell[i] -= au_cell[i];
                 }
-              // cell node i_d maps to patch-interior index c_d p + i_d − 1
-              const int cx = c & 1, cy = (c >> 1) & 1, cz = (c >> 2) & 1;
-              const int lx = 1 - cx, ly = 1 - cy, lz = 1 - cz;
-              for (int kz = lz; kz < lz + p; ++kz)
-                for (int ky = ly; ky < ly + p; ++ky)
-                  {
-                    const Number *src = b_cell + (kz * n + ky) * n;
-                    Number       *dst = R + ((cz * p + kz - 1) * m + (cy * p + ky - 1)) * m + cx * p - 1;
-                    for (int kx = lx; kx < lx + p; ++kx)
-                      dst[kx] += src[kx];
-                  }
+              add_cell_to_patch<p>(b_cell, c, R);
             }
 
-          // 3. exact local solve: (Q_z⊗Q_y⊗Q_x) Λ^{-1} (Q_z⊗Q_y⊗Q_x)^T R
-          const Number *qx = data.eigenvectors[0].data();
-          const Number *qy = data.eigenvectors[1].data();
-          const Number *qz = data.eigenvectors[2].data();
-          kernels::contract<m, m, 1, m * m, true, false>(qx, R, T);
-          kernels::contract<m, m, m, m, true, false>(qy, T, R);
-          kernels::contract<m, m, m * m, 1, true, false>(qz, R, T);
-          const Number *lambda_inv = data.inverse_eigenvalues.data();
-          for (int i = 0; i < m3; ++i)
-            T[i] *= lambda_inv[i];
-          kernels::contract<m, m, 1, m * m, false, false>(qx, T, R);
-          kernels::contract<m, m, m, m, false, false>(qy, R, T);
-          kernels::contract<m, m, m * m, 1, false, false>(qz, T, R);
+          // 3. local solve: (Q_z⊗Q_y⊗Q_x) Λ^{-1} (Q_z⊗Q_y⊗Q_x)^T R, exact
+          // on boxes, damped where it solves a surrogate (compute_dampings)
+          local_solve<p>(data, R, T);
+          if (!damping_[colour].empty())
+            for (int i = 0; i < m3; ++i)
+              R[i] *= damping_[colour][k];
 
           // 3.+4. the same correction into every copy
           for (unsigned int c = 0; c < 8; ++c)

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <functional>
+#include <vector>
 
 namespace cellwise
 {
@@ -19,7 +20,20 @@ namespace cellwise
     std::array<double, 3>       lower        = {{0., 0., 0.}};
     std::array<double, 3>       upper        = {{1., 1., 1.}};
     std::array<unsigned int, 3> subdivisions = {{1, 1, 1}};
+    /// Coarse cells (i, j, k) left out of the box: a domain made of the
+    /// box's remaining coarse cells, such as deal.II's hyper_L (the cube in
+    /// 2 × 2 × 2 cells without (1, 1, 1); make_lshape_description). The faces
+    /// toward a left-out cell are boundary with id removed_boundary_id.
+    std::vector<std::array<unsigned int, 3>> removed;
   };
+
+  /// Boundary id of the faces toward the left-out coarse cells of a box.
+  constexpr unsigned int removed_boundary_id = 6;
+
+  /// deal.II's GridGenerator::hyper_L in 3D: [left, right]^3 without the
+  /// octant [(left+right)/2, right]^3, 7 coarse cells.
+  BoxDescription
+  make_lshape_description(double left = -1., double right = 1.);
 
   /// Order of the cells of a level > 0.
   enum class CellOrdering

@@ -35,10 +35,36 @@ namespace cellwise
   };
 
   /// The inverses of @p patches of @p level for the 1D matrices @p reference
-  /// (FE_Q(p) on [0, 1]). Parallel over the patches; the result does not
-  /// depend on the thread count.
+  /// (FE_Q(p) on [0, 1]), from the cells' boxes. Parallel over the patches;
+  /// the result does not depend on the thread count.
   VertexPatchInverses
   make_vertex_patch_inverses(const Level &level, const VertexPatches &patches, const Matrices1D &reference);
+
+  /// How a patch's sizes per axis and side come from its cells' sizes.
+  enum class PatchSizeRule
+  {
+    /// the cells must form a tensor grid (refused otherwise): the exact
+    /// inverse of the patch of box cells
+    exact,
+    /// the mean over the four cells of each side: a Cartesian surrogate of a
+    /// patch of curved cells, or of cells with different coefficients
+    /// (inexact local solves; surrogates within 1e-3 share an inverse)
+    surrogate
+  };
+
+  /// The inverses from given sizes per cell (e.g. effective_cell_sizes of
+  /// the operator's surrogate factors).
+  VertexPatchInverses
+  make_vertex_patch_inverses(const std::vector<std::array<double, 3>> &cell_sizes,
+                             const VertexPatches                      &patches,
+                             const Matrices1D                         &reference,
+                             PatchSizeRule                             rule);
+
+  /// The sizes of the box whose Laplacian has the metric factors @p factors
+  /// (h_x = sqrt(c_y c_z) and so on; a coefficient scales them as it scales
+  /// the factors): c_x = h_y h_z / h_x and its two twins, inverted.
+  std::array<double, 3>
+  effective_cell_sizes(const std::array<double, 3> &factors);
 
   /// Refuses cell @p c of size @p box.size unless every edge is positive and
   /// finite (the smoothers' metric factors divide by them).

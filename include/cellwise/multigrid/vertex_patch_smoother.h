@@ -29,9 +29,11 @@
 #include <cellwise/mesh/vertex_patches.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/vertex_patch_inverses.h>
+#include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
 
 #include <array>
+#include <memory>
 #include <vector>
 
 namespace cellwise
@@ -66,12 +68,34 @@ namespace cellwise
     using VectorType = CellVector<Number, MemorySpace::Host, Layout>;
 
     VertexPatchSmoother() = default;
-    /// Patches, metric factors and patch inverses of @p level for FE_Q(@p degree);
-    /// @p n_sweeps sweeps per smooth() call.
+    /// Patches and patch inverses of @p level for the Laplacian of the box
+    /// cells of @p level with FE_Q(@p degree), no coefficient (the smoother
+    /// holds that operator); @p n_sweeps sweeps per smooth() call.
     VertexPatchSmoother(const Level &level, unsigned int degree, unsigned int n_sweeps = 1);
+    /// The same for the operator @p op of @p level (kept by reference): the
+    /// cell residuals of the patches are @p op's, so a coefficient and curved
+    /// cells enter them exactly. The local solves are exact on box cells with
+    /// one coefficient per patch; otherwise they solve the Cartesian
+    /// surrogate of the patch (PatchSizeRule::surrogate: the boxes whose
+    /// metric factors are the cells' diagonal metric sums), an inexact local
+    /// solve whose effect on the counts doc/geometry.md measures.
+    VertexPatchSmoother(const Level &level, const LaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1);
 
     void
     reinit(const Level &level, unsigned int degree, unsigned int n_sweeps = 1);
+    void
+    reinit(const Level &level, const LaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1);
+
+    /// Whether the local solves are exact (box cells, one coefficient per
+    /// patch) or those of the surrogate, each damped by ω_v = 1 / (1.05 λ_v)
+    /// where λ_v, the largest eigenvalue of Ã_v^{-1} A_v (power iteration at
+    /// set-up), exceeds 1/1.05: a damped local solve never overshoots, so the
+    /// symmetric cycle stays positive definite on strongly deformed cells.
+    bool
+    exact_local_solves() const
+    {
+      return exact_local_solves_;
+    }
 
     /// u ← S(u, b): n_sweeps sweeps over the colours in @p direction, colour
     /// sweep_colour(step, direction) in step 0..7. With @p zero_initial_guess,
@@ -106,7 +130,7 @@ namespace cellwise
     unsigned int
     n_cells() const
     {
-      return static_cast<unsigned int>(factors_.size());
+      return operator_ ? operator_->n_cells() : 0;
     }
     /// Number of distinct patch inverses (one on a uniform mesh).
     unsigned int
@@ -142,6 +166,16 @@ namespace cellwise
       std::vector<Number>                inverse_eigenvalues;
     };
 
+    /// The local solve of one patch: R ← Ã_v^{-1} R (T: scratch of m^3).
+    template <int p>
+    void
+    local_solve(const InverseData &data, Number *R, Number *T) const;
+
+    /// The dampings of the surrogate local solves (damping_).
+    template <int p>
+    void
+    compute_dampings();
+
     template <int p>
     void
     update_patches(VectorType &u, const VectorType &b, unsigned int colour, unsigned int first, unsigned int last,
@@ -150,14 +184,20 @@ namespace cellwise
     void
     check_vectors(const VectorType &u, const VectorType &b) const;
 
-    unsigned int                              degree_   = 0;
-    unsigned int                              n_sweeps_ = 1;
-    Matrices1D                                matrices_;
-    std::vector<Number>                       mass_, stiffness_;
-    UninitializedVector<std::array<Number, 3>> factors_;
-    VertexPatches                             patches_;
+    unsigned int                                           degree_   = 0;
+    unsigned int                                           n_sweeps_ = 1;
+    Matrices1D                                             matrices_;
+    std::vector<Number>                                    mass_, stiffness_;
+    /// The operator of the constructor that takes a degree (owned there).
+    std::shared_ptr<const LaplaceOperator<Number, Layout>> own_operator_;
+    const LaplaceOperator<Number, Layout>                 *operator_           = nullptr;
+    bool                                                   exact_local_solves_ = true;
+    VertexPatches                                          patches_;
     std::vector<PatchInverse>                 inverses_;
     std::vector<InverseData>                  inverse_data_;
     std::array<UninitializedVector<unsigned int>, 8> inverse_index_;
+    /// Per colour and patch the damping ω ≤ 1 of a surrogate local solve
+    /// (empty where the local solves are exact).
+    std::array<std::vector<Number>, 8> damping_;
   };
 } // namespace cellwise
