@@ -955,8 +955,10 @@ namespace Step37
     // cellwise: the level operators, smoothers, coarse solver and transfers
     // of the cell-wise multigrid (Chebyshev degree 5, range 15 as step-37;
     // exact coarse solve), built from the DoFHandler's multigrid hierarchy,
-    // with step-37's coefficient averaged per cell. The outer CG below keeps
-    // step-37's operator (with the coefficient at the quadrature points).
+    // with step-37's coefficient at the quadrature points of every level, as
+    // step-37's own level operators (on the GPU averaged per cell, the form
+    // the device operators take so far). The outer CG below keeps step-37's
+    // operator.
     cellwise::MultigridParameters mg_parameters;
     mg_parameters.chebyshev_degree = 5;
     mg_parameters.smoothing_range  = 15.;
@@ -1002,6 +1004,8 @@ namespace Step37
         // residual to the device and the correction back.
         mg_parameters.backend   = cellwise::Backend::cuda;
         mg_parameters.precision = cellwise::Precision::mixed;
+        mg_parameters.coefficient_evaluation =
+          cellwise::CoefficientEvaluation::cell_average;
         const cellwise::dealii::MultigridPreconditioner preconditioner(
           dof_handler, mg_parameters);
         pcout << "Multigrid levels on the "

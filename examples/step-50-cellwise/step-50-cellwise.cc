@@ -473,9 +473,7 @@ LaplaceProblem<dim, degree>::LaplaceProblem(const Settings &settings)
   , dof_handler(triangulation)
   , computing_timer(pcout, TimerOutput::never, TimerOutput::wall_times)
 {
-  // The cell-wise import takes a coarse mesh that is a subdivided box (until
-  // general coarse meshes land): the cube [-1,1]^3 instead of the L-shape.
-  GridGenerator::subdivided_hyper_cube(triangulation, 2, -1., 1.);
+  GridGenerator::hyper_L(triangulation, -1., 1., /*colorize*/ false);
   triangulation.refine_global(1);
 }
 
@@ -1208,9 +1206,9 @@ void LaplaceProblem<dim, degree>::solve()
         // over cell-wise float levels: the DoFHandler and its levels imported
         // into cell-wise storage, the cell-wise transfer, point-Jacobi
         // smoother (the damping and steps of the parameter file) on the
-        // cell-wise Laplacian with the coefficient averaged per cell, an exact
-        // coarse solve, and the edge matrix of local smoothing, set as the MF
-        // path sets its interface matrices.
+        // cell-wise Laplacian with the coefficient at the quadrature points
+        // (as the MF levels), an exact coarse solve, and the edge matrix of
+        // local smoothing, set as the MF path sets its interface matrices.
       case Settings::gmg_cellwise:
         {
           computing_timer.enter_subsection("Solve: Preconditioner setup");

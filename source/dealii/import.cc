@@ -95,7 +95,7 @@ namespace cellwise::dealii
       const double k = (x - lower) / h;
       const long   r = std::lround(k);
       CELLWISE_CHECK(std::abs(k - static_cast<double>(r)) * h <= tolerance,
-                     "the coarse mesh is not a uniformly subdivided box: a cell's " << what << " " << x
+                     "the coarse mesh is not made of the cells of a box lattice: a cell's " << what << " " << x
                                                                                     << " is not a multiple of the coarse cell size "
                                                                                     << h << " from " << lower);
       return static_cast<int>(r);
@@ -161,17 +161,21 @@ namespace cellwise::dealii
           coarse_h[d] = first.size[d];
           const long n = std::lround((upper[d] - lower[d]) / coarse_h[d]);
           CELLWISE_CHECK(n >= 1 && std::abs(n * coarse_h[d] - (upper[d] - lower[d])) <= n * tolerance,
-                         "the coarse mesh is not a uniformly subdivided box: the domain's extent "
+                         "the coarse mesh is not made of the cells of a box lattice: the domain's extent "
                            << upper[d] - lower[d] << " along axis " << d << " is not a multiple of the first cell's edge "
                            << coarse_h[d]);
           result.hierarchy.coarse_subdivisions[d] = static_cast<unsigned int>(n);
         }
+      // Any set of the box's lattice positions is a domain the cell-wise
+      // levels take (deal.II's hyper_L: 7 of the 8 cells of a 2 x 2 x 2 box):
+      // the faces toward the empty positions are deal.II's boundary faces.
       const auto &n = result.hierarchy.coarse_subdivisions;
-      CELLWISE_CHECK(tria.n_cells(0) == n[0] * n[1] * n[2],
-                     "the coarse mesh is not a subdivided box: it has " << tria.n_cells(0) << " cells, a box of "
-                                                                        << n[0] << " x " << n[1] << " x " << n[2]
-                                                                        << " cells of the first cell's size has "
-                                                                        << n[0] * n[1] * n[2]);
+      CELLWISE_CHECK(tria.n_cells(0) <= std::size_t(n[0]) * n[1] * n[2],
+                     "the coarse mesh is not made of the cells of a box lattice: it has " << tria.n_cells(0)
+                                                                                          << " cells, a box of " << n[0]
+                                                                                          << " x " << n[1] << " x " << n[2]
+                                                                                          << " cells of the first cell's size has "
+                                                                                          << n[0] * n[1] * n[2]);
     }
 
     LevelHierarchy &hierarchy = result.hierarchy;
@@ -246,7 +250,7 @@ namespace cellwise::dealii
       // would pass the per-cell checks).
       std::set<std::array<int, 3>> seen(hierarchy.levels[0].coordinates.begin(), hierarchy.levels[0].coordinates.end());
       CELLWISE_CHECK(seen.size() == hierarchy.levels[0].n_cells(),
-                     "the coarse mesh is not a subdivided box: two coarse cells occupy the same position");
+                     "the coarse mesh is not made of the cells of a box lattice: two coarse cells occupy the same position");
     }
 
     // Same-level neighbours: cell->neighbor(f) on level cells is on the same

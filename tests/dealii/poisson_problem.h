@@ -4,9 +4,13 @@
 // node constraints), on a non-cube box of 3 x 2 x 1 coarse cells of
 // 0.5 x 0.5 x 0.8, refined three times (or, locally refined, twice globally
 // and then twice in the corner octant x < 0.75, y < 0.5, z < 0.4 and its
-// corner octant), FE_Q(3), with a non-constant right-hand side; and deal.II's
-// own MatrixFree geometric multigrid (step-37's configuration, double levels,
-// local smoothing with its interface matrices) as the reference solver.
+// corner octant), or on deal.II's hyper_L (refined twice, or once globally
+// and twice at the re-entrant edge), FE_Q(3), with a non-constant right-hand
+// side and optionally step-37's coefficient 1/(0.05 + 2|x|²) at the
+// quadrature points; and deal.II's own MatrixFree geometric multigrid
+// (step-37's configuration, double levels, local smoothing with its
+// interface matrices, the same coefficient on every level) as the reference
+// solver.
 
 #include <deal.II/base/function.h>
 #include <deal.II/base/mpi.h>
@@ -33,6 +37,7 @@
 #include <deal.II/multigrid/multigrid.h>
 #include <deal.II/numerics/vector_tools.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -46,6 +51,40 @@ namespace test
 
   template <typename Number>
   using Operator = MatrixFreeOperators::LaplaceOperator<3, degree, degree + 1, 1, LinearAlgebra::distributed::Vector<Number>>;
+
+  enum class Domain
+  {
+    box,
+    lshape
+  };
+
+  /// step-37's coefficient.
+  inline double
+  coefficient_function(const double x, const double y, const double z)
+  {
+    return 1. / (0.05 + 2. * (x * x + y * y + z * z));
+  }
+
+  /// The coefficient at the quadrature points of @p matrix_free (step-37's
+  /// evaluate_coefficient).
+  template <typename Number>
+  std::shared_ptr<Table<2, VectorizedArray<Number>>>
+  coefficient_table(const MatrixFree<3, Number> &matrix_free)
+  {
+    FEEvaluation<3, degree, degree + 1, 1, Number> phi(matrix_free);
+    auto table = std::make_shared<Table<2, VectorizedArray<Number>>>(matrix_free.n_cell_batches(), phi.n_q_points);
+    for (unsigned int cell = 0; cell < matrix_free.n_cell_batches(); ++cell)
+      {
+        phi.reinit(cell);
+        for (unsigned int q = 0; q < phi.n_q_points; ++q)
+          {
+            const auto x = phi.quadrature_point(q);
+            for (unsigned int v = 0; v < VectorizedArray<Number>::size(); ++v)
+              (*table)(cell, q)[v] = Number(coefficient_function(x[0][v], x[1][v], x[2][v]));
+          }
+      }
+    return table;
+  }
 
   /// The right-hand side f(x, y, z).
   inline double
@@ -75,20 +114,42 @@ namespace test
     AffineConstraints<double> constraints;
     Operator<double>          system_matrix;
     Vector                    rhs;
+    bool                      with_coefficient = false;
 
     /// @p locally_refined: the mesh refined twice globally and twice locally
     /// (see the file comment), else three times globally.
-    explicit PoissonProblem(const bool locally_refined = false)
+    /// With @p with_coefficient, step-37's coefficient in the operator.
+    explicit PoissonProblem(const bool locally_refined = false, const Domain domain = Domain::box, const bool with_coefficient = false)
+      : with_coefficient(with_coefficient)
     {
-      GridGenerator::subdivided_hyper_rectangle(triangulation, {3, 2, 1}, Point<3>(0., 0., 0.), Point<3>(1.5, 1., 0.8));
-      triangulation.refine_global(locally_refined ? 2 : 3);
-      for (unsigned int step = 0; locally_refined && step < 2; ++step)
+      if (domain == Domain::box)
         {
-          const double scale = step == 0 ? 0.5 : 0.25;
-          for (const auto &cell : triangulation.active_cell_iterators())
-            if (cell->center()[0] < 1.5 * scale && cell->center()[1] < scale && cell->center()[2] < 0.8 * scale)
-              cell->set_refine_flag();
-          triangulation.execute_coarsening_and_refinement();
+          GridGenerator::subdivided_hyper_rectangle(triangulation, {3, 2, 1}, Point<3>(0., 0., 0.), Point<3>(1.5, 1., 0.8));
+          triangulation.refine_global(locally_refined ? 2 : 3);
+          for (unsigned int step = 0; locally_refined && step < 2; ++step)
+            {
+              const double scale = step == 0 ? 0.5 : 0.25;
+              for (const auto &cell : triangulation.active_cell_iterators())
+                if (cell->center()[0] < 1.5 * scale && cell->center()[1] < scale && cell->center()[2] < 0.8 * scale)
+                  cell->set_refine_flag();
+              triangulation.execute_coarsening_and_refinement();
+            }
+        }
+      else
+        {
+          GridGenerator::hyper_L(triangulation, -1., 1.);
+          triangulation.refine_global(locally_refined ? 1 : 2);
+          // locally: the cells at the re-entrant edges, twice
+          for (unsigned int step = 0; locally_refined && step < 2; ++step)
+            {
+              for (const auto &cell : triangulation.active_cell_iterators())
+                {
+                  const Point<3> c = cell->center();
+                  if (std::min({std::abs(c[0]), std::abs(c[1]), std::abs(c[2])}) < 0.3 && c[0] > -0.6 && c[1] > -0.6 && c[2] > -0.6)
+                    cell->set_refine_flag();
+                }
+              triangulation.execute_coarsening_and_refinement();
+            }
         }
       dof_handler.distribute_dofs(fe);
       dof_handler.distribute_mg_dofs();
@@ -96,6 +157,8 @@ namespace test
       VectorTools::interpolate_boundary_values(MappingQ1<3>(), dof_handler, 0, Functions::ZeroFunction<3>(), constraints);
       constraints.close();
       system_matrix.initialize(make_matrix_free<double>(dof_handler, constraints, numbers::invalid_unsigned_int));
+      if (with_coefficient)
+        system_matrix.set_coefficient(coefficient_table(*system_matrix.get_matrix_free()));
       system_matrix.initialize_dof_vector(rhs);
 
       FEEvaluation<3, degree> phi(*system_matrix.get_matrix_free());
@@ -144,6 +207,8 @@ namespace test
           mg_matrices[level].initialize(make_matrix_free<double>(dof_handler, level_constraints, level),
                                         mg_constrained_dofs,
                                         level);
+          if (with_coefficient)
+            mg_matrices[level].set_coefficient(coefficient_table(*mg_matrices[level].get_matrix_free()));
           mg_matrices[level].compute_diagonal();
         }
 

@@ -1,0 +1,76 @@
+// Meshes beyond the box and step-37's coefficient through deal.II's
+// PreconditionMG with the cell-wise levels: on hyper_L (7 coarse cells, not a
+// box; uniform and locally refined at the re-entrant edges) the solution
+// equals deal.II's own MatrixFree GMG to 1e-9; with step-37's coefficient at
+// the quadrature points of every level the cell-wise levels need deal.II's
+// iterations (± 1), where the coefficient averaged per cell needs more.
+
+#include <cellwise/dealii/import.h>
+#include <cellwise/dealii/mg_adapters.h>
+
+#include "poisson_problem.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace
+{
+  unsigned int
+  solve_with_cellwise_levels(const test::PoissonProblem           &problem,
+                             test::Vector                         &solution,
+                             const cellwise::CoefficientEvaluation evaluation = cellwise::CoefficientEvaluation::quadrature_points)
+  {
+    using V = cellwise::CellVector<double>;
+    const cellwise::dealii::ImportedHierarchy imported = cellwise::dealii::import_dof_handler(problem.dof_handler);
+    cellwise::MultigridParameters             parameters;
+    parameters.chebyshev_degree = 5;
+    parameters.smoothing_range  = 15.;
+    if (problem.with_coefficient)
+      {
+        parameters.coefficient            = [](const cellwise::Point &x) { return test::coefficient_function(x[0], x[1], x[2]); };
+        parameters.coefficient_evaluation = evaluation;
+      }
+    cellwise::dealii::MultigridComponents<double> components(imported, parameters);
+    dealii::Multigrid<V> multigrid(components.matrix, components.coarse, components.transfer, components.pre_smoother,
+                                   components.post_smoother);
+    multigrid.set_edge_matrices(components.edge_matrix, components.edge_matrix);
+    dealii::PreconditionMG<3, V, cellwise::dealii::MGTransfer<V>> preconditioner(problem.dof_handler, multigrid,
+                                                                                 components.transfer);
+    dealii::SolverControl          control(200, 1e-13 * problem.rhs.l2_norm());
+    dealii::SolverCG<test::Vector> cg(control);
+    solution = 0;
+    cg.solve(problem.system_matrix, solution, problem.rhs, preconditioner);
+    problem.constraints.distribute(solution);
+    return control.last_step();
+  }
+
+  void
+  compare(std::ostream &out, const std::string &name, const test::PoissonProblem &problem)
+  {
+    test::Vector       reference = problem.new_vector(), solution = problem.new_vector();
+    const unsigned int n_dealii    = problem.solve_with_dealii_gmg(reference, 1e-13);
+    const unsigned int n_cellwise  = solve_with_cellwise_levels(problem, solution);
+    out << name << ": " << problem.dof_handler.n_dofs() << " DoFs, " << problem.triangulation.n_global_levels()
+        << " levels; deal.II GMG " << n_dealii << " CG iterations, cellwise levels " << n_cellwise
+        << ", within one: " << test::yes_no(std::abs(int(n_cellwise) - int(n_dealii)) <= 1)
+        << ", solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
+    if (problem.with_coefficient)
+      {
+        const unsigned int n_averaged = solve_with_cellwise_levels(problem, solution, cellwise::CoefficientEvaluation::cell_average);
+        out << "  the coefficient averaged per cell on the levels: " << n_averaged
+            << " CG iterations, more than at the points: " << test::yes_no(n_averaged > n_cellwise) << std::endl;
+      }
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  std::ofstream                            out("output");
+  compare(out, "hyper_L, uniform", test::PoissonProblem(false, test::Domain::lshape));
+  compare(out, "hyper_L, locally refined", test::PoissonProblem(true, test::Domain::lshape));
+  compare(out, "box, step-37's coefficient", test::PoissonProblem(false, test::Domain::box, true));
+  return 0;
+}
