@@ -11,6 +11,8 @@
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/kershaw_map.h>
+#include <cellwise/mesh/unstructured_builder.h>
+#include <cellwise/storage/dof_numbering.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/base/setup_times.h>
@@ -130,8 +132,9 @@ namespace
   double
   finest_cells(const ProgramOptions &options, const int L)
   {
-    return double(options.box.subdivisions[0]) * options.box.subdivisions[1] * options.box.subdivisions[2] *
-           std::ldexp(1., 3 * L);
+    const double coarse = options.geometry == "ball" ? 7. : double(options.box.subdivisions[0]) * options.box.subdivisions[1] *
+                                                             options.box.subdivisions[2] - double(options.box.removed.size());
+    return coarse * std::ldexp(1., 3 * L);
   }
 
   /// Refuses refinement @p L before anything is allocated when the estimated
@@ -202,7 +205,8 @@ namespace
     if (options.geometry == "lshape")
       for (unsigned int d = 0; d < 3; ++d)
         period_upper[d] = options.box.lower[d] + (options.box.upper[d] - options.box.lower[d]) / options.box.subdivisions[d];
-    const ManufacturedSolution solution = make_manufactured_solution(options.solution, options.box.lower, period_upper);
+    const ManufacturedSolution solution = options.geometry == "ball" ? make_ball_solution()
+                                                                      : make_manufactured_solution(options.solution, options.box.lower, period_upper);
     std::cout << "cellwise-poisson: -Δu = f on [" << options.box.lower[0] << "," << options.box.upper[0] << "]x["
               << options.box.lower[1] << "," << options.box.upper[1] << "]x[" << options.box.lower[2] << ","
               << options.box.upper[2] << "] with " << options.box.subdivisions[0] << "x" << options.box.subdivisions[1]
@@ -211,6 +215,9 @@ namespace
       std::cout << " without the upper octant (the L-shape of deal.II's hyper_L)";
     else if (options.geometry == "kershaw")
       std::cout << " deformed by the Kershaw map, epsilon " << options.kershaw_epsilon;
+    if (options.geometry == "ball")
+      std::cout << " (replaced: the unit ball in 7 coarse cells as deal.II's hyper_ball, mapping of degree " << options.degree
+                << ", u = 1 - |x|^2)";
     std::cout << ", solution '" << solution.name << "', Q"
               << options.degree << "\n  outer " << to_string(options.multigrid.outer) << ", smoother "
               << to_string(options.multigrid.smoother) << ", cycle " << to_string(options.multigrid.cycle) << ", precision "
@@ -249,7 +256,8 @@ namespace
     using namespace cellwise;
     if (options.adaptive_steps == 0)
       {
-        check_box_hierarchy_size(options.box, L); // what a level can hold, then what the machine has
+        if (options.geometry != "ball")
+          check_box_hierarchy_size(options.box, L); // what a level can hold, then what the machine has
         if (!on_device)
           check_host_memory(options, L);
         else
@@ -266,7 +274,10 @@ namespace
     SetupTimes     times;
     LevelHierarchy hierarchy;
     times.measure("mesh hierarchy (host)", [&] {
-      hierarchy = make_box_hierarchy(options.box, L, CellOrdering::child_major);
+      if (options.geometry == "ball") // curved cells through a mapping of the element's degree
+        hierarchy = make_unstructured_hierarchy(make_ball_coarse_mesh(), L, options.degree);
+      else
+        hierarchy = make_box_hierarchy(options.box, L, CellOrdering::child_major);
       if (options.geometry == "kershaw")
         map_hierarchy(hierarchy, 1, kershaw_map(options.kershaw_epsilon, options.kershaw_epsilon));
     });
@@ -322,6 +333,8 @@ namespace
       row.dofs *= double(options.box.subdivisions[d]) * double(1u << L) * options.degree + 1;
     if (options.geometry == "lshape") // the upper octant's nodes off the faces it shares
       row.dofs -= std::pow(double(1u << L) * options.degree, 3);
+    if (options.geometry == "ball")
+      row.dofs = make_dof_numbering(fine, options.degree).n_unique;
     row.iterations            = statistics.iterations();
     row.fractional_iterations = statistics.fractional_iterations(options.tolerance);
     row.reduction             = statistics.reduction();

@@ -38,11 +38,14 @@ CG with the Chebyshev-Jacobi V-cycle, tolerance 1e-9 on η/η0.
 
 Options:
   --degree P               polynomial degree 1..8 (default 3)
-  --geometry NAME          box | lshape | kershaw (default box): lshape is
-                           deal.II's hyper_L, [-1,1]^3 without [0,1]^3 in 7
-                           coarse cells; kershaw the unit cube in 6x2x2
-                           coarse cells deformed by the Kershaw map (the
-                           CEED benchmarks' deformed box; host backend)
+  --geometry NAME          box | lshape | kershaw | ball (default box):
+                           lshape is deal.II's hyper_L, [-1,1]^3 without
+                           [0,1]^3 in 7 coarse cells; kershaw the unit cube
+                           in 6x2x2 coarse cells deformed by the Kershaw map
+                           (the CEED benchmarks' deformed box); ball the unit
+                           ball in 7 curved coarse cells in different frames
+                           (deal.II's hyper_ball), u = 1 - |x|^2; kershaw and
+                           ball: host backend, uniform meshes
   --kershaw-epsilon E      the Kershaw parameter in (0, 1] (default 0.3; 1:
                            no deformation)
   --box X0,Y0,Z0,X1,Y1,Z1  the box (default 0,0,0,1,1,1)
@@ -178,8 +181,8 @@ parse_command_line(const int argc, const char *const *argv)
         }
       else if (option == "--geometry")
         {
-          if (value != "box" && value != "lshape" && value != "kershaw")
-            fail_option(option, value, "use box, lshape or kershaw");
+          if (value != "box" && value != "lshape" && value != "kershaw" && value != "ball")
+            fail_option(option, value, "use box, lshape, kershaw or ball");
           options.geometry = value;
         }
       else if (option == "--kershaw-epsilon")
@@ -326,11 +329,16 @@ parse_command_line(const int argc, const char *const *argv)
         }
       else
         {
-          options.box.subdivisions = {{6, 2, 2}}; // the map's kinks at x = k/6, y, z = 1/2
+          if (options.geometry == "kershaw")
+            options.box.subdivisions = {{6, 2, 2}}; // the map's kinks at x = k/6, y, z = 1/2
+          else
+            for (const std::string &option : given)
+              if (option == "--solution")
+                throw UsageError("--geometry ball has its own solution, u = 1 - |x|^2 (drop --solution)");
           if (options.backend == "cuda")
-            throw UsageError("--geometry kershaw: the CUDA backend takes box cells only so far (use --backend host)");
+            throw UsageError("--geometry " + options.geometry + ": the CUDA backend takes box cells only so far (use --backend host)");
           if (options.adaptive_steps > 0)
-            throw UsageError("--geometry kershaw: the adaptive solver takes box cells only so far (drop --adaptive-steps)");
+            throw UsageError("--geometry " + options.geometry + ": the adaptive solver takes box cells only so far (drop --adaptive-steps)");
         }
     }
   else

@@ -45,3 +45,16 @@ make_manufactured_solution(const std::string &name, const std::array<double, 3> 
     }
   CELLWISE_CHECK(false, "unknown manufactured solution '" << name << "': use sine, oscillatory or polynomial");
 }
+
+ManufacturedSolution
+make_ball_solution()
+{
+  cellwise::SeparableTerm constant;
+  constant.coefficient = 6.;
+  for (unsigned int d = 0; d < 3; ++d)
+    constant.factors[d] = [](const double) { return 1.; };
+  return {"ball",
+          [](const cellwise::Point &x) { return 1. - (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]); },
+          [](const cellwise::Point &) { return 6.; },
+          {constant}};
+}

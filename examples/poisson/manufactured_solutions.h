@@ -22,3 +22,7 @@ struct ManufacturedSolution
 /// with ξ_d = (x_d − lower_d) / L_d. Throws cellwise::Error for other names.
 ManufacturedSolution
 make_manufactured_solution(const std::string &name, const std::array<double, 3> &lower, const std::array<double, 3> &upper);
+
+/// "ball": u = 1 − |x|², −Δu = 6, zero on the unit sphere (--geometry ball).
+ManufacturedSolution
+make_ball_solution();

@@ -51,6 +51,8 @@ namespace cellwise
     LevelData::reinit(const Level &level)
     {
       release();
+      CELLWISE_CHECK(!level.has_skeleton(), "cuda::LevelData: the device DSS takes structured levels only so far; this level has "
+                                               << level.skeleton_faces.size() << " skeleton faces (an unstructured coarse mesh)");
       const unsigned int n = level.n_cells();
       CELLWISE_CHECK(level.neighbors.size() == n,
                      "LevelData: the level has " << n << " cells but " << level.neighbors.size() << " neighbour entries");

@@ -24,7 +24,7 @@ namespace cellwise
   Level::fills_box() const
   {
     const std::size_t n = n_cells();
-    if (n == 0 || coordinates.size() != n || neighbors.size() != n)
+    if (n == 0 || coordinates.size() != n || neighbors.size() != n || has_skeleton())
       return false;
     std::array<int, 3> lo = coordinates[0], hi = coordinates[0];
     for (const auto &c : coordinates)

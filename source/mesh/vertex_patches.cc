@@ -30,7 +30,8 @@ namespace cellwise
         {
           const unsigned int d    = (c >= 4) ? 2 : (c >= 2 ? 1 : 0);
           const unsigned int from = c - (1u << d);
-          const int          nb   = level.neighbors[lane[from]][2 * d + 1];
+          // structured pairs only: no patch reaches across a skeleton face
+          const int          nb   = level.structured_neighbor(static_cast<unsigned int>(lane[from]), 2 * d + 1);
           if (!face_neighbor::is_cell(nb))
             return;
           lane[c] = nb;

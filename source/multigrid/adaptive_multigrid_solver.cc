@@ -30,7 +30,11 @@ namespace cellwise
     check_solver_set_up(hierarchy, degree, parameters);
     // the active mesh is assembled from the levels' boxes (ActiveMesh)
     for (const Level &level : hierarchy.levels)
-      check_box_cells(level, "cellwise::AdaptiveMultigridSolver");
+      {
+        check_box_cells(level, "cellwise::AdaptiveMultigridSolver");
+        CELLWISE_CHECK(!level.has_skeleton(), "cellwise::AdaptiveMultigridSolver takes structured meshes only so far (this level "
+                                              "has skeleton faces: an unstructured coarse mesh)");
+      }
     check_no_pure_neumann(parameters, "cellwise::AdaptiveMultigridSolver");
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));

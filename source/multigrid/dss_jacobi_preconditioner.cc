@@ -13,9 +13,14 @@ namespace cellwise
   {
     CELLWISE_CHECK(op.n_cells() == level.n_cells(),
                    "Jacobi: operator of " << op.n_cells() << " cells on a level of " << level.n_cells());
+    if (level.has_skeleton()) // built once: the skeleton phase of every DSS here
+      {
+        CELLWISE_CHECK(layers_.n_layers == 1, "Jacobi: an unstructured mesh takes FE_Q only");
+        skeleton_ = DssSkeleton(level, layers_.n_1d - 1);
+      }
     op.compute_cell_diagonals(inverse_diagonal_);
     inverse_diagonal_.check_compatible(mask);
-    apply_dss(level, inverse_diagonal_, DssMode::sum, layers_);
+    assemble(inverse_diagonal_);
     for (unsigned int cell = 0; cell < inverse_diagonal_.n_cells(); ++cell)
       for (unsigned int i = 0; i < inverse_diagonal_.dofs_per_cell(); ++i)
         {
@@ -29,7 +34,7 @@ namespace cellwise
   void
   DssJacobiPreconditioner<Number, Layout, Operator>::apply_in_place(VectorType &r) const
   {
-    apply_dss(*level_, r, DssMode::sum, layers_);
+    assemble(r);
     r.scale(inverse_diagonal_);
   }
 
@@ -37,7 +42,10 @@ namespace cellwise
   void
   DssJacobiPreconditioner<Number, Layout, Operator>::assemble(VectorType &r) const
   {
-    apply_dss(*level_, r, DssMode::sum, layers_);
+    if (level_->has_skeleton())
+      apply_dss(*level_, skeleton_, r, DssMode::sum);
+    else
+      apply_dss(*level_, r, DssMode::sum, layers_);
   }
 
   template <typename Number, typename Layout, typename Operator>

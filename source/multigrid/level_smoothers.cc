@@ -26,7 +26,7 @@ namespace cellwise
             return std::make_shared<ChebyshevSmoother<Number>>(level, op, mask, p);
           }
         default:
-          return std::make_shared<VertexPatchSmoother<Number>>(level, op, parameters.patch_sweeps);
+          return std::make_shared<VertexPatchSmoother<Number>>(level, op, parameters.patch_sweeps, &mask);
       }
   }
 

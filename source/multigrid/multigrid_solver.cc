@@ -110,7 +110,12 @@ namespace cellwise
                              "cell): set MultigridParameters::coefficient_evaluation = CoefficientEvaluation::cell_average "
                              "(--coefficient-at cell-average), or use the host backend for the coefficient at the quadrature points");
     for (const Level &level : hierarchy.levels)
-      check_box_cells(level, solver);
+      {
+        check_box_cells(level, solver);
+        CELLWISE_CHECK(!level.has_skeleton(), solver << " takes structured meshes only so far: this level of " << level.n_cells()
+                                                      << " cells has " << level.skeleton_faces.size()
+                                                      << " skeleton faces (an unstructured coarse mesh); use the host backend");
+      }
   }
 
   CoarseSolverType
@@ -284,6 +289,7 @@ namespace cellwise
     const auto start = std::chrono::steady_clock::now();
 
     const Level &fine = hierarchy.levels.back();
+    fine_skeleton_    = DssSkeleton(fine, degree);
     masks_.push_back(make_boundary_mask<double>(fine, degree, parameters));
     if (parameters.pure_neumann)
       null_space_ = std::make_shared<ConstantNullSpace<double>>(fine, degree);
@@ -305,7 +311,7 @@ namespace cellwise
   SolveStatistics
   MultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
-    const auto mean_dss = [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), r, DssMode::mean); };
+    const auto mean_dss = [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), fine_skeleton_, r, DssMode::mean); };
     if (!null_space_)
       return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(),
                          control, mean_dss, &residual_);

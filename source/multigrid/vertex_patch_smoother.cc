@@ -64,9 +64,10 @@ namespace cellwise
   template <typename Number, typename Layout>
   VertexPatchSmoother<Number, Layout>::VertexPatchSmoother(const Level                           &level,
                                                            const LaplaceOperator<Number, Layout> &op,
-                                                           const unsigned int                     n_sweeps)
+                                                           const unsigned int                     n_sweeps,
+                                                           const VectorType                      *mask)
   {
-    reinit(level, op, n_sweeps);
+    reinit(level, op, n_sweeps, mask);
   }
 
   template <typename Number, typename Layout>
@@ -81,7 +82,10 @@ namespace cellwise
 
   template <typename Number, typename Layout>
   void
-  VertexPatchSmoother<Number, Layout>::reinit(const Level &level, const LaplaceOperator<Number, Layout> &op, const unsigned int n_sweeps)
+  VertexPatchSmoother<Number, Layout>::reinit(const Level                           &level,
+                                              const LaplaceOperator<Number, Layout> &op,
+                                              const unsigned int                     n_sweeps,
+                                              const VectorType                      *mask)
   {
     CELLWISE_CHECK(n_sweeps >= 1, "VertexPatchSmoother needs at least one sweep, got " << n_sweeps);
     CELLWISE_CHECK(op.n_cells() == level.n_cells(),
@@ -151,6 +155,44 @@ namespace cellwise
       d.clear();
     if (!exact_local_solves_)
       dispatch_degree(degree, [&](auto p) { compute_dampings<decltype(p)::value>(); });
+
+    // the free DoFs of no patch: on an unstructured mesh the skeleton's
+    uncovered_smoother_.reset();
+    n_uncovered_ = 0;
+    if (level.has_skeleton())
+      {
+        CELLWISE_CHECK(mask != nullptr, "VertexPatchSmoother: an unstructured mesh needs the Dirichlet mask (the DoFs on the "
+                                        "skeleton between the coarse cells are smoothed by a Jacobi step)");
+        uncovered_mask_ = *mask;
+        const unsigned int p = degree;
+        for (unsigned int colour = 0; colour < VertexPatches::n_colours; ++colour)
+          for (const auto &patch : patches_.cells[colour])
+            for (unsigned int c = 0; c < 8; ++c)
+              {
+                const int lx = 1 - (c & 1), ly = 1 - ((c >> 1) & 1), lz = 1 - ((c >> 2) & 1);
+                for (int kz = lz; kz < lz + int(p); ++kz)
+                  for (int ky = ly; ky < ly + int(p); ++ky)
+                    for (int kx = lx; kx < lx + int(p); ++kx)
+                      uncovered_mask_(patch[c], (kz * n + ky) * n + kx) = Number(0);
+              }
+        for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+          for (unsigned int i = 0; i < uncovered_mask_.dofs_per_cell(); ++i)
+            n_uncovered_ += uncovered_mask_(cell, i) != Number(0);
+        if (n_uncovered_ > 0)
+          {
+            // Chebyshev–Jacobi on those DoFs alone: they are smoothed by
+            // nothing else, so its interval reaches far down
+            // three Jacobi steps, ω = 1 / λ_max(D⁻¹A) on those DoFs (the ball:
+            // 17 CG iterations with one step, 12–13 with three, no fewer
+            // with more or with Chebyshev there: the surrogate patches
+            // then limit)
+            const DssJacobiPreconditioner<Number, Layout> probe(level, op, uncovered_mask_);
+            const double lambda = estimate_max_eigenvalue(op, probe, uncovered_mask_, ChebyshevParameters().eigenvalue_iterations);
+            CELLWISE_CHECK(lambda > 0 && std::isfinite(lambda), "VertexPatchSmoother: the Jacobi step on the skeleton has λ_max " << lambda);
+            uncovered_smoother_ =
+              std::make_shared<JacobiSmoother<Number, Layout>>(level, op, uncovered_mask_, JacobiParameters{1. / lambda, 3});
+          }
+      }
   }
 
   template <typename Number, typename Layout>
@@ -358,11 +400,19 @@ namespace cellwise
     if (zero_initial_guess)
       u.set_zero();
     for (unsigned int sweep = 0; sweep < n_sweeps_; ++sweep)
-      for (unsigned int step = 0; step < 8; ++step)
-        {
-          const unsigned int colour = sweep_colour(step, direction);
-          apply_colour(u, b, colour, zero_initial_guess && sweep == 0 && step == 0);
-        }
+      {
+        // the skeleton's Jacobi step last in a forward sweep, first in a
+        // reverse one: the reverse sweep stays the forward one's adjoint
+        if (uncovered_smoother_ && direction == SweepDirection::reverse)
+          uncovered_smoother_->smooth(u, b, false, direction);
+        for (unsigned int step = 0; step < 8; ++step)
+          {
+            const unsigned int colour = sweep_colour(step, direction);
+            apply_colour(u, b, colour, zero_initial_guess && sweep == 0 && step == 0 && !(uncovered_smoother_ && direction == SweepDirection::reverse));
+          }
+        if (uncovered_smoother_ && direction == SweepDirection::forward)
+          uncovered_smoother_->smooth(u, b, false, direction);
+      }
   }
 
   template class VertexPatchSmoother<double, CellContiguous>;

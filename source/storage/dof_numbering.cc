@@ -2,6 +2,7 @@
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/storage/dof_numbering.h>
 
+#include <algorithm>
 #include <numeric>
 
 namespace cellwise
@@ -28,7 +29,7 @@ namespace cellwise
   }
 
   DofNumbering
-  make_dof_numbering(const Level &level, const unsigned int degree, const TraceLayers &layers)
+  make_dof_numbering(const Level &level, const unsigned int degree, const TraceLayers &layers, const bool across_skeleton)
   {
     const unsigned int n     = degree + 1;
     CELLWISE_CHECK(layers.n_1d == n, "make_dof_numbering: trace layers of an element with "
@@ -42,7 +43,7 @@ namespace cellwise
     for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
       for (unsigned int d = 0; d < 3; ++d)
         {
-          const int other = level.neighbors[cell][2 * d + 1];
+          const int other = level.structured_neighbor(cell, 2 * d + 1);
           if (!face_neighbor::is_cell(other))
             continue;
           for (unsigned int l = 0; l < layers.n_layers; ++l)
@@ -57,6 +58,25 @@ namespace cellwise
                     parent[std::max(rx, ry)] = std::min(rx, ry);
                 }
         }
+
+    auto join = [&](const unsigned int x, const unsigned int y) {
+      const unsigned int rx = find_root(parent, x), ry = find_root(parent, y);
+      if (rx != ry)
+        parent[std::max(rx, ry)] = std::min(rx, ry);
+    };
+    if (across_skeleton && level.has_skeleton())
+      {
+        CELLWISE_CHECK(layers.n_layers == 1, "make_dof_numbering: skeleton faces (an unstructured mesh) take FE_Q, one trace layer");
+        const unsigned int p = degree;
+        for (const SkeletonFace &f : level.skeleton_faces)
+          for (unsigned int b = 0; b < n; ++b)
+            for (unsigned int a = 0; a < n; ++a)
+              {
+                const auto there = oriented_face_point(f.orientation, a, b, p);
+                join(f.cell * n3 + face_dof(n, f.face / 2, f.face % 2, a, b),
+                     static_cast<unsigned int>(f.neighbor) * n3 + face_dof(n, f.neighbor_face / 2, f.neighbor_face % 2, there[0], there[1]));
+              }
+      }
 
     DofNumbering numbering;
     numbering.degree = degree;

@@ -62,6 +62,35 @@ namespace cellwise
     }
   } // namespace face_neighbor
 
+  /**
+   * A face across which the neighbour's frame does not continue the cell's:
+   * a face between two coarse cells of an unstructured mesh (or between their
+   * descendants), where the neighbour's matching face need not be the
+   * opposite one and its face coordinates may be swapped or reversed. Face
+   * coordinates (a, b) are those of fe/face_dofs.h (the two other axes in
+   * increasing order, 0..p). The node (a, b) of this face is the node
+   * (a', b') of the neighbour's face, with (t0, t1) = (b, a) if bit 0 of
+   * @p orientation is set, else (a, b); a' = p − t0 if bit 1 is set, else
+   * t0; b' = p − t1 if bit 2 is set, else t1. Listed from both sides.
+   */
+  struct SkeletonFace
+  {
+    unsigned int cell          = 0;
+    std::uint8_t face          = 0;
+    int          neighbor      = -1;
+    std::uint8_t neighbor_face = 0;
+    std::uint8_t orientation   = 0;
+  };
+
+  /// The neighbour's face coordinates of the node (@p a, @p b) of a skeleton
+  /// face with @p orientation, nodes 0..@p p per axis.
+  inline std::array<unsigned int, 2>
+  oriented_face_point(const std::uint8_t orientation, const unsigned int a, const unsigned int b, const unsigned int p)
+  {
+    const unsigned int t0 = orientation & 1 ? b : a, t1 = orientation & 1 ? a : b;
+    return {{orientation & 2 ? p - t0 : t0, orientation & 4 ? p - t1 : t1}};
+  }
+
   /// Cell state bits.
   namespace cell_flags
   {
@@ -103,6 +132,13 @@ namespace cellwise
     /// The cells' map from the reference cube where they are not their boxes
     /// (curved or deformed cells; mesh/cell_mapping.h). Empty: box cells.
     CellMapping mapping;
+    /// The skeleton faces (unstructured meshes; empty on a lattice): the
+    /// neighbours table holds their neighbour cells, and skeleton_mask bit f
+    /// of a cell says that its face f is one. The structured DSS cascade,
+    /// the vertex patches and the lattice paths skip these faces; the DSS
+    /// completes their nodes in a second phase (storage/dss.h).
+    std::vector<SkeletonFace> skeleton_faces;
+    UninitializedVector<std::uint8_t> skeleton_mask;
 
     unsigned int
     n_cells() const
@@ -120,6 +156,27 @@ namespace cellwise
     is_refined(const unsigned int cell) const
     {
       return flags[cell] & cell_flags::refined;
+    }
+    /// Whether the level has skeleton faces (an unstructured mesh).
+    bool
+    has_skeleton() const
+    {
+      return !skeleton_faces.empty();
+    }
+    /// Whether face @p face of @p cell is a skeleton face.
+    bool
+    is_skeleton_face(const unsigned int cell, const unsigned int face) const
+    {
+      return !skeleton_mask.empty() && ((skeleton_mask[cell] >> face) & 1);
+    }
+    /// The neighbour across @p face of @p cell if the pair continues the
+    /// lattice (a structured pair: its face 2d+1 meets the neighbour's face
+    /// 2d with equal face coordinates); otherwise what the face has that is
+    /// not a structured neighbour: boundary, none, or none for a skeleton face.
+    int
+    structured_neighbor(const unsigned int cell, const unsigned int face) const
+    {
+      return is_skeleton_face(cell, face) ? face_neighbor::none : neighbors[cell][face];
     }
     /// Number of cells with children on the next level.
     unsigned int

@@ -16,6 +16,7 @@
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/dss.h>
 
 namespace cellwise
 {
@@ -51,6 +52,8 @@ namespace cellwise
   private:
     const Level *level_ = nullptr;
     TraceLayers  layers_;
+    /// The skeleton phase of the level's DSS (an unstructured mesh).
+    DssSkeleton  skeleton_;
     VectorType   inverse_diagonal_;
   };
 } // namespace cellwise

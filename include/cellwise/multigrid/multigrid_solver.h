@@ -16,6 +16,7 @@
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
 #include <cellwise/storage/constant_null_space.h>
+#include <cellwise/storage/dss.h>
 
 #include <iosfwd>
 #include <memory>
@@ -368,6 +369,8 @@ namespace cellwise
     unsigned int                                          degree_;
     MultigridParameters                                   parameters_;
     std::vector<VectorType>                               masks_;
+    /// The skeleton phase of the finest level's DSS (unstructured meshes).
+    DssSkeleton                                           fine_skeleton_;
     std::shared_ptr<const ConstantNullSpace<double>>      null_space_; // pure Neumann only
     /// The stationary iteration's residual, kept between solves.
     mutable VectorType                                    residual_;

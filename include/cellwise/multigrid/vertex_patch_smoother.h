@@ -28,6 +28,7 @@
 #include <cellwise/mesh/level.h>
 #include <cellwise/mesh/vertex_patches.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/jacobi_smoother.h>
 #include <cellwise/multigrid/vertex_patch_inverses.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
@@ -79,12 +80,29 @@ namespace cellwise
     /// surrogate of the patch (PatchSizeRule::surrogate: the boxes whose
     /// metric factors are the cells' diagonal metric sums), an inexact local
     /// solve whose effect on the counts doc/geometry.md measures.
-    VertexPatchSmoother(const Level &level, const LaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1);
+    ///
+    /// On an unstructured mesh the patches stay inside the coarse cells'
+    /// blocks, and the DoFs on the skeleton are interior to no patch: each
+    /// sweep then ends (forward) or starts (reverse) with three damped
+    /// Jacobi steps on those DoFs, ω = 1/λ_max of D⁻¹A on them, which needs
+    /// the level's Dirichlet @p mask (1 on free copies).
+    VertexPatchSmoother(const Level                           &level,
+                        const LaplaceOperator<Number, Layout> &op,
+                        unsigned int                           n_sweeps = 1,
+                        const VectorType                      *mask     = nullptr);
 
     void
     reinit(const Level &level, unsigned int degree, unsigned int n_sweeps = 1);
     void
-    reinit(const Level &level, const LaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1);
+    reinit(const Level &level, const LaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1, const VectorType *mask = nullptr);
+
+    /// Free DoFs interior to no patch (the skeleton of an unstructured mesh),
+    /// which the Jacobi step smooths (0 on other meshes).
+    std::size_t
+    n_uncovered_dofs() const
+    {
+      return n_uncovered_;
+    }
 
     /// Whether the local solves are exact (box cells, one coefficient per
     /// patch) or those of the surrogate, each damped by ω_v = 1 / (1.05 λ_v)
@@ -199,5 +217,9 @@ namespace cellwise
     /// Per colour and patch the damping ω ≤ 1 of a surrogate local solve
     /// (empty where the local solves are exact).
     std::array<std::vector<Number>, 8> damping_;
+    /// The Jacobi step on the DoFs of no patch (unstructured meshes).
+    std::shared_ptr<const LevelSmoother<VectorType>>      uncovered_smoother_;
+    VectorType                                            uncovered_mask_;
+    std::size_t                                           n_uncovered_ = 0;
   };
 } // namespace cellwise

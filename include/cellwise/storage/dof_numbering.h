@@ -40,8 +40,11 @@ namespace cellwise
   /// The numbering of an element whose faces share the trace @p layers (the
   /// C¹ Hermite element: hermite_trace_layers(), storage degree 3). Its
   /// derivative DoFs are physical, so copies join without a sign or a scale.
+  /// Skeleton faces (unstructured meshes, FE_Q only) join their nodes through
+  /// the face orientation; with @p across_skeleton false they join none (the
+  /// parts that the structured DSS cascade completes).
   DofNumbering
-  make_dof_numbering(const Level &level, unsigned int degree, const TraceLayers &layers);
+  make_dof_numbering(const Level &level, unsigned int degree, const TraceLayers &layers, bool across_skeleton = true);
 
   /// G: v_K = u_global restricted to K (primal).
   template <typename Number, typename Layout>

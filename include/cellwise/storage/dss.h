@@ -14,11 +14,24 @@
  * Faces without a same-level neighbour (boundary, refinement edge) are left
  * alone; on the refinement edge the result is then not a full sum, which the
  * masked smoothers make harmless (003 §4.3.1).
+ *
+ * On an unstructured mesh (Level::has_skeleton) the cascade runs over the
+ * structured pairs only: inside every coarse cell's block it completes each
+ * node's copies there, so that after it the copies of a node on the
+ * skeleton hold one partial sum per block. The second phase (003 §4.3,
+ * Algorithm 8) adds one representative copy per block and writes the total
+ * to every copy, the orientations of the faces reconciled once, when the
+ * groups of copies are built (DssSkeleton, from the level's numbering).
  */
 
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/storage/cell_vector.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace cellwise
 {
@@ -28,8 +41,50 @@ namespace cellwise
     mean ///< Pi: every copy becomes the mean of all copies
   };
 
+  /**
+   * The second phase of DSS on a level with skeleton faces (FE_Q): per node
+   * whose copies lie in several blocks, all its copies and one
+   * representative per block with the number of the block's copies. Built
+   * once per level and degree (a numbering of the level's DoFs; set-up
+   * cost); empty on a level without skeleton.
+   */
+  class DssSkeleton
+  {
+  public:
+    DssSkeleton() = default;
+    DssSkeleton(const Level &level, unsigned int degree);
+
+    bool
+    empty() const
+    {
+      return group_start_.size() <= 1;
+    }
+    /// Number of nodes on the skeleton.
+    std::size_t
+    n_groups() const
+    {
+      return group_start_.empty() ? 0 : group_start_.size() - 1;
+    }
+
+    /// The second phase on @p v after the cascade.
+    template <typename Number, typename Layout>
+    void
+    apply(CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode) const;
+
+  private:
+    unsigned int               degree_ = 0;
+    std::vector<std::size_t>   group_start_;
+    /// (cell, local DoF) of every copy of the groups' nodes.
+    std::vector<std::pair<unsigned int, unsigned int>> copies_;
+    /// Per copy: 0, or the number of copies of its block if it is the
+    /// block's representative.
+    std::vector<std::uint8_t> weight_;
+  };
+
   /// In-place DSS of @p v over the faces of @p level (host backend), for
-  /// FE_Q of v's degree.
+  /// FE_Q of v's degree. On a level with skeleton faces this builds the
+  /// DssSkeleton each call (a set-up path); solvers keep one and call the
+  /// overload that takes it.
   template <typename Number, typename Layout>
   void
   apply_dss(const Level &level, CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode = DssMode::sum);
@@ -39,4 +94,10 @@ namespace cellwise
   template <typename Number, typename Layout>
   void
   apply_dss(const Level &level, CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode, const TraceLayers &layers);
+
+  /// FE_Q's DSS with the level's skeleton phase kept by the caller (empty on
+  /// a level without skeleton).
+  template <typename Number, typename Layout>
+  void
+  apply_dss(const Level &level, const DssSkeleton &skeleton, CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode);
 } // namespace cellwise
