@@ -267,6 +267,11 @@ namespace cellwise
     for (const Level &level : h.levels)
       {
         const std::size_t n = level.n_cells();
+        // the format stores boxes and lattice neighbours: a mapping or a
+        // skeleton would be lost, and the file's problem another one
+        CELLWISE_CHECK(level.mapping.empty() && !level.has_skeleton(),
+                       "write_problem_file: problem files carry meshes of box cells on a lattice only so far; this level has "
+                         << (level.mapping.empty() ? "skeleton faces (an unstructured coarse mesh)" : "a cell mapping (curved cells)"));
         CELLWISE_CHECK(level.coordinates.size() == n && level.parent.size() == n && level.child_slot.size() == n &&
                          level.children.size() == n && level.neighbors.size() == n && level.flags.size() == n,
                        "write_problem_file: a level's tables do not all have one entry per cell");

@@ -8,6 +8,8 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
+#include <cellwise/mesh/unstructured_builder.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/problem_file.h>
 
@@ -286,4 +288,13 @@ TEST(ProblemFile, InconsistentProblemsAreNotWritten)
   problem.rhs.reinit(3, 2);
   EXPECT_THROW(write_problem_file(temporary_file("inconsistent"), problem), Error);
   EXPECT_THROW(write_problem_file("/nonexistent-directory/problem.cwp", box_problem()), Error);
+  // curved cells and unstructured meshes would lose their geometry: refused
+  Problem curved = box_problem();
+  map_hierarchy(curved.hierarchy, 1, [](const Point &x) { return Point{{x[0] + 0.1 * x[1] * x[1], x[1], x[2]}}; });
+  EXPECT_THROW(write_problem_file(temporary_file("curved"), curved), Error);
+  Problem ball = box_problem();
+  ball.hierarchy = make_unstructured_hierarchy(make_ball_coarse_mesh(), 1, 1);
+  ball.rhs.reinit(ball.hierarchy.levels.back().n_cells(), 2);
+  ball.solution.reinit(ball.hierarchy.levels.back().n_cells(), 2);
+  EXPECT_THROW(write_problem_file(temporary_file("ball"), ball), Error);
 }
