@@ -5,11 +5,14 @@
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 
+#include "import_unstructured.h"
+
 #include <deal.II/base/mpi.h>
 #include <deal.II/dofs/dof_accessor.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_tools.h>
+#include <deal.II/fe/mapping_q1.h>
 #include <deal.II/grid/tria.h>
 #include <deal.II/grid/tria_accessor.h>
 #include <deal.II/grid/tria_iterator.h>
@@ -114,8 +117,241 @@ namespace cellwise::dealii
     }
   } // namespace
 
+  namespace
+  {
+    /// Whether the coarse cells of @p tria are axis-aligned boxes in deal.II's
+    /// standard orientation, all of the first one's size, at distinct
+    /// positions of one lattice: then the levels are lattices (the structured
+    /// import below); otherwise they are blocks with skeleton faces
+    /// (import_unstructured_levels).
+    bool
+    coarse_mesh_is_lattice(const Tria &tria, const double tolerance)
+    {
+      const auto first = tria.begin(0);
+      std::array<double, 3> h;
+      for (unsigned int d = 0; d < 3; ++d)
+        h[d] = first->vertex(7)[d] - first->vertex(0)[d];
+      std::set<std::array<long, 3>> positions;
+      for (auto cell = tria.begin(0); cell != tria.end(0); ++cell)
+        {
+          std::array<long, 3> position;
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              if (!(h[d] > tolerance))
+                return false;
+              const double k = (cell->vertex(0)[d] - first->vertex(0)[d]) / h[d];
+              position[d]    = std::lround(k);
+              if (std::abs(k - double(position[d])) * h[d] > tolerance)
+                return false;
+            }
+          for (unsigned int v = 0; v < 8; ++v)
+            for (unsigned int d = 0; d < 3; ++d)
+              if (std::abs(cell->vertex(v)[d] - (cell->vertex(0)[d] + (((v >> d) & 1) ? h[d] : 0.))) > tolerance)
+                return false;
+          if (!positions.insert(position).second)
+            return false;
+        }
+      return true;
+    }
+
+    /// The levels of a lattice-aligned mesh: global lattice coordinates,
+    /// boxes, neighbours in one frame.
+    void
+    import_lattice_levels(const Tria &tria, ImportedHierarchy &result, const std::array<double, 3> &lower,
+                          const std::array<double, 3> &upper, const double tolerance)
+    {
+      const unsigned int n_levels = tria.n_global_levels();
+      std::array<double, 3> coarse_h;
+      {
+        const CellBox first = check_box(tria.begin(0), tolerance);
+        for (unsigned int d = 0; d < 3; ++d)
+          {
+            coarse_h[d] = first.size[d];
+            const long n = std::lround((upper[d] - lower[d]) / coarse_h[d]);
+            CELLWISE_CHECK(n >= 1 && std::abs(n * coarse_h[d] - (upper[d] - lower[d])) <= n * tolerance,
+                           "the coarse mesh is not made of the cells of a box lattice: the domain's extent "
+                             << upper[d] - lower[d] << " along axis " << d << " is not a multiple of the first cell's edge "
+                             << coarse_h[d]);
+            result.hierarchy.coarse_subdivisions[d] = static_cast<unsigned int>(n);
+          }
+        // Any set of the box's lattice positions is a domain the cell-wise
+        // levels take (deal.II's hyper_L: 7 of the 8 cells of a 2 x 2 x 2 box):
+        // the faces toward the empty positions are deal.II's boundary faces.
+        const auto &n = result.hierarchy.coarse_subdivisions;
+        CELLWISE_CHECK(tria.n_cells(0) <= std::size_t(n[0]) * n[1] * n[2],
+                       "the coarse mesh is not made of the cells of a box lattice: it has " << tria.n_cells(0)
+                                                                                            << " cells, a box of " << n[0]
+                                                                                            << " x " << n[1] << " x " << n[2]
+                                                                                            << " cells of the first cell's size has "
+                                                                                            << n[0] * n[1] * n[2]);
+      }
+
+      LevelHierarchy &hierarchy = result.hierarchy;
+      hierarchy.levels.resize(n_levels);
+      for (unsigned int l = 0; l < n_levels; ++l)
+        {
+          Level             &level   = hierarchy.levels[l];
+          const unsigned int n_cells = tria.n_cells(l);
+          level.boxes.resize(n_cells);
+          level.coordinates.resize(n_cells);
+          level.parent.assign(n_cells, -1);
+          level.child_slot.assign(n_cells, 0);
+          level.children.assign(n_cells, {{-1, -1, -1, -1, -1, -1, -1, -1}});
+          level.neighbors.resize(n_cells);
+          level.flags.assign(n_cells, 0);
+          level.n_owned_cells = n_cells;
+        }
+
+      // Geometry, coordinates and family links. A cell on level l sits at
+      // lower + k h0 / 2^l; checking this for every cell also checks that deal.II's
+      // child numbering is the lexicographic c = c_x + 2 c_y + 4 c_z of level.h.
+      for (unsigned int l = 0; l < n_levels; ++l)
+        {
+          Level &level = hierarchy.levels[l];
+          for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
+            {
+              const unsigned int K   = cell->index();
+              CELLWISE_CHECK(K < level.n_cells(),
+                             "cell " << l << "." << K << " has an index beyond the " << level.n_cells()
+                                     << " cells of its level (holes left by coarsening); cellwise takes level cells "
+                                        "numbered 0..n-1");
+              const CellBox      box = check_box(cell, tolerance);
+              level.boxes[K]         = box;
+              for (unsigned int d = 0; d < 3; ++d)
+                {
+                  const double h         = coarse_h[d] / double(1u << l);
+                  level.coordinates[K][d] = integer_position(box.lower[d], lower[d], h, tolerance, "lower corner");
+                  CELLWISE_CHECK(std::abs(box.size[d] - h) <= tolerance,
+                                 "cell " << l << "." << K << " has edge " << box.size[d] << " along axis " << d
+                                         << ", expected " << h << " for a uniformly subdivided coarse box refined "
+                                         << l << " times");
+                }
+              CELLWISE_CHECK(!cell->has_children() || cell->n_children() == 8,
+                             "cell " << l << "." << K << " is refined anisotropically (" << cell->n_children()
+                                     << " children); cellwise takes isotropic refinement only");
+              level.flags[K] = cell->has_children() ? cell_flags::refined : cell_flags::active;
+              if (cell->has_children())
+                for (unsigned int c = 0; c < 8; ++c)
+                  {
+                    const auto         child = cell->child(c);
+                    const unsigned int k     = child->index();
+                    level.children[K][c]     = static_cast<int>(k);
+                    Level &fine              = hierarchy.levels[l + 1];
+                    fine.parent[k]           = static_cast<int>(K);
+                    fine.child_slot[k]       = static_cast<std::uint8_t>(c);
+                  }
+            }
+        }
+      for (unsigned int l = 1; l < n_levels; ++l)
+        {
+          const Level &coarse = hierarchy.levels[l - 1];
+          const Level &fine   = hierarchy.levels[l];
+          for (unsigned int k = 0; k < fine.n_cells(); ++k)
+            for (unsigned int d = 0; d < 3; ++d)
+              CELLWISE_CHECK(fine.coordinates[k][d] ==
+                               2 * coarse.coordinates[fine.parent[k]][d] + int((fine.child_slot[k] >> d) & 1),
+                             "child " << unsigned(fine.child_slot[k]) << " of cell " << l - 1 << "." << fine.parent[k]
+                                      << " is not at the lexicographic position c = c_x + 2 c_y + 4 c_z");
+        }
+      {
+        // Distinct coarse positions (a box with overlapping or missing cells
+        // would pass the per-cell checks).
+        std::set<std::array<int, 3>> seen(hierarchy.levels[0].coordinates.begin(), hierarchy.levels[0].coordinates.end());
+        CELLWISE_CHECK(seen.size() == hierarchy.levels[0].n_cells(),
+                       "the coarse mesh is not made of the cells of a box lattice: two coarse cells occupy the same position");
+      }
+
+      // Same-level neighbours: cell->neighbor(f) on level cells is on the same
+      // level unless it is coarser (refinement edge: no same-level neighbour).
+      for (unsigned int l = 0; l < n_levels; ++l)
+        {
+          Level &level = hierarchy.levels[l];
+          for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
+            {
+              const unsigned int K = cell->index();
+              for (unsigned int f = 0; f < 6; ++f)
+                {
+                  CELLWISE_CHECK(!cell->has_periodic_neighbor(f),
+                                 "cell " << l << "." << K << " has a periodic neighbour on face " << f
+                                         << "; periodic faces are not supported by the cell-wise DSS yet");
+                  if (cell->at_boundary(f))
+                    level.neighbors[K][f] = face_neighbor::boundary(cell->face(f)->boundary_id());
+                  else if (cell->neighbor_is_coarser(f))
+                    level.neighbors[K][f] = face_neighbor::none;
+                  else
+                    {
+                      const auto         other = cell->neighbor(f);
+                      const unsigned int k     = other->index();
+                      // The neighbour across face 2d+1 must sit at +1 along d.
+                      const unsigned int d     = f / 2;
+                      std::array<int, 3> expected = level.coordinates[K];
+                      expected[d] += (f % 2) ? 1 : -1;
+                      CELLWISE_CHECK(other->level() == static_cast<int>(l) && level.coordinates[k] == expected,
+                                     "cell " << l << "." << K << ": the neighbour across face " << f
+                                             << " is not the adjacent cell of the same level");
+                      level.neighbors[K][f] = static_cast<int>(k);
+                    }
+                }
+            }
+        }
+
+    }
+
+    /// The level and active DoF maps, lexicographic per cell in the cell's
+    /// own frame (both paths).
+    void
+    import_dof_maps(const ::dealii::DoFHandler<3, 3> &dof_handler, ImportedHierarchy &result)
+    {
+      const Tria        &tria     = dof_handler.get_triangulation();
+      const unsigned int degree   = result.degree;
+      const unsigned int n_levels = tria.n_global_levels();
+      // DoF maps, lexicographic per cell.
+      const std::vector<unsigned int> lex_to_fe = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(degree);
+      const unsigned int              n_local   = static_cast<unsigned int>(lex_to_fe.size());
+      std::vector<dof_index>          fe_indices(n_local);
+      auto active_valence = std::make_shared<std::vector<unsigned int>>(dof_handler.n_dofs(), 0u);
+      for (unsigned int l = 0; l < n_levels; ++l)
+        {
+          const unsigned int n_cells   = tria.n_cells(l);
+          DofMap             level_map = make_map(degree, n_cells, dof_handler.n_dofs(l));
+          DofMap             active_map = make_map(degree, n_cells, dof_handler.n_dofs());
+          auto               level_valence = std::make_shared<std::vector<unsigned int>>(level_map.n_dofs, 0u);
+          for (auto cell = dof_handler.begin_mg(l); cell != dof_handler.end_mg(l); ++cell)
+            {
+              const std::size_t offset = static_cast<std::size_t>(cell->index()) * n_local;
+              cell->get_mg_dof_indices(fe_indices);
+              for (unsigned int i = 0; i < n_local; ++i)
+                {
+                  level_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
+                  ++(*level_valence)[fe_indices[lex_to_fe[i]]];
+                }
+              if (cell->is_active())
+                {
+                  cell->get_dof_indices(fe_indices);
+                  for (unsigned int i = 0; i < n_local; ++i)
+                    {
+                      active_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
+                      ++(*active_valence)[fe_indices[lex_to_fe[i]]];
+                    }
+                }
+            }
+          level_map.valence = level_valence;
+          result.level_dofs.push_back(std::move(level_map));
+          result.active_dofs.push_back(std::move(active_map));
+        }
+      for (DofMap &map : result.active_dofs)
+        map.valence = active_valence;
+    }
+  } // namespace
+
   ImportedHierarchy
   import_dof_handler(const ::dealii::DoFHandler<3, 3> &dof_handler)
+  {
+    return import_dof_handler(::dealii::StaticMappingQ1<3, 3>::mapping, dof_handler);
+  }
+
+  ImportedHierarchy
+  import_dof_handler(const ::dealii::Mapping<3, 3> &mapping, const ::dealii::DoFHandler<3, 3> &dof_handler)
   {
     // from here on the core's loops share deal.II's threads (threads.h)
     use_dealii_threads();
@@ -153,176 +389,11 @@ namespace cellwise::dealii
     result.domain_lower    = lower;
     result.domain_upper    = upper;
 
-    std::array<double, 3> coarse_h;
-    {
-      const CellBox first = check_box(tria.begin(0), tolerance);
-      for (unsigned int d = 0; d < 3; ++d)
-        {
-          coarse_h[d] = first.size[d];
-          const long n = std::lround((upper[d] - lower[d]) / coarse_h[d]);
-          CELLWISE_CHECK(n >= 1 && std::abs(n * coarse_h[d] - (upper[d] - lower[d])) <= n * tolerance,
-                         "the coarse mesh is not made of the cells of a box lattice: the domain's extent "
-                           << upper[d] - lower[d] << " along axis " << d << " is not a multiple of the first cell's edge "
-                           << coarse_h[d]);
-          result.hierarchy.coarse_subdivisions[d] = static_cast<unsigned int>(n);
-        }
-      // Any set of the box's lattice positions is a domain the cell-wise
-      // levels take (deal.II's hyper_L: 7 of the 8 cells of a 2 x 2 x 2 box):
-      // the faces toward the empty positions are deal.II's boundary faces.
-      const auto &n = result.hierarchy.coarse_subdivisions;
-      CELLWISE_CHECK(tria.n_cells(0) <= std::size_t(n[0]) * n[1] * n[2],
-                     "the coarse mesh is not made of the cells of a box lattice: it has " << tria.n_cells(0)
-                                                                                          << " cells, a box of " << n[0]
-                                                                                          << " x " << n[1] << " x " << n[2]
-                                                                                          << " cells of the first cell's size has "
-                                                                                          << n[0] * n[1] * n[2]);
-    }
-
-    LevelHierarchy &hierarchy = result.hierarchy;
-    hierarchy.levels.resize(n_levels);
-    for (unsigned int l = 0; l < n_levels; ++l)
-      {
-        Level             &level   = hierarchy.levels[l];
-        const unsigned int n_cells = tria.n_cells(l);
-        level.boxes.resize(n_cells);
-        level.coordinates.resize(n_cells);
-        level.parent.assign(n_cells, -1);
-        level.child_slot.assign(n_cells, 0);
-        level.children.assign(n_cells, {{-1, -1, -1, -1, -1, -1, -1, -1}});
-        level.neighbors.resize(n_cells);
-        level.flags.assign(n_cells, 0);
-        level.n_owned_cells = n_cells;
-      }
-
-    // Geometry, coordinates and family links. A cell on level l sits at
-    // lower + k h0 / 2^l; checking this for every cell also checks that deal.II's
-    // child numbering is the lexicographic c = c_x + 2 c_y + 4 c_z of level.h.
-    for (unsigned int l = 0; l < n_levels; ++l)
-      {
-        Level &level = hierarchy.levels[l];
-        for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
-          {
-            const unsigned int K   = cell->index();
-            CELLWISE_CHECK(K < level.n_cells(),
-                           "cell " << l << "." << K << " has an index beyond the " << level.n_cells()
-                                   << " cells of its level (holes left by coarsening); cellwise takes level cells "
-                                      "numbered 0..n-1");
-            const CellBox      box = check_box(cell, tolerance);
-            level.boxes[K]         = box;
-            for (unsigned int d = 0; d < 3; ++d)
-              {
-                const double h         = coarse_h[d] / double(1u << l);
-                level.coordinates[K][d] = integer_position(box.lower[d], lower[d], h, tolerance, "lower corner");
-                CELLWISE_CHECK(std::abs(box.size[d] - h) <= tolerance,
-                               "cell " << l << "." << K << " has edge " << box.size[d] << " along axis " << d
-                                       << ", expected " << h << " for a uniformly subdivided coarse box refined "
-                                       << l << " times");
-              }
-            CELLWISE_CHECK(!cell->has_children() || cell->n_children() == 8,
-                           "cell " << l << "." << K << " is refined anisotropically (" << cell->n_children()
-                                   << " children); cellwise takes isotropic refinement only");
-            level.flags[K] = cell->has_children() ? cell_flags::refined : cell_flags::active;
-            if (cell->has_children())
-              for (unsigned int c = 0; c < 8; ++c)
-                {
-                  const auto         child = cell->child(c);
-                  const unsigned int k     = child->index();
-                  level.children[K][c]     = static_cast<int>(k);
-                  Level &fine              = hierarchy.levels[l + 1];
-                  fine.parent[k]           = static_cast<int>(K);
-                  fine.child_slot[k]       = static_cast<std::uint8_t>(c);
-                }
-          }
-      }
-    for (unsigned int l = 1; l < n_levels; ++l)
-      {
-        const Level &coarse = hierarchy.levels[l - 1];
-        const Level &fine   = hierarchy.levels[l];
-        for (unsigned int k = 0; k < fine.n_cells(); ++k)
-          for (unsigned int d = 0; d < 3; ++d)
-            CELLWISE_CHECK(fine.coordinates[k][d] ==
-                             2 * coarse.coordinates[fine.parent[k]][d] + int((fine.child_slot[k] >> d) & 1),
-                           "child " << unsigned(fine.child_slot[k]) << " of cell " << l - 1 << "." << fine.parent[k]
-                                    << " is not at the lexicographic position c = c_x + 2 c_y + 4 c_z");
-      }
-    {
-      // Distinct coarse positions (a box with overlapping or missing cells
-      // would pass the per-cell checks).
-      std::set<std::array<int, 3>> seen(hierarchy.levels[0].coordinates.begin(), hierarchy.levels[0].coordinates.end());
-      CELLWISE_CHECK(seen.size() == hierarchy.levels[0].n_cells(),
-                     "the coarse mesh is not made of the cells of a box lattice: two coarse cells occupy the same position");
-    }
-
-    // Same-level neighbours: cell->neighbor(f) on level cells is on the same
-    // level unless it is coarser (refinement edge: no same-level neighbour).
-    for (unsigned int l = 0; l < n_levels; ++l)
-      {
-        Level &level = hierarchy.levels[l];
-        for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
-          {
-            const unsigned int K = cell->index();
-            for (unsigned int f = 0; f < 6; ++f)
-              {
-                CELLWISE_CHECK(!cell->has_periodic_neighbor(f),
-                               "cell " << l << "." << K << " has a periodic neighbour on face " << f
-                                       << "; periodic faces are not supported by the cell-wise DSS yet");
-                if (cell->at_boundary(f))
-                  level.neighbors[K][f] = face_neighbor::boundary(cell->face(f)->boundary_id());
-                else if (cell->neighbor_is_coarser(f))
-                  level.neighbors[K][f] = face_neighbor::none;
-                else
-                  {
-                    const auto         other = cell->neighbor(f);
-                    const unsigned int k     = other->index();
-                    // The neighbour across face 2d+1 must sit at +1 along d.
-                    const unsigned int d     = f / 2;
-                    std::array<int, 3> expected = level.coordinates[K];
-                    expected[d] += (f % 2) ? 1 : -1;
-                    CELLWISE_CHECK(other->level() == static_cast<int>(l) && level.coordinates[k] == expected,
-                                   "cell " << l << "." << K << ": the neighbour across face " << f
-                                           << " is not the adjacent cell of the same level");
-                    level.neighbors[K][f] = static_cast<int>(k);
-                  }
-              }
-          }
-      }
-
-    // DoF maps, lexicographic per cell.
-    const std::vector<unsigned int> lex_to_fe = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(degree);
-    const unsigned int              n_local   = static_cast<unsigned int>(lex_to_fe.size());
-    std::vector<dof_index>          fe_indices(n_local);
-    auto active_valence = std::make_shared<std::vector<unsigned int>>(dof_handler.n_dofs(), 0u);
-    for (unsigned int l = 0; l < n_levels; ++l)
-      {
-        const unsigned int n_cells   = tria.n_cells(l);
-        DofMap             level_map = make_map(degree, n_cells, dof_handler.n_dofs(l));
-        DofMap             active_map = make_map(degree, n_cells, dof_handler.n_dofs());
-        auto               level_valence = std::make_shared<std::vector<unsigned int>>(level_map.n_dofs, 0u);
-        for (auto cell = dof_handler.begin_mg(l); cell != dof_handler.end_mg(l); ++cell)
-          {
-            const std::size_t offset = static_cast<std::size_t>(cell->index()) * n_local;
-            cell->get_mg_dof_indices(fe_indices);
-            for (unsigned int i = 0; i < n_local; ++i)
-              {
-                level_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
-                ++(*level_valence)[fe_indices[lex_to_fe[i]]];
-              }
-            if (cell->is_active())
-              {
-                cell->get_dof_indices(fe_indices);
-                for (unsigned int i = 0; i < n_local; ++i)
-                  {
-                    active_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
-                    ++(*active_valence)[fe_indices[lex_to_fe[i]]];
-                  }
-              }
-          }
-        level_map.valence = level_valence;
-        result.level_dofs.push_back(std::move(level_map));
-        result.active_dofs.push_back(std::move(active_map));
-      }
-    for (DofMap &map : result.active_dofs)
-      map.valence = active_valence;
+    if (coarse_mesh_is_lattice(tria, tolerance))
+      import_lattice_levels(tria, result, lower, upper, tolerance);
+    else
+      internal::import_unstructured_levels(mapping, tria, result);
+    import_dof_maps(dof_handler, result);
     result.numbering_fingerprint = numbering_fingerprint(dof_handler);
     return result;
   }

@@ -11,40 +11,6 @@ namespace cellwise
 {
   namespace
   {
-    /// Local vertex of corner (a, b) ∈ {0,1}² of face @p face (face
-    /// coordinates of fe/face_dofs.h: the two other axes in increasing order).
-    unsigned int
-    face_corner(const unsigned int face, const unsigned int a, const unsigned int b)
-    {
-      const unsigned int d = face / 2, s = face % 2;
-      if (d == 0)
-        return s + 2 * a + 4 * b;
-      if (d == 1)
-        return a + 2 * s + 4 * b;
-      return a + 2 * b + 4 * s;
-    }
-
-    /// The orientation code (Level::SkeletonFace) that takes the corners of
-    /// face @p f of @p v to the same vertices of face @p g of @p w.
-    std::uint8_t
-    find_orientation(const std::array<unsigned int, 8> &v, const unsigned int f, const std::array<unsigned int, 8> &w,
-                     const unsigned int g)
-    {
-      for (std::uint8_t o = 0; o < 8; ++o)
-        {
-          bool matches = true;
-          for (unsigned int b = 0; b < 2 && matches; ++b)
-            for (unsigned int a = 0; a < 2 && matches; ++a)
-              {
-                const auto there = oriented_face_point(o, a, b, 1);
-                matches          = v[face_corner(f, a, b)] == w[face_corner(g, there[0], there[1])];
-              }
-          if (matches)
-            return o;
-        }
-      CELLWISE_CHECK(false, "two coarse cells share the vertices of a face but not as a quadrilateral");
-    }
-
     /// Trilinear interpolation of the eight corners at ξ.
     Point
     trilinear(const std::array<Point, 8> &corner, const Point &xi)
@@ -61,6 +27,37 @@ namespace cellwise
       return x;
     }
   } // namespace
+
+  unsigned int
+  face_corner(const unsigned int face, const unsigned int a, const unsigned int b)
+  {
+    const unsigned int d = face / 2, s = face % 2;
+    if (d == 0)
+      return s + 2 * a + 4 * b;
+    if (d == 1)
+      return a + 2 * s + 4 * b;
+    return a + 2 * b + 4 * s;
+  }
+
+  std::uint8_t
+  match_face_orientation(const std::array<unsigned int, 8> &v, const unsigned int f, const std::array<unsigned int, 8> &w,
+                         const unsigned int g)
+  {
+    for (std::uint8_t o = 0; o < 8; ++o)
+      {
+        bool matches = true;
+        for (unsigned int b = 0; b < 2 && matches; ++b)
+          for (unsigned int a = 0; a < 2 && matches; ++a)
+            {
+              const auto there = oriented_face_point(o, a, b, 1);
+              matches          = v[face_corner(f, a, b)] == w[face_corner(g, there[0], there[1])];
+            }
+        if (matches)
+          return o;
+      }
+    CELLWISE_CHECK(false, "two cells share the vertices of a face but not as a quadrilateral (face " << f << " of one, face " << g
+                                                                                                   << " of the other)");
+  }
 
   LevelHierarchy
   make_unstructured_hierarchy(const CoarseMesh &coarse, const int n_refinements, const unsigned int mapping_degree)
@@ -124,7 +121,7 @@ namespace cellwise
               level.skeleton_mask[c] |= std::uint8_t(1u << f);
               level.skeleton_faces.push_back(
                 {c, static_cast<std::uint8_t>(f), static_cast<int>(other), static_cast<std::uint8_t>(g),
-                 find_orientation(coarse.cells[c], f, coarse.cells[other], g)});
+                 match_face_orientation(coarse.cells[c], f, coarse.cells[other], g)});
             }
         }
     }

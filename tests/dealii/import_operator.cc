@@ -1,8 +1,11 @@
 // The import of a deal.II DoFHandler: the cell-wise operator assembled through
 // G^T A_cell G equals deal.II's assembled Laplace matrix (active numbering on
 // the finest level, level numbering on level 1) on a box of 2 x 1 x 3 coarse
-// cells of unequal edges refined twice, p = 1..4; G, G^T and the balanced
-// scatter are consistent; what cellwise cannot take is refused with a message.
+// cells of unequal edges refined twice (p = 1..4), and on meshes that are not
+// lattices of boxes (p = 2, 3): hyper_L, a sheared box, a graded box, a box
+// rotated by 90 degrees, a randomly distorted cube, hyper_ball with MappingQ1
+// and with MappingQ(2); G, G^T and the balanced scatter are consistent; what
+// cellwise cannot take is refused with a message.
 
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/vector_transfer.h>
@@ -15,6 +18,9 @@
 #include <deal.II/fe/fe_dgq.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_values.h>
+#include <deal.II/fe/mapping_cartesian.h>
+#include <deal.II/fe/mapping_q.h>
+#include <deal.II/fe/mapping_q1.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/grid/tria.h>
@@ -29,6 +35,8 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace dealii;
 using cellwise::dealii::DofMap;
@@ -48,10 +56,10 @@ namespace
   /// deal.II's Laplace matrix with FE_Q(p) and QGauss(p+1) on the active
   /// cells (level == -1) or the cells of one level.
   void
-  assemble_dealii(const DoFHandler<3> &dof_handler, const int level, SparseMatrix<double> &matrix)
+  assemble_dealii(const Mapping<3> &mapping, const DoFHandler<3> &dof_handler, const int level, SparseMatrix<double> &matrix)
   {
     const auto        &fe = dof_handler.get_fe();
-    FEValues<3>        fe_values(fe, QGauss<3>(fe.degree + 1), update_gradients | update_JxW_values);
+    FEValues<3>        fe_values(mapping, fe, QGauss<3>(fe.degree + 1), update_gradients | update_JxW_values);
     FullMatrix<double> cell_matrix(fe.n_dofs_per_cell(), fe.n_dofs_per_cell());
     std::vector<types::global_dof_index> indices(fe.n_dofs_per_cell());
     auto add = [&](const auto &cell) {
@@ -114,22 +122,27 @@ namespace
   }
 
   void
-  check_degree(const unsigned int p)
+  check_degree(const unsigned int p, const std::string &name = "box", const std::function<void(Triangulation<3> &)> &make = make_box,
+               const Mapping<3> &mapping = StaticMappingQ1<3>::mapping)
   {
     Triangulation<3> tria(Triangulation<3>::limit_level_difference_at_vertices);
-    make_box(tria);
+    make(tria);
     FE_Q<3>       fe(p);
     DoFHandler<3> dof_handler(tria);
     dof_handler.distribute_dofs(fe);
     dof_handler.distribute_mg_dofs();
 
-    const cellwise::dealii::ImportedHierarchy imported = cellwise::dealii::import_dof_handler(dof_handler);
+    const cellwise::dealii::ImportedHierarchy imported = cellwise::dealii::import_dof_handler(mapping, dof_handler);
     const cellwise::LevelHierarchy           &h        = imported.hierarchy;
-    out << "p = " << p << ": " << dof_handler.n_dofs() << " DoFs, levels " << h.n_levels() << ", cells";
+    out << name << ", p = " << p << ": " << dof_handler.n_dofs() << " DoFs, levels " << h.n_levels() << ", cells";
     for (unsigned int l = 0; l < h.n_levels(); ++l)
       out << " " << h.level(l).n_cells();
-    out << ", coarse " << h.coarse_subdivisions[0] << " x " << h.coarse_subdivisions[1] << " x "
-        << h.coarse_subdivisions[2] << std::endl;
+    if (h.level(0).has_skeleton())
+      out << ", unstructured: " << h.level(0).skeleton_faces.size() / 2 << " coarse skeleton faces, mapping degree "
+          << h.level(0).mapping.degree << std::endl;
+    else
+      out << ", coarse " << h.coarse_subdivisions[0] << " x " << h.coarse_subdivisions[1] << " x " << h.coarse_subdivisions[2]
+          << (h.level(0).mapping.empty() ? "" : ", mapped") << std::endl;
 
     // Active numbering on the finest level.
     {
@@ -138,7 +151,7 @@ namespace
       SparsityPattern pattern;
       pattern.copy_from(dsp);
       SparseMatrix<double> A(pattern), B(pattern);
-      assemble_dealii(dof_handler, -1, A);
+      assemble_dealii(mapping, dof_handler, -1, A);
       const cellwise::LaplaceOperator<double> op(h.level(h.max_level()), p);
       assemble_cellwise(imported.active_dofs.back(), op, B);
       out << "  active matrix: max entry difference <= 1e-12 relative: "
@@ -187,7 +200,7 @@ namespace
       SparsityPattern pattern;
       pattern.copy_from(dsp);
       SparseMatrix<double> A(pattern), B(pattern);
-      assemble_dealii(dof_handler, 1, A);
+      assemble_dealii(mapping, dof_handler, 1, A);
       const cellwise::LaplaceOperator<double> op(h.level(1), p);
       assemble_cellwise(imported.level_dofs[1], op, B);
       out << "  level 1 matrix (" << dof_handler.n_dofs(1) << " level DoFs): max entry difference <= 1e-12 relative: "
@@ -232,25 +245,14 @@ namespace
       dof_handler.distribute_dofs(fe);
       cellwise::dealii::import_dof_handler(dof_handler);
     });
-    expect_refusal("sheared mesh", [] {
+    expect_refusal("a ball with MappingCartesian", [] {
       Triangulation<3> tria;
-      GridGenerator::subdivided_hyper_rectangle(tria, {2, 1, 3}, Point<3>(0., 0., 0.), Point<3>(1., 0.3, 2.1));
-      GridTools::transform([](const Point<3> &x) { return Point<3>(x[0] + 0.25 * x[2], x[1], x[2]); }, tria);
+      GridGenerator::hyper_ball(tria);
       FE_Q<3>       fe(2);
       DoFHandler<3> dof_handler(tria);
       dof_handler.distribute_dofs(fe);
       dof_handler.distribute_mg_dofs();
-      cellwise::dealii::import_dof_handler(dof_handler);
-    });
-    expect_refusal("graded coarse mesh", [] {
-      Triangulation<3>                 tria;
-      const std::vector<std::vector<double>> steps = {{0.5, 0.25, 0.25}, {1.}, {1.}};
-      GridGenerator::subdivided_hyper_rectangle(tria, steps, Point<3>(0., 0., 0.), Point<3>(1., 1., 1.));
-      FE_Q<3>       fe(1);
-      DoFHandler<3> dof_handler(tria);
-      dof_handler.distribute_dofs(fe);
-      dof_handler.distribute_mg_dofs();
-      cellwise::dealii::import_dof_handler(dof_handler);
+      cellwise::dealii::import_dof_handler(MappingCartesian<3>(), dof_handler);
     });
     expect_refusal("FE_Q on equidistant points", [] {
       Triangulation<3> tria;
@@ -271,6 +273,37 @@ main(int argc, char **argv)
   out.precision(6);
   for (unsigned int p = 1; p <= 4; ++p)
     check_degree(p);
+  // meshes that are not lattices of boxes: blocks with skeleton faces and
+  // cell mappings (and hyper_L, which is a lattice)
+  const std::vector<std::pair<std::string, std::function<void(Triangulation<3> &)>>> meshes = {
+    {"hyper_L", [](Triangulation<3> &t) { GridGenerator::hyper_L(t, -1., 1.); t.refine_global(2); }},
+    {"sheared box", [](Triangulation<3> &t) {
+       GridGenerator::subdivided_hyper_rectangle(t, {2, 1, 3}, Point<3>(0., 0., 0.), Point<3>(1., 0.3, 2.1));
+       GridTools::transform([](const Point<3> &x) { return Point<3>(x[0] + 0.25 * x[2], x[1], x[2]); }, t);
+       t.refine_global(2);
+     }},
+    {"graded box", [](Triangulation<3> &t) {
+       const std::vector<std::vector<double>> steps = {{0.5, 0.25, 0.25}, {1.}, {1.}};
+       GridGenerator::subdivided_hyper_rectangle(t, steps, Point<3>(0., 0., 0.), Point<3>(1., 1., 1.));
+       t.refine_global(2);
+     }},
+    {"rotated box", [](Triangulation<3> &t) {
+       GridGenerator::subdivided_hyper_rectangle(t, {2, 1, 3}, Point<3>(0., 0., 0.), Point<3>(1., 0.3, 2.1));
+       GridTools::rotate(Tensor<1, 3>({0., 0., 1.}), 0.5 * numbers::PI, t);
+       t.refine_global(2);
+     }},
+    {"distorted cube", [](Triangulation<3> &t) {
+       GridGenerator::subdivided_hyper_cube(t, 3);
+       GridTools::distort_random(0.2, t, true, 11);
+       t.refine_global(1);
+     }},
+    {"hyper_ball", [](Triangulation<3> &t) { GridGenerator::hyper_ball(t); t.refine_global(1); }}};
+  for (const auto &[name, make] : meshes)
+    for (unsigned int p = 2; p <= 3; ++p)
+      check_degree(p, name, make);
+  const MappingQ<3> quadratic(2);
+  for (unsigned int p = 2; p <= 3; ++p)
+    check_degree(p, "hyper_ball, MappingQ(2)", meshes.back().second, quadratic);
   check_refusals();
   return 0;
 }

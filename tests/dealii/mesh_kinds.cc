@@ -1,8 +1,11 @@
 // Meshes beyond the box and step-37's coefficient through deal.II's
 // PreconditionMG with the cell-wise levels: on hyper_L (7 coarse cells, not a
-// box; uniform and locally refined at the re-entrant edges) the solution
-// equals deal.II's own MatrixFree GMG to 1e-9; with step-37's coefficient at
-// the quadrature points of every level the cell-wise levels need deal.II's
+// box; uniform and locally refined at the re-entrant edges), on hyper_ball
+// (7 coarse cells in different frames, curved through deal.II's manifolds;
+// uniform and locally refined) and on a box rotated by 90 degrees (cells not
+// in deal.II's standard orientation), the solution equals deal.II's own
+// MatrixFree GMG to 1e-9 (both with MappingQ1); with step-37's coefficient
+// at the quadrature points of every level the cell-wise levels need deal.II's
 // iterations (± 1), where the coefficient averaged per cell needs more.
 
 #include <cellwise/dealii/import.h>
@@ -71,6 +74,9 @@ main(int argc, char **argv)
   std::ofstream                            out("output");
   compare(out, "hyper_L, uniform", test::PoissonProblem(false, test::Domain::lshape));
   compare(out, "hyper_L, locally refined", test::PoissonProblem(true, test::Domain::lshape));
+  compare(out, "hyper_ball, uniform", test::PoissonProblem(false, test::Domain::ball));
+  compare(out, "hyper_ball, locally refined", test::PoissonProblem(true, test::Domain::ball));
+  compare(out, "box rotated by 90 degrees", test::PoissonProblem(false, test::Domain::rotated_box));
   compare(out, "box, step-37's coefficient", test::PoissonProblem(false, test::Domain::box, true));
   return 0;
 }

@@ -20,6 +20,7 @@
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/grid_tools.h>
 #include <deal.II/grid/tria.h>
 #include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/la_parallel_vector.h>
@@ -55,7 +56,12 @@ namespace test
   enum class Domain
   {
     box,
-    lshape
+    lshape,
+    /// hyper_ball (7 coarse cells in different frames, MappingQ1)
+    ball,
+    /// the box of Domain::box rotated by 90 degrees about z (cells not in
+    /// deal.II's standard orientation relative to the axes)
+    rotated_box
   };
 
   /// step-37's coefficient.
@@ -122,9 +128,23 @@ namespace test
     explicit PoissonProblem(const bool locally_refined = false, const Domain domain = Domain::box, const bool with_coefficient = false)
       : with_coefficient(with_coefficient)
     {
-      if (domain == Domain::box)
+      if (domain == Domain::ball)
+        {
+          GridGenerator::hyper_ball(triangulation);
+          triangulation.refine_global(locally_refined ? 1 : 2);
+          for (unsigned int step = 0; locally_refined && step < 2; ++step)
+            {
+              for (const auto &cell : triangulation.active_cell_iterators())
+                if (cell->center()[0] > 0. && cell->center()[1] > 0.)
+                  cell->set_refine_flag();
+              triangulation.execute_coarsening_and_refinement();
+            }
+        }
+      else if (domain == Domain::box || domain == Domain::rotated_box)
         {
           GridGenerator::subdivided_hyper_rectangle(triangulation, {3, 2, 1}, Point<3>(0., 0., 0.), Point<3>(1.5, 1., 0.8));
+          if (domain == Domain::rotated_box)
+            GridTools::rotate(Tensor<1, 3>({0., 0., 1.}), 0.5 * numbers::PI, triangulation);
           triangulation.refine_global(locally_refined ? 2 : 3);
           for (unsigned int step = 0; locally_refined && step < 2; ++step)
             {

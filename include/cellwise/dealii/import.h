@@ -8,11 +8,11 @@
  *
  * What the cell-wise operator can take is checked once, here, and refused
  * with a message naming the offending object: dim = 3 only (the API takes
- * DoFHandler<3>), FE_Q(p) on Gauss–Lobatto points with 1 <= p <= 8, a coarse
- * mesh that is a uniformly subdivided box, axis-aligned box cells, isotropic
- * refinement, no periodic faces, level cells numbered without holes (no
- * coarsening), one MPI rank (distributed DSS does not exist yet; with more
- * ranks the result would be wrong, so it is refused).
+ * DoFHandler<3>), FE_Q(p) on Gauss–Lobatto points with 1 <= p <= 8,
+ * hexahedral cells (a lattice of boxes, or any coarse mesh with a MappingQ),
+ * isotropic refinement, no periodic faces, level cells numbered without holes
+ * (no coarsening), one MPI rank (distributed DSS does not exist yet; with
+ * more ranks the result would be wrong, so it is refused).
  *
  * Locally refined meshes are taken as they are (deal.II's level cells are the
  * cellwise data model of a locally refined hierarchy): level l holds the
@@ -52,7 +52,9 @@ namespace dealii
 {
   template <int dim, int spacedim>
   class DoFHandler;
-}
+  template <int dim, int spacedim>
+  class Mapping;
+} // namespace dealii
 
 namespace cellwise
 {
@@ -150,6 +152,21 @@ namespace cellwise::dealii
    */
   ImportedHierarchy
   import_dof_handler(const ::dealii::DoFHandler<3, 3> &dof_handler);
+
+  /**
+   * The same with the program's @p mapping (MappingQ1 or MappingQ(k)). A
+   * coarse mesh whose cells are axis-aligned boxes of one lattice in
+   * deal.II's standard orientation is imported as lattices of box cells
+   * (the mapping is then the identity). Any other hexahedral coarse mesh
+   * (hyper_ball, hyper_shell, a rotated or distorted box, with manifolds) is
+   * imported as blocks, one per coarse cell in its own frame, with skeleton
+   * faces between them, and every level cell carries the support points of
+   * @p mapping as its cell mapping: the cell-wise operator is then the one
+   * deal.II's MatrixFree builds with @p mapping (doc/geometry.md). The
+   * one-argument version uses MappingQ1, deal.II's default.
+   */
+  ImportedHierarchy
+  import_dof_handler(const ::dealii::Mapping<3, 3> &mapping, const ::dealii::DoFHandler<3, 3> &dof_handler);
 
   /**
    * The active DoF map over the active mesh: cell a of the map is active cell

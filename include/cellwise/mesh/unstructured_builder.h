@@ -17,6 +17,7 @@
 #include <cellwise/mesh/level.h>
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 namespace cellwise
@@ -34,6 +35,18 @@ namespace cellwise
     /// Boundary id of every boundary face.
     unsigned int boundary_id = 0;
   };
+
+  /// Local vertex (deal.II's lexicographic numbering) at corner (@p a, @p b)
+  /// ∈ {0,1}² of face @p face, in the face coordinates of fe/face_dofs.h.
+  unsigned int
+  face_corner(unsigned int face, unsigned int a, unsigned int b);
+
+  /// The orientation code of SkeletonFace that takes the corners of face
+  /// @p f of a cell with vertex ids @p v to the corners with the same ids of
+  /// face @p g of a cell with vertex ids @p w; throws cellwise::Error if the
+  /// two faces do not share their four vertices as quadrilaterals.
+  std::uint8_t
+  match_face_orientation(const std::array<unsigned int, 8> &v, unsigned int f, const std::array<unsigned int, 8> &w, unsigned int g);
 
   /// The hierarchy of @p coarse refined @p n_refinements times, every level
   /// mapped by a mapping of degree @p mapping_degree. Throws cellwise::Error
