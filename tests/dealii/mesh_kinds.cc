@@ -2,14 +2,17 @@
 // PreconditionMG with the cell-wise levels: on hyper_L (7 coarse cells, not a
 // box; uniform and locally refined at the re-entrant edges), on hyper_ball
 // (7 coarse cells in different frames, curved through deal.II's manifolds;
-// uniform and locally refined) and on a box rotated by 90 degrees (cells not
-// in deal.II's standard orientation), the solution equals deal.II's own
-// MatrixFree GMG to 1e-9 (both with MappingQ1); with step-37's coefficient
+// uniform and locally refined), on hyper_shell and on a box rotated by 90
+// degrees (cells not in deal.II's standard orientation; uniform and locally
+// refined), the solution equals deal.II's own MatrixFree GMG to 1e-9 (both
+// with MappingQ1), also through the fast entry point on the uniform meshes;
+// with step-37's coefficient
 // at the quadrature points of every level the cell-wise levels need deal.II's
 // iterations (± 1), where the coefficient averaged per cell needs more.
 
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/mg_adapters.h>
+#include <cellwise/dealii/solver.h>
 
 #include "poisson_problem.h"
 
@@ -49,7 +52,7 @@ namespace
   }
 
   void
-  compare(std::ostream &out, const std::string &name, const test::PoissonProblem &problem)
+  compare(std::ostream &out, const std::string &name, const test::PoissonProblem &problem, const bool uniform = false)
   {
     test::Vector       reference = problem.new_vector(), solution = problem.new_vector();
     const unsigned int n_dealii    = problem.solve_with_dealii_gmg(reference, 1e-13);
@@ -58,6 +61,16 @@ namespace
         << " levels; deal.II GMG " << n_dealii << " CG iterations, cellwise levels " << n_cellwise
         << ", within one: " << test::yes_no(std::abs(int(n_cellwise) - int(n_dealii)) <= 1)
         << ", solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
+    if (uniform && !problem.with_coefficient)
+      {
+        // the fast entry point: the whole solve (cell-wise outer CG too)
+        const cellwise::dealii::MultigridPoissonSolver fast(problem.dof_handler);
+        dealii::SolverControl                          control(100, 1e-13 * problem.rhs.l2_norm());
+        test::Vector                                   x = problem.new_vector();
+        fast.solve(x, problem.rhs, control);
+        out << "  fast entry point: " << control.last_step()
+            << " CG iterations, solution equal to 1e-9: " << test::yes_no(test::relative_difference(x, reference) <= 1e-9) << std::endl;
+      }
     if (problem.with_coefficient)
       {
         const unsigned int n_averaged = solve_with_cellwise_levels(problem, solution, cellwise::CoefficientEvaluation::cell_average);
@@ -72,11 +85,13 @@ main(int argc, char **argv)
 {
   dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
   std::ofstream                            out("output");
-  compare(out, "hyper_L, uniform", test::PoissonProblem(false, test::Domain::lshape));
+  compare(out, "hyper_L, uniform", test::PoissonProblem(false, test::Domain::lshape), true);
   compare(out, "hyper_L, locally refined", test::PoissonProblem(true, test::Domain::lshape));
-  compare(out, "hyper_ball, uniform", test::PoissonProblem(false, test::Domain::ball));
+  compare(out, "hyper_ball, uniform", test::PoissonProblem(false, test::Domain::ball), true);
   compare(out, "hyper_ball, locally refined", test::PoissonProblem(true, test::Domain::ball));
-  compare(out, "box rotated by 90 degrees", test::PoissonProblem(false, test::Domain::rotated_box));
+  compare(out, "hyper_shell, uniform", test::PoissonProblem(false, test::Domain::shell), true);
+  compare(out, "box rotated by 90 degrees", test::PoissonProblem(false, test::Domain::rotated_box), true);
+  compare(out, "box rotated by 90 degrees, locally refined", test::PoissonProblem(true, test::Domain::rotated_box));
   compare(out, "box, step-37's coefficient", test::PoissonProblem(false, test::Domain::box, true));
   return 0;
 }

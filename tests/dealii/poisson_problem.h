@@ -61,7 +61,9 @@ namespace test
     ball,
     /// the box of Domain::box rotated by 90 degrees about z (cells not in
     /// deal.II's standard orientation relative to the axes)
-    rotated_box
+    rotated_box,
+    /// hyper_shell between radii 0.5 and 1 in 6 coarse cells
+    shell
   };
 
   /// step-37's coefficient.
@@ -128,7 +130,12 @@ namespace test
     explicit PoissonProblem(const bool locally_refined = false, const Domain domain = Domain::box, const bool with_coefficient = false)
       : with_coefficient(with_coefficient)
     {
-      if (domain == Domain::ball)
+      if (domain == Domain::shell)
+        {
+          GridGenerator::hyper_shell(triangulation, Point<3>(), 0.5, 1., 6);
+          triangulation.refine_global(2);
+        }
+      else if (domain == Domain::ball)
         {
           GridGenerator::hyper_ball(triangulation);
           triangulation.refine_global(locally_refined ? 1 : 2);
@@ -145,6 +152,8 @@ namespace test
           GridGenerator::subdivided_hyper_rectangle(triangulation, {3, 2, 1}, Point<3>(0., 0., 0.), Point<3>(1.5, 1., 0.8));
           if (domain == Domain::rotated_box)
             GridTools::rotate(Tensor<1, 3>({0., 0., 1.}), 0.5 * numbers::PI, triangulation);
+          // locally refined: the cells with x < 0.75 scale, y < scale and
+          // z < 0.8 scale (on the rotated box, at x < 0, a slab along x)
           triangulation.refine_global(locally_refined ? 2 : 3);
           for (unsigned int step = 0; locally_refined && step < 2; ++step)
             {
