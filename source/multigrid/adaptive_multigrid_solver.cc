@@ -28,13 +28,10 @@ namespace cellwise
     , parameters_(parameters)
   {
     check_solver_set_up(hierarchy, degree, parameters);
-    // the active mesh is assembled from the levels' boxes (ActiveMesh)
-    for (const Level &level : hierarchy.levels)
-      {
-        check_box_cells(level, "cellwise::AdaptiveMultigridSolver");
-        CELLWISE_CHECK(!level.has_skeleton(), "cellwise::AdaptiveMultigridSolver takes structured meshes only so far (this level "
-                                              "has skeleton faces: an unstructured coarse mesh)");
-      }
+    // Curved cells and unstructured coarse meshes need nothing of their own
+    // here: the active operator is cell-local (the active mesh keeps each
+    // cell's mapping), and every DSS happens on the levels, whose smoothers
+    // hold their skeletons.
     check_no_pure_neumann(parameters, "cellwise::AdaptiveMultigridSolver");
     CELLWISE_CHECK(parameters.precision == Precision::fp64,
                    "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));

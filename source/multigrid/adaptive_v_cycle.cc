@@ -1,5 +1,7 @@
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 
+#include <algorithm>
+
 namespace cellwise
 {
   ActiveMesh
@@ -56,6 +58,50 @@ namespace cellwise
             else
               active.neighbors[a][face] = neighbor;
           }
+      }
+
+    // Curved or deformed cells: each active cell keeps its level cell's
+    // mapping nodes (all levels of a hierarchy share one mapping degree).
+    const CellMapping &coarse_mapping = hierarchy.level(0).mapping;
+    if (!coarse_mapping.empty())
+      {
+        active.mapping.degree = coarse_mapping.degree;
+        const unsigned int n  = coarse_mapping.nodes_per_cell();
+        active.mapping.nodes.resize(std::size_t(count) * n);
+        for (unsigned int a = 0; a < count; ++a)
+          {
+            const CellMapping &mapping = hierarchy.level(mesh.level_of[a]).mapping;
+            CELLWISE_CHECK(mapping.degree == coarse_mapping.degree,
+                           "make_active_mesh: level " << mesh.level_of[a] << " is mapped with degree " << mapping.degree
+                                                      << ", level 0 with " << coarse_mapping.degree);
+            std::copy(mapping.cell_nodes(mesh.cell_of[a]), mapping.cell_nodes(mesh.cell_of[a]) + n,
+                      active.mapping.nodes.data() + std::size_t(a) * n);
+          }
+      }
+
+    // Unstructured meshes: the skeleton faces between active cells of the
+    // same level (a refined neighbour makes the face hanging: none, as above).
+    bool any_skeleton = false;
+    for (const Level &level : hierarchy.levels)
+      any_skeleton = any_skeleton || level.has_skeleton();
+    if (any_skeleton)
+      {
+        active.skeleton_mask.resize(count);
+        for (unsigned int a = 0; a < count; ++a)
+          active.skeleton_mask[a] = 0;
+        for (unsigned int l = 0; l < n_levels; ++l)
+          for (const SkeletonFace &face : hierarchy.level(l).skeleton_faces)
+            {
+              const int a = mesh.active_index[l][face.cell];
+              const int b = mesh.active_index[l][face.neighbor];
+              if (a < 0 || b < 0)
+                continue;
+              SkeletonFace active_face = face;
+              active_face.cell         = static_cast<unsigned int>(a);
+              active_face.neighbor     = b;
+              active.skeleton_faces.push_back(active_face);
+              active.skeleton_mask[a] |= std::uint8_t(1u << face.face);
+            }
       }
     return mesh;
   }

@@ -9,6 +9,8 @@
 
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/unstructured_builder.h>
+#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/operators/laplace_operator.h>
@@ -173,4 +175,37 @@ TEST(Unstructured, BallPoissonConvergesAtTheOptimalRate)
       // curved outer cells and its Jacobi steps on the skeleton 10–13
       EXPECT_LE(counts[2], smoother == SmootherType::patch ? 14u : 9u);
     }
+}
+
+TEST(Unstructured, AdaptiveSolverOnAUniformBallEqualsTheUniformSolver)
+{
+  // The adaptive solver's active mesh keeps the cells' mapping and the
+  // skeleton faces between active cells; on a uniform hierarchy it is the
+  // finest level, and the local-smoothing cycle is the uniform V-cycle.
+  const unsigned int   degree = 2;
+  const LevelHierarchy h      = make_unstructured_hierarchy(make_ball_coarse_mesh(), 2, degree);
+  const ActiveMesh     mesh   = make_active_mesh(h);
+  const Level         &fine   = h.levels.back();
+  ASSERT_EQ(mesh.n_active_cells(), fine.n_cells());
+  EXPECT_EQ(mesh.level.skeleton_faces.size(), fine.skeleton_faces.size());
+  EXPECT_EQ(mesh.level.mapping.degree, fine.mapping.degree);
+  for (std::size_t k = 0; k < fine.mapping.nodes.size(); ++k)
+    for (unsigned int d = 0; d < 3; ++d)
+      ASSERT_EQ(mesh.level.mapping.nodes[k][d], fine.mapping.nodes[k][d]);
+
+  CellVector<double> b, u_uniform, u_adaptive;
+  assemble_right_hand_side(fine, degree, [](const Point &) { return 6.; }, b);
+  MultigridParameters parameters; // Chebyshev
+  MonitorControl      control_uniform(100, 1e-12), control_adaptive(100, 1e-12);
+  const unsigned int  n_uniform  = MultigridSolver(h, degree, parameters).solve(u_uniform, b, control_uniform).iterations();
+  const unsigned int  n_adaptive = AdaptiveMultigridSolver(h, degree, parameters).solve(u_adaptive, b, control_adaptive).iterations();
+  EXPECT_LE(n_adaptive, n_uniform + 1);
+  double difference = 0, norm = 0;
+  for (unsigned int c = 0; c < fine.n_cells(); ++c)
+    for (unsigned int i = 0; i < b.dofs_per_cell(); ++i)
+      {
+        difference = std::max(difference, std::abs(u_adaptive(c, i) - u_uniform(c, i)));
+        norm       = std::max(norm, std::abs(u_uniform(c, i)));
+      }
+  EXPECT_LE(difference, 1e-9 * norm);
 }

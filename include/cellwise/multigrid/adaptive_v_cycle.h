@@ -50,7 +50,9 @@ namespace cellwise
     std::vector<std::vector<int>> active_index;
     /// Level and level cell of active index a.
     std::vector<unsigned int> level_of, cell_of;
-    /// The active cells as one Level (boxes, flags active; a face's neighbour is
+    /// The active cells as one Level (boxes, their level cells' mapping nodes
+    /// on mapped hierarchies, the skeleton faces between active cells of one
+    /// level on unstructured ones, flags active; a face's neighbour is
     /// the active index of an active same-level cell, face_neighbor::none
     /// across a hanging face (either side) and boundary on ∂Ω): input of
     /// LaplaceOperator (A_act), assemble_right_hand_side, interpolate,
