@@ -1021,6 +1021,8 @@ namespace Step37
           cellwise::dealii::import_dof_handler(dof_handler);
         cellwise::dealii::MultigridComponents<float> cellwise_mg(
           imported, mg_parameters);
+        pcout << "Multigrid levels on the host, "
+              << cellwise_mg.coarse_description << std::endl;
         using LevelVector = cellwise::CellVector<float>;
         Multigrid<LevelVector> mg(cellwise_mg.matrix,
                                   cellwise_mg.coarse,

@@ -364,6 +364,10 @@ namespace cellwise::dealii
                      << " MPI ranks, but the cell-wise DSS and transfers do not yet exchange ghost "
                         "faces; run on one rank (the import refuses rather than compute a wrong result)");
     CELLWISE_CHECK(tria.n_levels() > 0, "the triangulation is empty");
+    for (auto cell = tria.begin(0); cell != tria.end(0); ++cell)
+      CELLWISE_CHECK(cell->reference_cell() == ::dealii::ReferenceCells::Hexahedron,
+                     "cell 0." << cell->index() << " is a " << cell->reference_cell().to_string()
+                               << "; cellwise takes hexahedral meshes only");
     check_fe(dof_handler);
     CELLWISE_CHECK(dof_handler.has_level_dofs(),
                    "the DoFHandler has no level DoFs: call dof_handler.distribute_mg_dofs() before the import");

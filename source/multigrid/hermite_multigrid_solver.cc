@@ -34,6 +34,10 @@ namespace cellwise
     CELLWISE_CHECK(coarse_chebyshev_degree >= 1,
                    "Hermite multigrid: the coarse Chebyshev degree must be at least 1, got " << coarse_chebyshev_degree);
     CELLWISE_CHECK(smoothing_range > 1, "Hermite multigrid: smoothing range " << smoothing_range << " must exceed 1");
+    CELLWISE_CHECK(coarse_solver == CoarseSolverType::automatic || coarse_solver == CoarseSolverType::cholesky ||
+                     coarse_solver == CoarseSolverType::smoother,
+                   "Hermite multigrid: coarse solver " << to_string(coarse_solver)
+                                                       << " is not available for the Hermite element; use auto, cholesky or smoother");
     CELLWISE_CHECK(smoother != HermiteSmoother::vertex_patch || clamped_ids.empty(),
                    "Hermite multigrid: the vertex-patch smoother needs the whole boundary clamped (its patches are the "
                    "interior vertices; a free boundary vertex would never be smoothed)");

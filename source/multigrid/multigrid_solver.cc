@@ -63,7 +63,9 @@ namespace cellwise
       return CoarseSolverType::smoother;
     if (name == "cg")
       return CoarseSolverType::cg;
-    CELLWISE_CHECK(false, "unknown coarse solver '" << name << "': use auto, cholesky, smoother or cg");
+    if (name == "amg")
+      return CoarseSolverType::amg;
+    CELLWISE_CHECK(false, "unknown coarse solver '" << name << "': use auto, cholesky, smoother, cg or amg");
   }
   std::string
   to_string(const CoarseSolverType type)
@@ -71,6 +73,7 @@ namespace cellwise
     return type == CoarseSolverType::automatic  ? "auto"
            : type == CoarseSolverType::cholesky ? "cholesky"
            : type == CoarseSolverType::cg       ? "cg"
+           : type == CoarseSolverType::amg      ? "amg"
                                                 : "smoother";
   }
 

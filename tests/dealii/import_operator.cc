@@ -17,6 +17,7 @@
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_dgq.h>
 #include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_simplex_p.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_cartesian.h>
 #include <deal.II/fe/mapping_q.h>
@@ -253,6 +254,37 @@ namespace
       dof_handler.distribute_dofs(fe);
       dof_handler.distribute_mg_dofs();
       cellwise::dealii::import_dof_handler(MappingCartesian<3>(), dof_handler);
+    });
+    expect_refusal("tetrahedra", [] {
+      Triangulation<3> tria;
+      GridGenerator::subdivided_hyper_cube_with_simplices(tria, 1);
+      FE_SimplexP<3> fe(1);
+      DoFHandler<3>  dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      cellwise::dealii::import_dof_handler(dof_handler);
+    });
+    expect_refusal("anisotropic refinement", [] {
+      Triangulation<3> tria;
+      make_box(tria);
+      tria.begin_active()->set_refine_flag(RefinementCase<3>::cut_x);
+      tria.execute_coarsening_and_refinement();
+      FE_Q<3>       fe(2);
+      DoFHandler<3> dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      dof_handler.distribute_mg_dofs();
+      cellwise::dealii::import_dof_handler(dof_handler);
+    });
+    expect_refusal("a mirrored (inverted) cube", [] {
+      Triangulation<3> tria;
+      GridGenerator::subdivided_hyper_cube(tria, 2);
+      GridTools::transform([](const Point<3> &x) { return Point<3>(-x[0], x[1], x[2]); }, tria);
+      tria.refine_global(1);
+      FE_Q<3>       fe(2);
+      DoFHandler<3> dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      dof_handler.distribute_mg_dofs();
+      const cellwise::dealii::ImportedHierarchy imported = cellwise::dealii::import_dof_handler(dof_handler);
+      cellwise::LaplaceOperator<double>(imported.hierarchy.level(0), 2);
     });
     expect_refusal("FE_Q on equidistant points", [] {
       Triangulation<3> tria;

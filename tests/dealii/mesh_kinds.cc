@@ -5,10 +5,15 @@
 // uniform and locally refined), on hyper_shell and on a box rotated by 90
 // degrees (cells not in deal.II's standard orientation; uniform and locally
 // refined), the solution equals deal.II's own MatrixFree GMG to 1e-9 (both
-// with MappingQ1), also through the fast entry point on the uniform meshes;
+// with MappingQ1), also through the fast entry points (the adaptive one on
+// the locally refined meshes);
 // with step-37's coefficient
 // at the quadrature points of every level the cell-wise levels need deal.II's
 // iterations (± 1), where the coefficient averaged per cell needs more.
+// On an unstructured coarse mesh of 448 cells (12589 Q3 DoFs on level 0)
+// the coarse solver deal.II's Trilinos AMG needs the iterations of the
+// automatic choice there (CG preconditioned by the level smoother) and gives
+// the same solution.
 
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/mg_adapters.h>
@@ -25,19 +30,24 @@ namespace
   unsigned int
   solve_with_cellwise_levels(const test::PoissonProblem           &problem,
                              test::Vector                         &solution,
-                             const cellwise::CoefficientEvaluation evaluation = cellwise::CoefficientEvaluation::quadrature_points)
+                             const cellwise::CoefficientEvaluation evaluation    = cellwise::CoefficientEvaluation::quadrature_points,
+                             const cellwise::CoarseSolverType      coarse_solver = cellwise::CoarseSolverType::automatic,
+                             std::string                          *coarse_description = nullptr)
   {
     using V = cellwise::CellVector<double>;
     const cellwise::dealii::ImportedHierarchy imported = cellwise::dealii::import_dof_handler(problem.dof_handler);
     cellwise::MultigridParameters             parameters;
     parameters.chebyshev_degree = 5;
     parameters.smoothing_range  = 15.;
+    parameters.coarse_solver    = coarse_solver;
     if (problem.with_coefficient)
       {
         parameters.coefficient            = [](const cellwise::Point &x) { return test::coefficient_function(x[0], x[1], x[2]); };
         parameters.coefficient_evaluation = evaluation;
       }
     cellwise::dealii::MultigridComponents<double> components(imported, parameters);
+    if (coarse_description)
+      *coarse_description = components.coarse_description;
     dealii::Multigrid<V> multigrid(components.matrix, components.coarse, components.transfer, components.pre_smoother,
                                    components.post_smoother);
     multigrid.set_edge_matrices(components.edge_matrix, components.edge_matrix);
@@ -61,14 +71,17 @@ namespace
         << " levels; deal.II GMG " << n_dealii << " CG iterations, cellwise levels " << n_cellwise
         << ", within one: " << test::yes_no(std::abs(int(n_cellwise) - int(n_dealii)) <= 1)
         << ", solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
-    if (uniform && !problem.with_coefficient)
+    if (!problem.with_coefficient)
       {
-        // the fast entry point: the whole solve (cell-wise outer CG too)
-        const cellwise::dealii::MultigridPoissonSolver fast(problem.dof_handler);
-        dealii::SolverControl                          control(100, 1e-13 * problem.rhs.l2_norm());
-        test::Vector                                   x = problem.new_vector();
-        fast.solve(x, problem.rhs, control);
-        out << "  fast entry point: " << control.last_step()
+        // the fast entry points: the whole solve (cell-wise outer CG too);
+        // on a locally refined mesh the adaptive one
+        dealii::SolverControl control(100, 1e-13 * problem.rhs.l2_norm());
+        test::Vector          x = problem.new_vector();
+        if (uniform)
+          cellwise::dealii::MultigridPoissonSolver(problem.dof_handler).solve(x, problem.rhs, control);
+        else
+          cellwise::dealii::AdaptivePoissonSolver(problem.dof_handler).solve(x, problem.rhs, control);
+        out << "  fast entry point" << (uniform ? "" : " (adaptive)") << ": " << control.last_step()
             << " CG iterations, solution equal to 1e-9: " << test::yes_no(test::relative_difference(x, reference) <= 1e-9) << std::endl;
       }
     if (problem.with_coefficient)
@@ -77,6 +90,30 @@ namespace
         out << "  the coefficient averaged per cell on the levels: " << n_averaged
             << " CG iterations, more than at the points: " << test::yes_no(n_averaged > n_cellwise) << std::endl;
       }
+  }
+
+  /// The large unstructured coarse mesh: the Trilinos AMG coarse solver
+  /// against the automatic choice there (CG preconditioned by the level
+  /// smoother). deal.II's GMG with its Chebyshev coarse solve (an eigenvalue
+  /// estimate of m() steps) is too slow here to be the reference; the
+  /// solutions of both outer CG solves with deal.II's operator to 1e-13 are
+  /// the discrete solution, and equal outer iterations say that the AMG
+  /// coarse solve is as good an approximate inverse.
+  void
+  compare_coarse_solvers(std::ostream &out)
+  {
+    const test::PoissonProblem problem(false, test::Domain::large_coarse_ball);
+    test::Vector               with_amg = problem.new_vector(), with_cg = problem.new_vector();
+    std::string                automatic, amg;
+    const unsigned int         n_cg  = solve_with_cellwise_levels(problem, with_cg, cellwise::CoefficientEvaluation::quadrature_points,
+                                                          cellwise::CoarseSolverType::automatic, &automatic);
+    const unsigned int         n_amg = solve_with_cellwise_levels(problem, with_amg, cellwise::CoefficientEvaluation::quadrature_points,
+                                                          cellwise::CoarseSolverType::amg, &amg);
+    out << "hyper_ball flattened, " << problem.triangulation.n_cells(0) << " coarse cells: " << problem.dof_handler.n_dofs()
+        << " DoFs, " << problem.triangulation.n_global_levels() << " levels" << std::endl
+        << "  " << automatic << ": " << n_cg << " CG iterations" << std::endl
+        << "  " << amg << ": " << n_amg << " CG iterations, within one: " << test::yes_no(std::abs(int(n_amg) - int(n_cg)) <= 1)
+        << ", solutions equal to 1e-9: " << test::yes_no(test::relative_difference(with_amg, with_cg) <= 1e-9) << std::endl;
   }
 } // namespace
 
@@ -93,5 +130,6 @@ main(int argc, char **argv)
   compare(out, "box rotated by 90 degrees", test::PoissonProblem(false, test::Domain::rotated_box), true);
   compare(out, "box rotated by 90 degrees, locally refined", test::PoissonProblem(true, test::Domain::rotated_box));
   compare(out, "box, step-37's coefficient", test::PoissonProblem(false, test::Domain::box, true));
+  compare_coarse_solvers(out);
   return 0;
 }

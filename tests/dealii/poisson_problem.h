@@ -63,7 +63,10 @@ namespace test
     /// deal.II's standard orientation relative to the axes)
     rotated_box,
     /// hyper_shell between radii 0.5 and 1 in 6 coarse cells
-    shell
+    shell,
+    /// hyper_ball refined twice and flattened: 448 coarse cells of an
+    /// unstructured mesh (a coarse level of ~13000 Q3 DoFs), refined once
+    large_coarse_ball
   };
 
   /// step-37's coefficient.
@@ -134,6 +137,14 @@ namespace test
         {
           GridGenerator::hyper_shell(triangulation, Point<3>(), 0.5, 1., 6);
           triangulation.refine_global(2);
+        }
+      else if (domain == Domain::large_coarse_ball)
+        {
+          Triangulation<3> ball;
+          GridGenerator::hyper_ball(ball);
+          ball.refine_global(2);
+          GridGenerator::flatten_triangulation(ball, triangulation);
+          triangulation.refine_global(1);
         }
       else if (domain == Domain::ball)
         {

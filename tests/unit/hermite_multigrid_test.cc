@@ -215,4 +215,12 @@ TEST(HermiteMultigrid, MeshesWithoutAnInteriorVertexAreRefused)
   bad.chebyshev_degree = 0;
   const LevelHierarchy h = make_box_hierarchy(BoxDescription(), 2);
   EXPECT_THROW(HermiteMultigridSolver solver(h, bad), Error);
+  // coarse solvers the Hermite element does not have are refused, not
+  // silently replaced by the Chebyshev coarse solve
+  for (const CoarseSolverType type : {CoarseSolverType::cg, CoarseSolverType::amg})
+    {
+      HermiteMultigridParameters coarse;
+      coarse.coarse_solver = type;
+      EXPECT_THROW(coarse.check(), Error) << to_string(type);
+    }
 }

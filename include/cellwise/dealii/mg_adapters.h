@@ -35,6 +35,7 @@
  */
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/dealii/amg_coarse_solver.h>
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/mg_edge_matrices.h>
 #include <cellwise/dealii/vector_transfer.h>
@@ -57,6 +58,7 @@
 #include <deal.II/multigrid/multigrid.templates.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 // Trap 1: the generic bodies of these two virtual functions are compiled into
@@ -488,9 +490,12 @@ namespace cellwise::dealii
    * may be left out; on a locally refined one it is required (a clear error
    * says so otherwise), and the cycle is the cell-wise local-smoothing cycle
    * of AdaptivePoissonSolver. The level operators are the cell-wise
-   * Laplacian (with the coefficient of MultigridParameters averaged per
-   * cell, 1 if none) on the imported boxes; the outer operator stays the
-   * user's.
+   * Laplacian (with the coefficient of MultigridParameters, 1 if none) on
+   * the imported cells, whatever their geometry; the outer operator stays
+   * the user's. The coarse solver is that of MultigridParameters; the
+   * automatic choice is Cholesky on small coarse levels and, on large ones,
+   * deal.II's Trilinos AMG for Q1 and CG with the level smoother from Q2 up
+   * (dealii_coarse_solver_for; coarse_description says which).
    */
   template <typename Number>
   class MultigridComponents
@@ -517,6 +522,9 @@ namespace cellwise::dealii
     /// Smoother masks per level: 0 on the Dirichlet copies and, on a locally
     /// refined mesh, on the refinement edge (level 0: Dirichlet only).
     std::vector<VectorType> masks;
+    /// Which coarse solver was chosen and why, e.g. "coarse solver cholesky
+    /// (automatic: 1331 DoFs, Cholesky up to 1500)".
+    std::string coarse_description;
 
   private:
     // Built first (by the helpers called from the initializer list) because
@@ -576,10 +584,13 @@ namespace cellwise::dealii
       smoothers_.resize(n_levels);
       for (unsigned int l = 0; l < n_levels; ++l)
         smoothers_[l] = make_level_smoother(h.level(l), *operators[l], masks[l], parameters);
-      if (coarse_solver_for(parameters, h.level(0), imported.degree) == CoarseSolverType::cholesky)
+      const CoarseSolverType type = dealii_coarse_solver_for(parameters, h.level(0), imported.degree);
+      coarse_description          = describe_dealii_coarse_solver(parameters, h.level(0), imported.degree);
+      if (type == CoarseSolverType::cholesky)
         return std::make_shared<CholeskyCoarseSolver<Number>>(h.level(0), *operators[0], masks[0]);
-      return make_smoother_coarse_solver<VectorType>(parameters, coarse_solver_for(parameters, h.level(0), imported.degree),
-                                                     operators[0], smoothers_[0], masks[0],
+      if (type == CoarseSolverType::amg)
+        return std::make_shared<AmgCoarseSolver<Number>>(h.level(0), *operators[0], masks[0]);
+      return make_smoother_coarse_solver<VectorType>(parameters, type, operators[0], smoothers_[0], masks[0],
                                                      parameters.coarse_smoother_applications);
     }
   };

@@ -34,10 +34,11 @@ namespace cellwise
 
   enum class CoarseSolverType
   {
-    automatic, ///< cholesky where its set-up is cheap (coarse_solver_for), else cg
+    automatic, ///< cholesky where its set-up is cheap (coarse_solver_for), else cg (deal.II programs: amg on Q1, dealii_coarse_solver_for)
     cholesky,  ///< exact: dense Cholesky of the assembled coarse matrix
     smoother,  ///< the level smoother, applied a fixed number of times
-    cg         ///< CG preconditioned by the level smoother to a reduction of 1e-3 (large coarse levels)
+    cg,        ///< CG preconditioned by the level smoother to a reduction of 1e-3 (large coarse levels)
+    amg        ///< CG with deal.II's Trilinos AMG on the assembled coarse matrix to a reduction of 1e-3 (deal.II programs' MultigridComponents only)
   };
 
   enum class OuterIteration
@@ -216,6 +217,9 @@ namespace cellwise
                               const VectorType                                &mask,
                               const unsigned int                               n_applications)
   {
+    CELLWISE_CHECK(type != CoarseSolverType::amg, "the AMG coarse solver works through deal.II's Trilinos and is built by the "
+                                                  "deal.II adapters (cellwise::dealii::MultigridComponents); here use "
+                                                  "cholesky or cg");
     if (type == CoarseSolverType::cg)
       return std::make_shared<CgCoarseSolver<VectorType>>(std::move(op), std::move(smoother), mask,
                                                           parameters.smoother == SmootherType::patch);
