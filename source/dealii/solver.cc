@@ -3,6 +3,7 @@
 
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/component_mask.h>
+#include <deal.II/fe/mapping_q1.h>
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/solver_control.h>
 
@@ -130,8 +131,15 @@ namespace cellwise::dealii
   MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                  const MultigridParameters        &parameters,
                                                  std::ostream                     *log)
+    : MultigridPoissonSolver(::dealii::StaticMappingQ1<3, 3>::mapping, dof_handler, parameters, log)
+  {}
+
+  MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::Mapping<3, 3>    &mapping,
+                                                 const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                                 const MultigridParameters        &parameters,
+                                                 std::ostream                     *log)
     : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPoissonSolver")
-    , imported_(import_dof_handler(dof_handler))
+    , imported_(import_dof_handler(mapping, dof_handler))
     , parameters_(parameters)
   {
     // MultigridSolver works on the finest level: every active cell must be
@@ -172,8 +180,15 @@ namespace cellwise::dealii
   AdaptivePoissonSolver::AdaptivePoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                const MultigridParameters        &parameters,
                                                std::ostream                     *log)
+    : AdaptivePoissonSolver(::dealii::StaticMappingQ1<3, 3>::mapping, dof_handler, parameters, log)
+  {}
+
+  AdaptivePoissonSolver::AdaptivePoissonSolver(const ::dealii::Mapping<3, 3>    &mapping,
+                                               const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                               const MultigridParameters        &parameters,
+                                               std::ostream                     *log)
     : dof_handler_(&dof_handler, "cellwise::dealii::AdaptivePoissonSolver")
-    , imported_(import_dof_handler(dof_handler))
+    , imported_(import_dof_handler(mapping, dof_handler))
     , parameters_(parameters)
   {
     solver_         = make_adaptive_host_vector_solver(imported_.hierarchy, imported_.degree, parameters, log);

@@ -125,6 +125,13 @@ namespace cellwise::dealii
     MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                            const MultigridParameters        &parameters = {},
                            std::ostream                     *log        = nullptr);
+    /// The same with the program's mapping (MappingQ1 or MappingQ(k)): on a
+    /// mesh that is not a lattice of boxes the cells are its support points
+    /// (import_dof_handler(mapping, dof_handler)), e.g. a curved boundary.
+    MultigridPoissonSolver(const ::dealii::Mapping<3, 3>    &mapping,
+                           const ::dealii::DoFHandler<3, 3> &dof_handler,
+                           const MultigridParameters        &parameters = {},
+                           std::ostream                     *log        = nullptr);
 
     // The solver keeps a reference to the imported hierarchy (and a
     // SmartPointer to the DoFHandler, which must outlive it).
@@ -212,6 +219,11 @@ namespace cellwise::dealii
   {
   public:
     AdaptivePoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                          const MultigridParameters        &parameters = {},
+                          std::ostream                     *log        = nullptr);
+    /// The same with the program's mapping (as MultigridPoissonSolver).
+    AdaptivePoissonSolver(const ::dealii::Mapping<3, 3>    &mapping,
+                          const ::dealii::DoFHandler<3, 3> &dof_handler,
                           const MultigridParameters        &parameters = {},
                           std::ostream                     *log        = nullptr);
 
