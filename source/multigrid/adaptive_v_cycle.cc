@@ -63,6 +63,10 @@ namespace cellwise
     // Curved or deformed cells: each active cell keeps its level cell's
     // mapping nodes (all levels of a hierarchy share one mapping degree).
     const CellMapping &coarse_mapping = hierarchy.level(0).mapping;
+    for (unsigned int l = 1; l < n_levels; ++l)
+      CELLWISE_CHECK(hierarchy.level(l).mapping.degree == coarse_mapping.degree,
+                     "make_active_mesh: level " << l << " is mapped with degree " << hierarchy.level(l).mapping.degree
+                                                << ", level 0 with " << coarse_mapping.degree << " (0: box cells)");
     if (!coarse_mapping.empty())
       {
         active.mapping.degree = coarse_mapping.degree;
@@ -70,12 +74,8 @@ namespace cellwise
         active.mapping.nodes.resize(std::size_t(count) * n);
         for (unsigned int a = 0; a < count; ++a)
           {
-            const CellMapping &mapping = hierarchy.level(mesh.level_of[a]).mapping;
-            CELLWISE_CHECK(mapping.degree == coarse_mapping.degree,
-                           "make_active_mesh: level " << mesh.level_of[a] << " is mapped with degree " << mapping.degree
-                                                      << ", level 0 with " << coarse_mapping.degree);
-            std::copy(mapping.cell_nodes(mesh.cell_of[a]), mapping.cell_nodes(mesh.cell_of[a]) + n,
-                      active.mapping.nodes.data() + std::size_t(a) * n);
+            const Point *nodes = hierarchy.level(mesh.level_of[a]).mapping.cell_nodes(mesh.cell_of[a]);
+            std::copy(nodes, nodes + n, active.mapping.nodes.data() + std::size_t(a) * n);
           }
       }
 
