@@ -9,8 +9,8 @@
  * unstructured coarse meshes). MultigridComponents builds it for
  * CoarseSolverType::amg, and for the automatic choice on large Q1 coarse
  * levels (dealii_coarse_solver_for). From Q2 up CG preconditioned by the
- * level smoother (CgCoarseSolver) was faster in set-up + solve on every
- * coarse level measured (cellwise-benchmark-coarse-solvers,
+ * level smoother (CgCoarseSolver) took less time for its set-up plus ten
+ * coarse solves on every coarse level measured (cellwise-benchmark-coarse-solvers,
  * doc/method.md): the assembled high-order matrix is costly to set up and
  * to apply, and ML's aggregation is made for low order.
  */
