@@ -8,37 +8,47 @@
 
 namespace cellwise
 {
+  template <typename Number, typename Layout>
+  void
+  dss_axis_pass(const Level                                   &level,
+                CellVector<Number, MemorySpace::Host, Layout> &v,
+                const DssMode                                  mode,
+                const TraceLayers                             &layers,
+                const unsigned int                             d)
+  {
+    const unsigned int n       = v.degree() + 1;
+    const Number       factor  = mode == DssMode::mean ? Number(0.5) : Number(1);
+    const long         n_cells = static_cast<long>(level.n_cells());
+    // Every face pair is handled by its lower cell and no two pairs touch
+    // the same entry (a cell's layers at its lower and upper ends are
+    // distinct).
+    parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
+      const int other = level.structured_neighbor(static_cast<unsigned int>(cell), 2 * d + 1);
+      if (!face_neighbor::is_cell(other))
+        return;
+      for (unsigned int l = 0; l < layers.n_layers; ++l)
+        for (unsigned int b = 0; b < n; ++b)
+          for (unsigned int a = 0; a < n; ++a)
+            {
+              Number      &mine   = v(cell, face_layer_dof(n, d, layers.at_upper_end[l], a, b));
+              Number      &theirs = v(other, face_layer_dof(n, d, layers.at_lower_end[l], a, b));
+              const Number s      = factor * (mine + theirs);
+              mine                = s;
+              theirs              = s;
+            }
+    });
+  }
+
   namespace
   {
-    /// The dimension-split cascade over the structured pairs of @p level.
+    /// The dimension-split cascade over the structured pairs of @p level:
+    /// the passes must run in sequence.
     template <typename Number, typename Layout>
     void
     cascade(const Level &level, CellVector<Number, MemorySpace::Host, Layout> &v, const DssMode mode, const TraceLayers &layers)
     {
-      const unsigned int n       = v.degree() + 1;
-      const Number       factor  = mode == DssMode::mean ? Number(0.5) : Number(1);
-      const long         n_cells = static_cast<long>(level.n_cells());
-      // The passes must run in sequence; inside a pass every face pair is
-      // handled by its lower cell and no two pairs touch the same entry (a
-      // cell's layers at its lower and upper ends are distinct).
       for (unsigned int d = 0; d < 3; ++d)
-        {
-          parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
-            const int other = level.structured_neighbor(static_cast<unsigned int>(cell), 2 * d + 1);
-            if (!face_neighbor::is_cell(other))
-              return;
-            for (unsigned int l = 0; l < layers.n_layers; ++l)
-              for (unsigned int b = 0; b < n; ++b)
-                for (unsigned int a = 0; a < n; ++a)
-                  {
-                    Number      &mine   = v(cell, face_layer_dof(n, d, layers.at_upper_end[l], a, b));
-                    Number      &theirs = v(other, face_layer_dof(n, d, layers.at_lower_end[l], a, b));
-                    const Number s      = factor * (mine + theirs);
-                    mine                = s;
-                    theirs              = s;
-                  }
-          });
-        }
+        dss_axis_pass(level, v, mode, layers, d);
     }
   } // namespace
 
@@ -174,6 +184,8 @@ namespace cellwise
   }
 
 #define CELLWISE_INSTANTIATE(Number, Layout)                                                                      \
+  template void dss_axis_pass(const Level &, CellVector<Number, MemorySpace::Host, Layout> &, DssMode, const TraceLayers &, \
+                              unsigned int);                                                                    \
   template void apply_dss(const Level &, CellVector<Number, MemorySpace::Host, Layout> &, DssMode);                  \
   template void apply_dss(const Level &, CellVector<Number, MemorySpace::Host, Layout> &, DssMode, const TraceLayers &); \
   template void apply_dss(const Level &, const DssSkeleton &, CellVector<Number, MemorySpace::Host, Layout> &, DssMode); \

@@ -127,7 +127,8 @@ namespace cellwise
     UninitializedVector<std::array<int, 6>> neighbors;
     /// Bits of cell_flags.
     UninitializedVector<std::uint8_t> flags;
-    /// Locally owned cells come first; ghost cells (none yet) follow.
+    /// Locally owned cells come first; ghost cells (cells of other MPI
+    /// ranks, mesh/partition.h) follow. A serial level owns all its cells.
     unsigned int n_owned_cells = 0;
     /// The cells' map from the reference cube where they are not their boxes
     /// (curved or deformed cells; mesh/cell_mapping.h). Empty: box cells.

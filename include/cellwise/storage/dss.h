@@ -95,6 +95,18 @@ namespace cellwise
   void
   apply_dss(const Level &level, CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode, const TraceLayers &layers);
 
+  /// One axis pass (axis @p d) of the cascade over the structured pairs:
+  /// the copies on every face pair normal to d replaced by their sum
+  /// (mean). The distributed DSS exchanges the face layers on rank
+  /// boundaries between the passes (storage/distributed_dss.h).
+  template <typename Number, typename Layout>
+  void
+  dss_axis_pass(const Level                                   &level,
+                CellVector<Number, MemorySpace::Host, Layout> &v,
+                DssMode                                        mode,
+                const TraceLayers                             &layers,
+                unsigned int                                   d);
+
   /// FE_Q's DSS with the level's skeleton phase kept by the caller (empty on
   /// a level without skeleton).
   template <typename Number, typename Layout>

@@ -1,0 +1,59 @@
+#pragma once
+/**
+ * @file
+ * The partition of a level hierarchy over MPI ranks, and a rank's part of a
+ * level: its locally owned cells and their ghosts (doc/mpi.md).
+ *
+ * The partition is p4est's, so that the core without deal.II (and without
+ * p4est) cuts a box hierarchy as a parallel::distributed::Triangulation
+ * would: the active cells of all levels in the Morton order of the forest
+ * (coarse cells in their order, the Morton order of the refinement tree
+ * inside each), cut into contiguous parts of ⌊N r / P⌋ … ⌊N (r+1) / P⌋
+ * cells; a refined cell belongs to the owner of its first child, as deal.II
+ * assigns level subdomains. The multigrid levels are thus partitioned by
+ * the active cells below them, which keeps a parent and its first child on
+ * one rank.
+ *
+ * This first step builds a rank's levels from the replicated serial
+ * hierarchy. A local level has no family links (parent and children are −1
+ * on it): the transfers across ranks take them from the serial hierarchy
+ * (multigrid/mpi_distributed_cell_transfer.h).
+ */
+
+#include <cellwise/mesh/level.h>
+
+#include <vector>
+
+namespace cellwise
+{
+  /// owner[l][c]: the rank of cell c of level l, for @p n_ranks ranks.
+  /// Throws cellwise::Error for fewer active cells than ranks (a rank with
+  /// no cells) or a hierarchy with skeleton faces (not yet).
+  std::vector<std::vector<int>>
+  morton_partition(const LevelHierarchy &hierarchy, int n_ranks);
+
+  /// A rank's part of a level: the locally owned cells (in their serial
+  /// order) and then, flagged cell_flags::ghost, the cells owned elsewhere
+  /// across a face of an owned cell (in serial order). Face neighbours are
+  /// local indices; a ghost's neighbour that is not local is
+  /// face_neighbor::none.
+  struct LocalLevel
+  {
+    Level level;
+    /// Per local cell: its index on the serial level.
+    std::vector<unsigned int> serial_index;
+    /// Per local cell: its owner rank.
+    std::vector<int> owner;
+
+    unsigned int
+    n_owned_cells() const
+    {
+      return level.n_owned_cells;
+    }
+  };
+
+  /// The part of @p serial that rank @p rank owns, with its ghosts;
+  /// @p owner from morton_partition (or deal.II's level subdomains).
+  LocalLevel
+  make_local_level(const Level &serial, const std::vector<int> &owner, int rank);
+} // namespace cellwise
