@@ -2,20 +2,27 @@
 # backend where nvcc was found. source/<module>/ mirrors include/cellwise/<module>/
 # (doc/architecture.md); a module's CUDA files sit beside their host twins and
 # are named cuda_*: the .cu kernels and any cuda_*.cc host code of the device
-# backend are built only with CUDA. Sources are globbed per module so that
-# adding a file needs no edit here; source/dealii/ is the separate target
-# cellwise::dealii (CellwiseDealii.cmake).
+# backend are built only with CUDA. The mpi_*.cc files of the MPI backend make
+# the separate target cellwise::mpi (CellwiseMpi.cmake). Sources are globbed
+# per module so that adding a file needs no edit here; source/dealii/ is the
+# separate target cellwise::dealii (CellwiseDealii.cmake).
 include(GNUInstallDirs)
 
 set(CELLWISE_CORE_MODULES base fe mesh storage kernels operators multigrid)
 set(CELLWISE_HOST_SOURCES)
 set(CELLWISE_CUDA_SOURCES)
+set(CELLWISE_MPI_SOURCES)
 foreach(module IN LISTS CELLWISE_CORE_MODULES)
   file(GLOB module_cc CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/${module}/*.cc)
   file(GLOB module_cuda CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/${module}/*.cu
                                          ${PROJECT_SOURCE_DIR}/source/${module}/cuda_*.cc)
   list(FILTER module_cc EXCLUDE REGEX "/cuda_[^/]*\\.cc$")
+  # mpi_*.cc: the MPI backend, library cellwise::mpi (CellwiseMpi.cmake)
+  set(module_mpi ${module_cc})
+  list(FILTER module_mpi INCLUDE REGEX "/mpi_[^/]*\\.cc$")
+  list(FILTER module_cc EXCLUDE REGEX "/mpi_[^/]*\\.cc$")
   list(APPEND CELLWISE_HOST_SOURCES ${module_cc})
+  list(APPEND CELLWISE_MPI_SOURCES ${module_mpi})
   list(APPEND CELLWISE_CUDA_SOURCES ${module_cuda})
 endforeach()
 add_library(cellwise ${CELLWISE_HOST_SOURCES})

@@ -1,0 +1,87 @@
+#pragma once
+/**
+ * @file
+ * DSS on a level distributed over MPI ranks (doc/mpi.md). DSS is the only
+ * inter-cell exchange of the method, so it is also the only halo exchange:
+ * before each axis pass of the cascade (dss_axis_pass), every rank sends the
+ * face layers of its owned cells that lie across a face normal to that axis
+ * from a cell of another rank, and receives the matching layers into its
+ * ghost cells. The pass then sums every face pair as on one rank; edges and
+ * vertices follow from the cascade, as locally, because each pass sends what
+ * the previous passes made of the layer. A pair is summed by its lower cell
+ * on whichever rank holds it, from the same two values as in the serial
+ * cascade, so the owned cells' values equal the serial DSS's bit for bit.
+ * Three exchanges per DSS, at most one message per neighbouring rank and
+ * axis.
+ *
+ * Built only with MPI (library cellwise::mpi). Ghost values after apply()
+ * are not meaningful; owned values are complete.
+ */
+
+#include <cellwise/base/mpi_check.h>
+#include <cellwise/fe/face_dofs.h>
+#include <cellwise/mesh/partition.h>
+#include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/dss.h>
+
+#include <array>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace cellwise
+{
+  class DistributedDss
+  {
+  public:
+    /**
+     * Collective over @p comm. @p local is this rank's part of the level
+     * (make_local_level); @p layers the element's trace layers. Checks,
+     * collectively, that the ranks' partitions agree: every face layer a
+     * rank expects arrives from the rank that owns it, and nothing else
+     * arrives; otherwise every rank throws cellwise::Error. Keeps a reference
+     * to @p local.
+     */
+    DistributedDss(const LocalLevel &local, MPI_Comm comm, const TraceLayers &layers);
+
+    /// In-place DSS of the owned cells' values of @p v (sized for the owned
+    /// and ghost cells of the local level). Collective.
+    template <typename Number, typename Layout>
+    void
+    apply(CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode = DssMode::sum) const;
+
+    /// Values this rank sends per apply() (all three passes).
+    std::size_t
+    values_sent_per_apply() const;
+    /// Messages this rank sends per apply().
+    std::size_t
+    messages_per_apply() const;
+
+  private:
+    /// The face layers exchanged with one rank in one pass: (local cell,
+    /// its face whose layers travel), in the order of the sending cell's
+    /// serial index and face, so that both sides list them alike.
+    struct Exchange
+    {
+      int                                                rank = 0;
+      std::vector<std::pair<unsigned int, unsigned int>> faces;
+      std::size_t                                        offset = 0; ///< in values, into the pass's buffer
+    };
+
+    const LocalLevel                    &local_;
+    MPI_Comm                             comm_;
+    TraceLayers                          layers_;
+    std::array<std::vector<Exchange>, 3> sends_, receives_;
+    mutable std::vector<unsigned char>   send_buffer_, receive_buffer_;
+
+    std::size_t
+    values_per_face() const
+    {
+      return std::size_t(layers_.n_layers) * layers_.n_1d * layers_.n_1d;
+    }
+    /// Collective: each rank sends the serial identities of the faces it
+    /// sends and compares what arrives with what it expects to receive.
+    void
+    check_matching_lists() const;
+  };
+} // namespace cellwise
