@@ -46,10 +46,10 @@ namespace cellwise
 
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
-  mark_face_dofs(const Level                           &level,
-                 const unsigned int                     degree,
-                 const TraceLayers                     &layers,
-                 const std::function<bool(int neighbor)> &selects)
+  mark_own_face_dofs(const Level                           &level,
+                     const unsigned int                     degree,
+                     const TraceLayers                     &layers,
+                     const std::function<bool(int neighbor)> &selects)
   {
     const unsigned int n = degree + 1;
     CELLWISE_CHECK(layers.n_1d == n, "mark_face_dofs: trace layers of an element with " << layers.n_1d
@@ -73,6 +73,17 @@ namespace cellwise
             }
         }
     });
+    return marker;
+  }
+
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::Host, Layout>
+  mark_face_dofs(const Level                           &level,
+                 const unsigned int                     degree,
+                 const TraceLayers                     &layers,
+                 const std::function<bool(int neighbor)> &selects)
+  {
+    CellVector<Number, MemorySpace::Host, Layout> marker = mark_own_face_dofs<Number, Layout>(level, degree, layers, selects);
     // the copies in cells that touch the face only at an edge or a vertex
     apply_dss(level, marker, DssMode::sum, layers);
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
@@ -111,7 +122,9 @@ namespace cellwise
                                                                              const std::vector<unsigned int> &,    \
                                                                              const TraceLayers &);   \
   template CellVector<Number, MemorySpace::Host, Layout> mark_face_dofs(const Level &, unsigned int, const TraceLayers &, \
-                                                                        const std::function<bool(int)> &);
+                                                                        const std::function<bool(int)> &);             \
+  template CellVector<Number, MemorySpace::Host, Layout> mark_own_face_dofs(const Level &, unsigned int, const TraceLayers &, \
+                                                                            const std::function<bool(int)> &);
   CELLWISE_INSTANTIATE(double, CellContiguous)
   CELLWISE_INSTANTIATE(float, CellContiguous)
   CELLWISE_INSTANTIATE(double, CellBlocked<32>)

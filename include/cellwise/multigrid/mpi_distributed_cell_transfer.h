@@ -17,10 +17,13 @@
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/multigrid/interfaces.h>
 #include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/mpi_distributed_cell_vector.h>
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace cellwise
@@ -98,5 +101,56 @@ namespace cellwise
              int                         tag) const;
     void
     check_vectors(const VectorType &fine, const VectorType &coarse) const;
+  };
+
+  /// The transfers of a whole distributed hierarchy as the V-cycle sees them
+  /// (LevelTransfer over distributed vectors): one DistributedCellTransfer
+  /// per pair of consecutive levels.
+  template <typename Number, typename Layout = CellContiguous>
+  class DistributedLevelTransfer : public LevelTransfer<DistributedCellVector<Number, Layout>>
+  {
+  public:
+    using VectorType = DistributedCellVector<Number, Layout>;
+
+    /// Collective. @p local: this rank's part of every level of @p serial
+    /// (kept by reference), partitioned by @p owner.
+    DistributedLevelTransfer(const LevelHierarchy                &serial,
+                             const std::vector<std::vector<int>> &owner,
+                             const std::vector<LocalLevel>       &local,
+                             const MPI_Comm                       comm,
+                             const unsigned int                   degree)
+    {
+      CELLWISE_CHECK(local.size() == serial.n_levels(),
+                     "DistributedLevelTransfer: " << local.size() << " local levels for " << serial.n_levels());
+      transfers_.resize(serial.n_levels());
+      for (unsigned int l = 1; l < serial.n_levels(); ++l)
+        transfers_[l] = std::make_unique<DistributedCellTransfer<Number, Layout>>(serial, owner, l, local[l - 1], local[l], comm,
+                                                                                  degree);
+    }
+
+    void
+    prolongate_add(const unsigned int to_level, VectorType &fine, const VectorType &coarse) const override
+    {
+      at(to_level).prolongate_add(fine.local(), coarse.local());
+    }
+    void
+    restrict_residual_add(const unsigned int from_level,
+                          VectorType        &coarse,
+                          const VectorType  &fine_b,
+                          const VectorType  &fine_Au) const override
+    {
+      at(from_level).restrict_residual_add(coarse.local(), fine_b.local(), fine_Au.local());
+    }
+
+  private:
+    const DistributedCellTransfer<Number, Layout> &
+    at(const unsigned int fine_level) const
+    {
+      CELLWISE_CHECK(fine_level >= 1 && fine_level < transfers_.size(),
+                     "DistributedLevelTransfer: level " << fine_level << " of 0.." << transfers_.size() - 1);
+      return *transfers_[fine_level];
+    }
+
+    std::vector<std::unique_ptr<DistributedCellTransfer<Number, Layout>>> transfers_;
   };
 } // namespace cellwise

@@ -47,6 +47,14 @@ namespace cellwise
   mark_face_dofs(const Level &level, unsigned int degree, const TraceLayers &layers,
                  const std::function<bool(int neighbor)> &selects);
 
+  /// The first half of mark_face_dofs: 1 on the DoFs of each cell's own
+  /// selected faces, before the DSS spreads the mark (the distributed mask
+  /// spreads it with the DSS across ranks, storage/mpi_distributed_dss.h).
+  template <typename Number, typename Layout = CellContiguous>
+  CellVector<Number, MemorySpace::Host, Layout>
+  mark_own_face_dofs(const Level &level, unsigned int degree, const TraceLayers &layers,
+                     const std::function<bool(int neighbor)> &selects);
+
   /// The boundary ids of the faces of @p level on the domain boundary,
   /// sorted, each once.
   std::vector<unsigned int>

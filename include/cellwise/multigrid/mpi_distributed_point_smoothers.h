@@ -1,0 +1,128 @@
+#pragma once
+/**
+ * @file
+ * The point smoothers on a level distributed over MPI ranks: the masked
+ * DSS-Jacobi preconditioner P = D^{-1} S with the DSS across ranks, and
+ * the Jacobi and Chebyshev smoothers of multigrid/point_smoothers.h over
+ * it, unchanged (their steps, the Chebyshev recurrence and the Lanczos
+ * estimate of λ_max run on distributed vectors, whose dot products are
+ * global). The Lanczos start vector is the serial one's values on the
+ * owned cells, so that the estimate, and with it the smoother, is the
+ * serial one's up to the rounding of the global sums.
+ *
+ * Built only with MPI (library cellwise::mpi).
+ */
+
+#include <cellwise/base/mpi_check.h>
+#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/point_smoothers.h>
+#include <cellwise/operators/mpi_distributed_laplace_operator.h>
+#include <cellwise/storage/mpi_distributed_cell_vector.h>
+
+#include <random>
+#include <sstream>
+#include <vector>
+
+namespace cellwise
+{
+  template <typename Number, typename Layout = CellContiguous>
+  class DistributedDssJacobi : public InPlacePreconditioner<DistributedCellVector<Number, Layout>>
+  {
+  public:
+    using VectorType   = DistributedCellVector<Number, Layout>;
+    using OperatorType = DistributedLaplaceOperator<Number, Layout>;
+
+    /// Collective. @p level is the rank's local level (the smoothers' interface
+    /// passes it), @p mask 1 on free and 0 on masked copies.
+    DistributedDssJacobi(const Level &level, const OperatorType &op, const VectorType &mask)
+      : dss_(&mask.level().dss)
+    {
+      CELLWISE_CHECK(op.n_cells() == level.n_cells() && mask.n_cells() == level.n_cells(),
+                     "DistributedDssJacobi: operator of " << op.n_cells() << " cells and mask of " << mask.n_cells()
+                                                          << " on a local level of " << level.n_cells());
+      inverse_diagonal_.reinit(mask);
+      op.local_operator().compute_cell_diagonals(inverse_diagonal_.local());
+      assemble(inverse_diagonal_);
+      std::ostringstream problem;
+      bool               positive = true;
+      for (unsigned int cell = 0; cell < inverse_diagonal_.n_cells(); ++cell)
+        for (unsigned int i = 0; i < inverse_diagonal_.dofs_per_cell(); ++i)
+          {
+            Number &d = inverse_diagonal_.local()(cell, i);
+            if (cell >= inverse_diagonal_.n_owned_cells())
+              d = Number(0); // ghosts: the DSS leaves them incomplete
+            else if (!(d > 0))
+              {
+                if (positive)
+                  problem << "assembled diagonal entry " << d << " at local cell " << cell << ", DoF " << i
+                          << " is not positive";
+                positive = false;
+              }
+            else
+              d = mask.local()(cell, i) != Number(0) ? Number(1) / d : Number(0);
+          }
+      check_collectively(mask.level().comm, positive, problem.str());
+    }
+
+    /// r ← S r (DSS sum across ranks). Collective.
+    void
+    assemble(VectorType &r) const
+    {
+      dss_->apply(r.local(), DssMode::sum);
+    }
+    /// r ← D^{-1} S r. Collective.
+    void
+    apply_in_place(VectorType &r) const override
+    {
+      assemble(r);
+      r.scale(inverse_diagonal_);
+    }
+    void
+    vmult(VectorType &dst, const VectorType &src) const
+    {
+      dst = src;
+      apply_in_place(dst);
+    }
+    const VectorType &
+    inverse_diagonal() const
+    {
+      return inverse_diagonal_;
+    }
+
+  private:
+    const DistributedDss *dss_;
+    VectorType            inverse_diagonal_;
+  };
+
+  template <typename Number, typename Layout = CellContiguous>
+  using DistributedJacobiSmoother = PointJacobiSmoother<DistributedDssJacobi<Number, Layout>>;
+  template <typename Number, typename Layout = CellContiguous>
+  using DistributedChebyshevSmoother = PointChebyshevSmoother<DistributedDssJacobi<Number, Layout>>;
+
+  /// The Lanczos start vector of the serial level (the same seeded values,
+  /// cell by cell in serial order) on the owned cells of @p mask's level,
+  /// masked; the estimate_max_eigenvalue of point_smoother_steps.h finds it
+  /// for distributed vectors. Draws the whole serial sequence: O(serial
+  /// cells) per rank, as the replicated set-up of this first step.
+  template <typename Number, typename Layout>
+  DistributedCellVector<Number, Layout>
+  lanczos_start_vector(const DistributedCellVector<Number, Layout> &mask)
+  {
+    DistributedCellVector<Number, Layout> r;
+    r.reinit(mask);
+    const LocalLevel &local = *mask.level().local;
+    std::vector<long> owned_index(mask.level().serial_cells, -1);
+    for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
+      owned_index.at(local.serial_index[k]) = k;
+    std::mt19937                           generator(42);
+    std::uniform_real_distribution<double> distribution(0.5, 1.5);
+    for (unsigned int cell = 0; cell < mask.level().serial_cells; ++cell)
+      for (unsigned int i = 0; i < r.dofs_per_cell(); ++i)
+        {
+          const double value = distribution(generator);
+          if (owned_index[cell] >= 0)
+            r.local()(owned_index[cell], i) = Number(value) * mask.local()(owned_index[cell], i);
+        }
+    return r;
+  }
+} // namespace cellwise

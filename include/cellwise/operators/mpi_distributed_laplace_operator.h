@@ -1,0 +1,101 @@
+#pragma once
+/**
+ * @file
+ * The cell-wise Laplace operator on a level distributed over MPI ranks: the
+ * host LaplaceOperator of the rank's local level applied to the local cells
+ * of distributed vectors. The operator is cell-local, so it needs no
+ * exchange (DSS, the only one, happens in the smoothers and the outer
+ * iteration's preconditioner); it also computes the ghost cells, whose
+ * results no owned value reads (a few per cent of the cells at the sizes a
+ * rank holds; restricting it to the owned cells is an optimization left).
+ *
+ * Built only with MPI (library cellwise::mpi).
+ */
+
+#include <cellwise/operators/laplace_operator.h>
+#include <cellwise/operators/level_operator.h>
+#include <cellwise/operators/smoother_step.h>
+#include <cellwise/storage/mpi_distributed_cell_vector.h>
+
+#include <memory>
+
+namespace cellwise
+{
+  template <typename Number, typename Layout = CellContiguous>
+  class DistributedLaplaceOperator : public LevelOperator<DistributedCellVector<Number, Layout>>
+  {
+  public:
+    using value_type = Number;
+    using VectorType = DistributedCellVector<Number, Layout>;
+
+    DistributedLaplaceOperator(std::shared_ptr<const DistributedLevel> level, const unsigned int degree)
+      : level_(std::move(level))
+      , operator_(level_->local->level, degree)
+    {}
+
+    /// dst = A src
+    void
+    vmult(VectorType &dst, const VectorType &src) const override
+    {
+      shape_like(dst, src);
+      operator_.vmult(dst.local(), src.local());
+    }
+    /// dst = b − A u
+    void
+    residual(VectorType &dst, const VectorType &b, const VectorType &u) const override
+    {
+      shape_like(dst, b);
+      operator_.residual(dst.local(), b.local(), u.local());
+    }
+    /// The point smoothers' fused step (operators/smoother_step.h).
+    void
+    smoother_step(VectorType                 &u,
+                  VectorType                 &r,
+                  VectorType                 *update,
+                  const VectorType           &b,
+                  const VectorType           &inverse_diagonal,
+                  const SmootherStep<Number> &step) const
+    {
+      operator_.smoother_step(u.local(), r.local(), update ? &update->local() : nullptr, b.local(), inverse_diagonal.local(),
+                              step);
+    }
+
+    unsigned int
+    n_cells() const
+    {
+      return operator_.n_cells();
+    }
+    unsigned int
+    degree() const
+    {
+      return operator_.degree();
+    }
+    TraceLayers
+    trace_layers() const
+    {
+      return operator_.trace_layers();
+    }
+    /// The host operator of the local level.
+    const LaplaceOperator<Number, Layout> &
+    local_operator() const
+    {
+      return operator_;
+    }
+    const std::shared_ptr<const DistributedLevel> &
+    level() const
+    {
+      return level_;
+    }
+
+  private:
+    static void
+    shape_like(VectorType &dst, const VectorType &src)
+    {
+      if (dst.n_cells() != src.n_cells() || dst.degree() != src.degree() || dst.level_pointer() != src.level_pointer())
+        dst.reinit(src);
+    }
+
+    std::shared_ptr<const DistributedLevel> level_;
+    LaplaceOperator<Number, Layout>         operator_;
+  };
+} // namespace cellwise

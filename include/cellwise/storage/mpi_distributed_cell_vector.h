@@ -1,0 +1,214 @@
+#pragma once
+/**
+ * @file
+ * A cell vector of a level distributed over MPI ranks (doc/mpi.md): the
+ * rank's owned cells and its ghosts in one CellVector of the local level,
+ * and the level's shared context (the local level, its DSS, the
+ * communicator). It provides the vector operations through which the
+ * V-cycle, the point smoothers and the outer iterations see a vector
+ * (multigrid/interfaces.h), so that they run unchanged on ranks: elementwise
+ * operations act on all local cells (on ghosts they compute values that no
+ * owned result reads), reductions sum the owned cells and MPI_Allreduce
+ * them. Ghost values are not meaningful between operations: only DSS
+ * (which fills the layers it needs) and the transfers (which exchange what
+ * they need) cross ranks.
+ *
+ * Built only with MPI (library cellwise::mpi).
+ */
+
+#include <cellwise/base/mpi_check.h>
+#include <cellwise/mesh/partition.h>
+#include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/mpi_distributed_dss.h>
+
+#include <cmath>
+#include <memory>
+
+namespace cellwise
+{
+  /// What the vectors of one distributed level share: the rank's part of
+  /// the level, the communicator, the serial level's cell count and the DSS
+  /// of the element's trace layers. Keeps a reference to @p local.
+  struct DistributedLevel
+  {
+    DistributedLevel(const LocalLevel &local, const MPI_Comm comm, const unsigned int serial_cells, const TraceLayers &layers)
+      : local(&local)
+      , comm(comm)
+      , serial_cells(serial_cells)
+      , layers(layers)
+      , dss(local, comm, layers)
+    {}
+
+    const LocalLevel *local;
+    MPI_Comm          comm;
+    unsigned int      serial_cells;
+    TraceLayers       layers;
+    DistributedDss    dss;
+  };
+
+  template <typename Number, typename Layout = CellContiguous>
+  class DistributedCellVector
+  {
+  public:
+    using value_type   = Number;
+    using memory_space = MemorySpace::Host;
+    using layout_type  = Layout;
+    using LocalVector  = CellVector<Number, MemorySpace::Host, Layout>;
+    /// The vector of the estimates that start on the host (it is one).
+    using HostVector = DistributedCellVector;
+
+    DistributedCellVector() = default;
+    /// Zero on the local cells of @p level, FE_Q(@p degree) storage.
+    DistributedCellVector(std::shared_ptr<const DistributedLevel> level, const unsigned int degree)
+      : level_(std::move(level))
+      , local_(level_->local->level.n_cells(), degree)
+    {}
+
+    /// The shape and level of @p other, zero.
+    void
+    reinit(const DistributedCellVector &other)
+    {
+      level_ = other.level_;
+      local_.reinit(other.local_);
+    }
+
+    void
+    set_zero()
+    {
+      local_.set_zero();
+    }
+    void
+    fill(const Number s)
+    {
+      local_.fill(s);
+    }
+    void
+    equ(const Number a, const DistributedCellVector &x)
+    {
+      local_.equ(a, x.local_);
+    }
+    void
+    add(const Number a, const DistributedCellVector &x)
+    {
+      local_.add(a, x.local_);
+    }
+    void
+    sadd(const Number s, const Number a, const DistributedCellVector &x)
+    {
+      local_.sadd(s, a, x.local_);
+    }
+    void
+    scale(const Number s)
+    {
+      local_.scale(s);
+    }
+    void
+    scale(const DistributedCellVector &d)
+    {
+      local_.scale(d.local_);
+    }
+    template <typename OtherNumber>
+    void
+    copy_from(const DistributedCellVector<OtherNumber, Layout> &other)
+    {
+      level_ = other.level_pointer();
+      local_.copy_from(other.local());
+    }
+
+    /// Σ over the owned cells of all ranks. Collective.
+    double
+    dot(const DistributedCellVector &x) const
+    {
+      check_compatible(x);
+      double mine = 0;
+      for (unsigned int cell = 0; cell < n_owned_cells(); ++cell)
+        for (unsigned int i = 0; i < local_.dofs_per_cell(); ++i)
+          mine += double(local_(cell, i)) * double(x.local_(cell, i));
+      double sum = 0;
+      CELLWISE_MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, level_->comm));
+      return sum;
+    }
+    double
+    l2_norm() const
+    {
+      return std::sqrt(dot(*this));
+    }
+    /// Whether every owned value on every rank is finite. Collective.
+    bool
+    all_finite() const
+    {
+      int mine = 1;
+      for (unsigned int cell = 0; cell < n_owned_cells() && mine; ++cell)
+        for (unsigned int i = 0; i < local_.dofs_per_cell(); ++i)
+          mine &= std::isfinite(double(local_(cell, i)));
+      int all = 0;
+      CELLWISE_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, level_->comm));
+      return all != 0;
+    }
+
+    void
+    copy_to_host(HostVector &host) const
+    {
+      host = *this;
+    }
+    void
+    copy_from_host(const HostVector &host)
+    {
+      *this = host;
+    }
+
+    /// Local cells (owned and ghost).
+    unsigned int
+    n_cells() const
+    {
+      return local_.n_cells();
+    }
+    unsigned int
+    n_owned_cells() const
+    {
+      return level_ ? level_->local->n_owned_cells() : 0;
+    }
+    unsigned int
+    degree() const
+    {
+      return local_.degree();
+    }
+    unsigned int
+    dofs_per_cell() const
+    {
+      return local_.dofs_per_cell();
+    }
+    void
+    check_compatible(const DistributedCellVector &x) const
+    {
+      local_.check_compatible(x.local_);
+      CELLWISE_CHECK(level_ == x.level_, "distributed vectors of different levels");
+    }
+
+    LocalVector &
+    local()
+    {
+      return local_;
+    }
+    const LocalVector &
+    local() const
+    {
+      return local_;
+    }
+    const DistributedLevel &
+    level() const
+    {
+      CELLWISE_CHECK(level_, "a distributed vector used before it was given a level");
+      return *level_;
+    }
+    const std::shared_ptr<const DistributedLevel> &
+    level_pointer() const
+    {
+      return level_;
+    }
+
+  private:
+    std::shared_ptr<const DistributedLevel> level_;
+    LocalVector                             local_;
+  };
+} // namespace cellwise
