@@ -213,3 +213,17 @@ TEST(DistributedMultigrid, JacobiCycleSolvesAsTheSerialOne)
 {
   compare(make_box_hierarchy(unequal_box(), 2), 2, Smoother::jacobi, "box, Jacobi");
 }
+
+TEST(DistributedMultigrid, MismatchedVectorsOnOneRankAreAnErrorOnEveryRank)
+{
+  const int            rank = mpi_rank(MPI_COMM_WORLD), size = mpi_size(MPI_COMM_WORLD);
+  const LevelHierarchy h    = make_box_hierarchy(unequal_box(), 1);
+  const auto           owner = morton_partition(h, size);
+  const LocalLevel     local = make_local_level(h.level(1), owner[1], rank);
+  const auto level = std::make_shared<const DistributedLevel>(local, MPI_COMM_WORLD, h.level(1).n_cells(), lagrange_trace_layers(2));
+  const DistributedCellVector<double> a(level, 2), b(level, 2), other_degree(level, 3);
+  EXPECT_NO_THROW(a.dot(b));
+  // the last rank pairs vectors of different degrees, the others do not
+  EXPECT_THROW(a.dot(rank == size - 1 ? other_degree : b), Error);
+  EXPECT_NO_THROW(a.dot(b)) << "the ranks are in step again";
+}

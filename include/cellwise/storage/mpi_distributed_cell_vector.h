@@ -115,18 +115,29 @@ namespace cellwise
       local_.copy_from(other.local());
     }
 
-    /// Σ over the owned cells of all ranks. Collective.
+    /// Σ over the owned cells of all ranks. Collective; vectors that do not
+    /// match on any rank are an error on every rank (the check travels in
+    /// the same MPI_Allreduce as the sum, so it costs nothing).
     double
     dot(const DistributedCellVector &x) const
     {
-      check_compatible(x);
-      double mine = 0;
-      for (unsigned int cell = 0; cell < n_owned_cells(); ++cell)
-        for (unsigned int i = 0; i < local_.dofs_per_cell(); ++i)
-          mine += double(local_(cell, i)) * double(x.local_(cell, i));
-      double sum = 0;
-      CELLWISE_MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, level_->comm));
-      return sum;
+      const bool compatible = level_ && level_ == x.level_ && local_.n_cells() == x.local_.n_cells() &&
+                              local_.degree() == x.local_.degree();
+      double mine[2] = {0., compatible ? 0. : 1.};
+      if (compatible)
+        for (unsigned int cell = 0; cell < n_owned_cells(); ++cell)
+          for (unsigned int i = 0; i < local_.dofs_per_cell(); ++i)
+            mine[0] += double(local_(cell, i)) * double(x.local_(cell, i));
+      const MPI_Comm comm = level_ ? level_->comm : x.level().comm;
+      double         sum[2] = {0., 0.};
+      CELLWISE_MPI_CHECK(MPI_Allreduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, comm));
+      CELLWISE_CHECK(compatible, "DistributedCellVector::dot: vectors of " << local_.n_cells() << " and " << x.local_.n_cells()
+                                                                          << " local cells of degree " << local_.degree() << " and "
+                                                                          << x.local_.degree()
+                                                                          << (level_ == x.level_ ? "" : " on different levels"));
+      CELLWISE_CHECK(sum[1] == 0., "DistributedCellVector::dot: the vectors do not match on " << sum[1]
+                                                                                             << " other rank(s) (their message is there)");
+      return sum[0];
     }
     double
     l2_norm() const
