@@ -5,6 +5,7 @@
 #include "biharmonic_solve.h"
 #include "command_line.h"
 #include "manufactured_solutions.h"
+#include "mpi_session.h"
 #include "problem_file_solve.h"
 #include "solve_control.h"
 
@@ -194,6 +195,21 @@ namespace
         std::cout << backend_description(Backend::cuda) << std::endl;
       }
 
+    if (mpi_ranks() > 1 && (on_device || !options.problem_file.empty() || options.problem == "biharmonic" ||
+                            options.adaptive_steps > 0 || options.geometry == "ball"))
+      {
+        // the same options on every rank: every rank refuses alike, rank 0
+        // says why
+        if (mpi_rank() == 0)
+          std::cerr << "cellwise-poisson: on " << mpi_ranks()
+                  << " MPI ranks the program solves the Poisson problem on the host on uniform box, L-shape and "
+                     "Kershaw meshes; not yet the device, problem files, the biharmonic problem, adaptive "
+                     "meshes or the ball (doc/mpi.md)"
+                  << std::endl;
+        return 2;
+      }
+    if (mpi_ranks() > 1)
+      std::cout << "  distributed over " << mpi_ranks() << " MPI ranks (doc/mpi.md)" << std::endl;
     if (!options.problem_file.empty())
       return solve_problem_file(options);
     if (options.problem == "biharmonic")
@@ -284,7 +300,7 @@ namespace
     const Level                      &fine = hierarchy.levels.back();
     std::unique_ptr<HostVectorSolver> solver;
     times.measure("solver (" + to_string(options.multigrid.backend) + ")",
-                  [&] { solver = make_host_vector_solver(hierarchy, options.degree, options.multigrid, &std::cout); });
+                  [&] { solver = make_solver(hierarchy, options.degree, options.multigrid, &std::cout); });
     CellVector<double> b, u;
     // u stays empty: the zero initial guess, which a device solver makes on
     // the device (no host vector zeroed, nothing uploaded)
@@ -352,7 +368,9 @@ namespace
 int
 main(int argc, char **argv)
 {
-  ProgramOptions options;
+  // MPI where built with it; `mpirun -np N` runs the distributed solve
+  const MpiSession mpi(argc, argv);
+  ProgramOptions   options;
   try
     {
       options = parse_command_line(argc, argv);

@@ -1,0 +1,81 @@
+#include "mpi_session.h"
+
+#include <iostream>
+
+#ifdef CELLWISE_POISSON_WITH_MPI
+#  include <cellwise/base/mpi_check.h>
+#  include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
+
+#  include <mpi.h>
+#endif
+
+namespace poisson_program
+{
+  namespace
+  {
+    int session_ranks = 1, session_rank = 0;
+
+    /// Discards what ranks > 0 would print (the results are rank 0's).
+    class NullBuffer : public std::streambuf
+    {
+    protected:
+      int
+      overflow(const int c) override
+      {
+        return traits_type::not_eof(c);
+      }
+    };
+    NullBuffer null_buffer;
+  } // namespace
+
+  MpiSession::MpiSession(int &argc, char **&argv)
+  {
+#ifdef CELLWISE_POISSON_WITH_MPI
+    int provided = 0;
+    CELLWISE_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    rank_ = cellwise::mpi_rank(MPI_COMM_WORLD);
+    size_ = cellwise::mpi_size(MPI_COMM_WORLD);
+    if (rank_ > 0)
+      saved_cout_ = std::cout.rdbuf(&null_buffer);
+#else
+    (void)argc;
+    (void)argv;
+#endif
+    session_ranks = size_;
+    session_rank  = rank_;
+  }
+
+  MpiSession::~MpiSession()
+  {
+    if (saved_cout_)
+      std::cout.rdbuf(saved_cout_);
+#ifdef CELLWISE_POISSON_WITH_MPI
+    MPI_Finalize();
+#endif
+  }
+
+  int
+  mpi_ranks()
+  {
+    return session_ranks;
+  }
+
+  int
+  mpi_rank()
+  {
+    return session_rank;
+  }
+
+  std::unique_ptr<cellwise::HostVectorSolver>
+  make_solver(const cellwise::LevelHierarchy      &hierarchy,
+              const unsigned int                   degree,
+              const cellwise::MultigridParameters &parameters,
+              std::ostream                        *log)
+  {
+#ifdef CELLWISE_POISSON_WITH_MPI
+    if (session_ranks > 1)
+      return std::make_unique<cellwise::DistributedMultigridSolver>(hierarchy, degree, parameters, MPI_COMM_WORLD, log);
+#endif
+    return cellwise::make_host_vector_solver(hierarchy, degree, parameters, log);
+  }
+} // namespace poisson_program

@@ -1,0 +1,101 @@
+#pragma once
+/**
+ * @file
+ * The multigrid solver distributed over MPI ranks, as a HostVectorSolver
+ * (multigrid/host_vector_solvers.h): what the main program runs under
+ * `mpirun -np N`. Each rank takes its part of every level of the serial
+ * hierarchy (mesh/partition.h), builds the distributed components
+ * (doc/mpi.md) and solves with the V-cycle and CG of the serial solver,
+ * unchanged; the serial right-hand side is read on the owned cells and the
+ * solution gathered back to a serial vector on every rank. First step:
+ * FP64 on the host, Chebyshev or Jacobi smoothing, CG, a coarse level the
+ * Cholesky solve takes, meshes that morton_partition takes (boxes and
+ * lattices, uniform); every other choice is refused with a message, on every
+ * rank.
+ *
+ * Built only with MPI (library cellwise::mpi).
+ */
+
+#include <cellwise/base/mpi_check.h>
+#include <cellwise/mesh/partition.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/v_cycle.h>
+#include <cellwise/operators/mpi_distributed_laplace_operator.h>
+#include <cellwise/storage/mpi_distributed_cell_vector.h>
+
+#include <iosfwd>
+#include <memory>
+#include <vector>
+
+namespace cellwise
+{
+  class DistributedMultigridSolver : public HostVectorSolver
+  {
+  public:
+    using VectorType = DistributedCellVector<double>;
+
+    /// Collective over @p comm; @p serial is the same hierarchy on every
+    /// rank (kept by reference). Set-up progress to @p log.
+    DistributedMultigridSolver(const LevelHierarchy      &serial,
+                               unsigned int               degree,
+                               const MultigridParameters &parameters,
+                               MPI_Comm                   comm,
+                               std::ostream              *log = nullptr);
+
+    /// u = A^{-1} b by CG with the distributed V-cycle; @p b and @p u are
+    /// serial vectors of the finest level, the same on every rank (an
+    /// empty u: the zero guess); u comes back whole on every rank.
+    /// Collective.
+    SolveStatistics
+    solve(CellVector<double> &u, const CellVector<double> &b, IterationControl &control) const override;
+
+    /// z = V r for serial vectors. Collective.
+    void
+    precondition(CellVector<double> &z, const CellVector<double> &r) const override;
+
+    Backend
+    backend() const override
+    {
+      return Backend::host;
+    }
+    double
+    last_solve_seconds() const override
+    {
+      return last_solve_seconds_;
+    }
+
+    /// This rank's cells of level @p l: owned and ghost.
+    const LocalLevel &
+    local_level(unsigned int l) const
+    {
+      return local_.at(l);
+    }
+    /// Values this rank sends per DSS of the finest level.
+    std::size_t
+    fine_dss_values_sent() const;
+
+  private:
+    /// The owned cells of the serial @p serial into @p v (ghosts zero).
+    void
+    scatter(const CellVector<double> &serial, VectorType &v) const;
+    /// The owned cells of all ranks into a serial vector. Collective.
+    void
+    gather(const VectorType &v, CellVector<double> &serial) const;
+
+    const LevelHierarchy                                     &serial_;
+    unsigned int                                              degree_;
+    MultigridParameters                                       parameters_;
+    MPI_Comm                                                  comm_;
+    std::vector<std::vector<int>>                             owner_;
+    std::vector<LocalLevel>                                   local_;
+    std::vector<std::shared_ptr<const DistributedLevel>>      levels_;
+    std::shared_ptr<const DistributedLaplaceOperator<double>> fine_operator_;
+    VectorType                                                fine_mask_;
+    std::shared_ptr<const VCycle<VectorType>>                 cycle_;
+    /// the finest level's owned cells of every rank, in rank order
+    std::vector<int>          fine_cells_per_rank_, fine_cell_offsets_;
+    std::vector<unsigned int> fine_serial_index_of_gathered_;
+    mutable double            last_solve_seconds_ = 0;
+  };
+} // namespace cellwise

@@ -1,0 +1,214 @@
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
+#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
+#include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
+#include <cellwise/multigrid/mpi_gathered_coarse_solver.h>
+#include <cellwise/multigrid/outer_solvers.h>
+#include <cellwise/operators/laplace_operator.h>
+#include <cellwise/storage/dirichlet_mask.h>
+#include <cellwise/storage/mpi_distributed_dirichlet_mask.h>
+
+#include <chrono>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace cellwise
+{
+  namespace
+  {
+    /// Why @p parameters cannot run distributed yet (empty: they can).
+    std::string
+    unsupported(const LevelHierarchy &serial, const unsigned int degree, const MultigridParameters &parameters)
+    {
+      std::ostringstream why;
+      if (parameters.backend != Backend::host)
+        why << "the CUDA backend";
+      else if (parameters.precision != Precision::fp64)
+        why << "mixed precision";
+      else if (parameters.smoother != SmootherType::chebyshev && parameters.smoother != SmootherType::jacobi)
+        why << "the vertex-patch smoother";
+      else if (parameters.outer != OuterIteration::cg)
+        why << "the stationary iteration";
+      else if (parameters.coefficient)
+        why << "a coefficient";
+      else if (parameters.pure_neumann)
+        why << "the pure Neumann problem";
+      else if (coarse_solver_for(parameters, serial.level(0), degree) != CoarseSolverType::cholesky)
+        why << "a coarse level beyond the Cholesky solve (" << serial.level(0).n_cells() << " coarse cells)";
+      else
+        for (unsigned int l = 0; l < serial.n_levels(); ++l)
+          if (serial.level(l).n_active_cells() != 0 && l + 1 < serial.n_levels())
+            {
+              why << "locally refined meshes (local smoothing)";
+              break;
+            }
+      return why.str();
+    }
+  } // namespace
+
+  DistributedMultigridSolver::DistributedMultigridSolver(const LevelHierarchy      &serial,
+                                                         const unsigned int         degree,
+                                                         const MultigridParameters &parameters,
+                                                         const MPI_Comm             comm,
+                                                         std::ostream              *log)
+    : serial_(serial)
+    , degree_(degree)
+    , parameters_(parameters)
+    , comm_(comm)
+  {
+    const auto start = std::chrono::steady_clock::now();
+    const int  rank = mpi_rank(comm), size = mpi_size(comm);
+    const std::string why = unsupported(serial, degree, parameters);
+    // the same options on every rank: the same refusal everywhere
+    check_collectively(comm, why.empty(),
+                       "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
+                         " yet; it runs FP64 on the host with the Chebyshev or Jacobi smoother, CG, and uniform box or "
+                         "lattice meshes (doc/mpi.md)");
+    owner_ = morton_partition(serial, size);
+    const unsigned int n_levels = serial.n_levels();
+    for (unsigned int l = 0; l < n_levels; ++l)
+      local_.push_back(make_local_level(serial.level(l), owner_[l], rank));
+
+    using V = VectorType;
+    typename VCycle<V>::Components components;
+    V                              mask;
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, serial.level(l).n_cells(),
+                                                                   lagrange_trace_layers(degree)));
+        mask     = make_distributed_dirichlet_mask<double>(levels_[l], degree, parameters.dirichlet_ids);
+        auto op  = std::make_shared<const DistributedLaplaceOperator<double>>(levels_[l], degree);
+        components.operators.push_back(op);
+        components.level_shapes.push_back(V(levels_[l], degree));
+        if (l == 0)
+          {
+            components.smoothers.push_back(nullptr);
+            const LaplaceOperator<double> serial_op(serial.level(0), degree);
+            auto coarse = std::make_shared<CholeskyCoarseSolver<double>>(
+              serial.level(0), serial_op, make_dirichlet_mask<double>(serial.level(0), degree, parameters.dirichlet_ids));
+            components.coarse_solver = std::make_shared<GatheredCoarseSolver<double>>(coarse, levels_[l], degree);
+          }
+        else if (parameters.smoother == SmootherType::chebyshev)
+          {
+            ChebyshevParameters chebyshev;
+            chebyshev.degree                = parameters.chebyshev_degree;
+            chebyshev.smoothing_range       = parameters.smoothing_range;
+            chebyshev.eigenvalue_iterations = parameters.eigenvalue_iterations;
+            components.smoothers.push_back(
+              std::make_shared<DistributedChebyshevSmoother<double>>(local_[l].level, *op, mask, chebyshev));
+          }
+        else
+          components.smoothers.push_back(std::make_shared<DistributedJacobiSmoother<double>>(
+            local_[l].level, *op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}));
+        if (l + 1 == n_levels)
+          {
+            fine_operator_ = op;
+            fine_mask_     = mask;
+          }
+        if (log)
+          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << serial.level(l).n_cells() << " cells, "
+               << std::setw(8) << local_[l].n_owned_cells() << " owned and " << local_[l].level.n_cells() - local_[l].n_owned_cells()
+               << " ghosts on rank " << rank << " of " << size << ", "
+               << (l == 0 ? "gathered Cholesky coarse solve" : "smoother " + to_string(parameters.smoother)) << std::endl;
+      }
+    if (n_levels > 1)
+      components.transfer = std::make_shared<DistributedLevelTransfer<double>>(serial, owner_, local_, comm, degree);
+    typename VCycle<V>::Parameters cycle;
+    cycle.pre_smoothing  = parameters.smoothing_steps;
+    cycle.post_smoothing = parameters.smoothing_steps;
+    cycle.pre_direction  = SweepDirection::forward;
+    cycle.post_direction = parameters.post_smoothing_direction();
+    cycle_               = std::make_shared<const VCycle<V>>(std::move(components), cycle);
+
+    // the gather of the finest level's solution
+    const LocalLevel &fine = local_.back();
+    const int         mine = static_cast<int>(fine.n_owned_cells());
+    fine_cells_per_rank_.resize(size);
+    CELLWISE_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, fine_cells_per_rank_.data(), 1, MPI_INT, comm));
+    fine_cell_offsets_.assign(size, 0);
+    for (int r = 1; r < size; ++r)
+      fine_cell_offsets_[r] = fine_cell_offsets_[r - 1] + fine_cells_per_rank_[r - 1];
+    fine_serial_index_of_gathered_.resize(serial.levels.back().n_cells());
+    CELLWISE_MPI_CHECK(MPI_Allgatherv(fine.serial_index.data(), mine, MPI_UNSIGNED, fine_serial_index_of_gathered_.data(),
+                                      fine_cells_per_rank_.data(), fine_cell_offsets_.data(), MPI_UNSIGNED, comm));
+    if (log)
+      *log << "  distributed set-up of " << n_levels << " levels on " << size << " MPI ranks: "
+           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s; rank " << rank << " sends "
+           << fine_dss_values_sent() << " values per DSS of the finest level" << std::endl;
+  }
+
+  void
+  DistributedMultigridSolver::scatter(const CellVector<double> &serial, VectorType &v) const
+  {
+    const LocalLevel &fine = local_.back();
+    CELLWISE_CHECK(serial.n_cells() == serial_.levels.back().n_cells() && serial.degree() == degree_,
+                   "DistributedMultigridSolver: a vector of " << serial.n_cells() << " cells of degree " << serial.degree()
+                                                              << " for a finest level of " << serial_.levels.back().n_cells()
+                                                              << " cells of degree " << degree_);
+    v = VectorType(levels_.back(), degree_);
+    for (unsigned int k = 0; k < fine.n_owned_cells(); ++k)
+      for (unsigned int i = 0; i < serial.dofs_per_cell(); ++i)
+        v.local()(k, i) = serial(fine.serial_index[k], i);
+  }
+
+  void
+  DistributedMultigridSolver::gather(const VectorType &v, CellVector<double> &serial) const
+  {
+    const unsigned int  n = v.dofs_per_cell();
+    std::vector<double> owned(std::size_t(v.n_owned_cells()) * n), gathered(fine_serial_index_of_gathered_.size() * n);
+    for (unsigned int k = 0; k < v.n_owned_cells(); ++k)
+      for (unsigned int i = 0; i < n; ++i)
+        owned[std::size_t(k) * n + i] = v.local()(k, i);
+    // counts in values: the finest level of a rank fits an int count of
+    // doubles up to 2^31 values (the serial copy every rank holds is the
+    // limit of this first step)
+    std::vector<int> counts(fine_cells_per_rank_.size()), offsets(fine_cells_per_rank_.size());
+    for (std::size_t r = 0; r < counts.size(); ++r)
+      {
+        CELLWISE_CHECK(double(fine_cells_per_rank_[r]) * n < 2147483647. && double(fine_cell_offsets_[r]) * n < 2147483647.,
+                       "DistributedMultigridSolver: the finest level is too large to gather into one vector");
+        counts[r]  = fine_cells_per_rank_[r] * int(n);
+        offsets[r] = fine_cell_offsets_[r] * int(n);
+      }
+    CELLWISE_MPI_CHECK(MPI_Allgatherv(owned.data(), static_cast<int>(owned.size()), MPI_DOUBLE, gathered.data(), counts.data(),
+                                      offsets.data(), MPI_DOUBLE, comm_));
+    serial.reinit(serial_.levels.back().n_cells(), degree_);
+    for (std::size_t g = 0; g < fine_serial_index_of_gathered_.size(); ++g)
+      for (unsigned int i = 0; i < n; ++i)
+        serial(fine_serial_index_of_gathered_[g], i) = gathered[g * n + i];
+  }
+
+  SolveStatistics
+  DistributedMultigridSolver::solve(CellVector<double> &u, const CellVector<double> &b, IterationControl &control) const
+  {
+    VectorType distributed_b, distributed_u;
+    scatter(b, distributed_b);
+    if (u.n_cells() == 0)
+      distributed_u.reinit(distributed_b);
+    else
+      scatter(u, distributed_u);
+    CELLWISE_MPI_CHECK(MPI_Barrier(comm_));
+    const auto            start      = std::chrono::steady_clock::now();
+    const SolveStatistics statistics = solve_cg(*fine_operator_, *cycle_, distributed_u, distributed_b, fine_mask_, control);
+    last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    gather(distributed_u, u);
+    return statistics;
+  }
+
+  void
+  DistributedMultigridSolver::precondition(CellVector<double> &z, const CellVector<double> &r) const
+  {
+    VectorType distributed_r, distributed_z;
+    scatter(r, distributed_r);
+    distributed_z.reinit(distributed_r);
+    cycle_->vmult(distributed_z, distributed_r);
+    gather(distributed_z, z);
+  }
+
+  std::size_t
+  DistributedMultigridSolver::fine_dss_values_sent() const
+  {
+    return levels_.back()->dss.values_sent_per_apply();
+  }
+} // namespace cellwise
