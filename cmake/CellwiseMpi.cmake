@@ -2,9 +2,9 @@
 # of the modules (source/base/mpi_check.cc, source/storage/mpi_distributed_dss.cc,
 # ...; headers beside their siblings as mpi_*.h), built only where MPI was
 # found. It links the core and MPI; the core itself never needs MPI, so a
-# user of cellwise::cellwise alone and the device machine's programs do not
-# link it. Installed in an export set of its own, loaded by
-# find_package(cellwise COMPONENTS mpi).
+# user of cellwise::cellwise alone does not link it (the main program does,
+# for mpirun, where it is built). Installed in an export set of its own,
+# loaded by find_package(cellwise COMPONENTS mpi).
 if(NOT CELLWISE_HAVE_MPI)
   return()
 endif()

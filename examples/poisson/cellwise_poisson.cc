@@ -1,6 +1,7 @@
 // cellwise-poisson: −Δu = f with homogeneous Dirichlet conditions on a box,
 // solved by cell-wise geometric multigrid for one or several refinement
-// levels; prints a convergence table (as 000 Table 2, 003 Table 1).
+// levels; prints a convergence table (as 000 Table 2, 003 Table 1). Under
+// `mpirun -np N` the solve is distributed over the ranks (doc/mpi.md).
 
 #include "biharmonic_solve.h"
 #include "command_line.h"
@@ -202,10 +203,10 @@ namespace
         // says why
         if (mpi_rank() == 0)
           std::cerr << "cellwise-poisson: on " << mpi_ranks()
-                  << " MPI ranks the program solves the Poisson problem on the host on uniform box, L-shape and "
-                     "Kershaw meshes; not yet the device, problem files, the biharmonic problem, adaptive "
-                     "meshes or the ball (doc/mpi.md)"
-                  << std::endl;
+                    << " MPI ranks the program solves the Poisson problem on the host on uniform box, L-shape and "
+                       "Kershaw meshes; not yet the device, problem files, the biharmonic problem, adaptive "
+                       "meshes or the ball (doc/mpi.md)"
+                    << std::endl;
         return 2;
       }
     if (mpi_ranks() > 1)

@@ -109,6 +109,10 @@ Options:
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
   --help                   this text
+
+Under mpirun -np N (N > 1) the Poisson solve is distributed over the ranks
+(host, FP64, --smoother chebyshev or jacobi, --solver cg; boxes, the L-shape,
+the Kershaw box; doc/mpi.md); use --threads 1 with one rank per core.
 )";
 }
 
