@@ -113,7 +113,10 @@ namespace cellwise
                << (l == 0 ? "gathered Cholesky coarse solve" : "smoother " + to_string(parameters.smoother)) << std::endl;
       }
     if (n_levels > 1)
-      components.transfer = std::make_shared<DistributedLevelTransfer<double>>(serial, owner_, local_, comm, degree);
+      {
+        transfer_           = std::make_shared<const DistributedLevelTransfer<double>>(serial, owner_, local_, comm, degree);
+        components.transfer = transfer_;
+      }
     typename VCycle<V>::Parameters cycle;
     cycle.pre_smoothing  = parameters.smoothing_steps;
     cycle.post_smoothing = parameters.smoothing_steps;
@@ -132,10 +135,21 @@ namespace cellwise
     fine_serial_index_of_gathered_.resize(serial.levels.back().n_cells());
     CELLWISE_MPI_CHECK(MPI_Allgatherv(fine.serial_index.data(), mine, MPI_UNSIGNED, fine_serial_index_of_gathered_.data(),
                                       fine_cells_per_rank_.data(), fine_cell_offsets_.data(), MPI_UNSIGNED, comm));
+    // the exchange of a V-cycle: this rank's and the largest over the ranks
+    const ExchangePerCycle exchange = exchange_per_cycle();
+    const double           sent[2]  = {exchange.dss_bytes + exchange.transfer_bytes,
+                                       double(exchange.dss_messages + exchange.transfer_messages)};
+    double                 largest[2] = {0, 0};
+    CELLWISE_MPI_CHECK(MPI_Allreduce(sent, largest, 2, MPI_DOUBLE, MPI_MAX, comm));
     if (log)
       *log << "  distributed set-up of " << n_levels << " levels on " << size << " MPI ranks: "
            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s; rank " << rank << " sends "
-           << fine_dss_values_sent() << " values per DSS of the finest level" << std::endl;
+           << fine_dss_values_sent() << " values per DSS of the finest level and per V-cycle "
+           << static_cast<long long>(exchange.dss_bytes) << " B in " << exchange.dss_messages << " DSS messages, "
+           << static_cast<long long>(exchange.transfer_bytes) << " B in " << exchange.transfer_messages
+           << " transfer messages (the most on a rank: " << static_cast<long long>(largest[0]) << " B, "
+           << static_cast<long long>(largest[1]) << " messages), and one gather of " << exchange.coarse_values_gathered
+           << " coarse values" << std::endl;
   }
 
   void
@@ -204,6 +218,28 @@ namespace cellwise
     distributed_z.reinit(distributed_r);
     cycle_->vmult(distributed_z, distributed_r);
     gather(distributed_z, z);
+  }
+
+  DistributedMultigridSolver::ExchangePerCycle
+  DistributedMultigridSolver::exchange_per_cycle() const
+  {
+    // DSS per smoothing: one per Chebyshev or Jacobi step
+    const unsigned int steps = parameters_.smoother == SmootherType::chebyshev ? parameters_.chebyshev_degree
+                                                                                 : parameters_.jacobi_steps;
+    const std::size_t  dss_per_level = 2 * std::size_t(parameters_.smoothing_steps) * steps;
+    const double       cell_bytes    = double((degree_ + 1) * (degree_ + 1) * (degree_ + 1)) * sizeof(double);
+    ExchangePerCycle   exchange;
+    for (std::size_t l = 1; l < levels_.size(); ++l)
+      {
+        exchange.dss_bytes += double(dss_per_level) * double(levels_[l]->dss.values_sent_per_apply()) * sizeof(double);
+        exchange.dss_messages += dss_per_level * levels_[l]->dss.messages_per_apply();
+        const auto &transfer = transfer_->at(static_cast<unsigned int>(l));
+        exchange.transfer_bytes +=
+          double(transfer.cells_sent_per_prolongation() + transfer.cells_sent_per_restriction()) * cell_bytes;
+        exchange.transfer_messages += transfer.messages_per_prolongation() + transfer.messages_per_restriction();
+      }
+    exchange.coarse_values_gathered = std::size_t(serial_.level(0).n_cells()) * (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
+    return exchange;
   }
 
   std::size_t

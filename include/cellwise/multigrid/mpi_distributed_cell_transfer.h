@@ -64,6 +64,17 @@ namespace cellwise
     cells_sent_per_prolongation() const;
     std::size_t
     cells_sent_per_restriction() const;
+    /// Messages sent per prolongation and per restriction by this rank.
+    std::size_t
+    messages_per_prolongation() const
+    {
+      return parents_sent_.size();
+    }
+    std::size_t
+    messages_per_restriction() const
+    {
+      return children_sent_.size();
+    }
 
   private:
     /// The cells whose values travel to or from one rank, in the serial
@@ -142,7 +153,7 @@ namespace cellwise
       at(from_level).restrict_residual_add(coarse.local(), fine_b.local(), fine_Au.local());
     }
 
-  private:
+    /// The transfer between levels @p fine_level − 1 and @p fine_level.
     const DistributedCellTransfer<Number, Layout> &
     at(const unsigned int fine_level) const
     {
@@ -151,6 +162,7 @@ namespace cellwise
       return *transfers_[fine_level];
     }
 
+  private:
     std::vector<std::unique_ptr<DistributedCellTransfer<Number, Layout>>> transfers_;
   };
 } // namespace cellwise

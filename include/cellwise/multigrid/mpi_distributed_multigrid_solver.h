@@ -19,6 +19,7 @@
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/operators/mpi_distributed_laplace_operator.h>
@@ -75,6 +76,20 @@ namespace cellwise
     std::size_t
     fine_dss_values_sent() const;
 
+    /// What this rank sends in one V-cycle, counted from the set-up's
+    /// exchange lists: the DSS of every smoothing step on every level above
+    /// the coarse one and the transfers' family messages; the coarse
+    /// level's gather (one MPI_Allgatherv of coarse_values_gathered values)
+    /// is not in it.
+    struct ExchangePerCycle
+    {
+      double      dss_bytes = 0, transfer_bytes = 0;
+      std::size_t dss_messages = 0, transfer_messages = 0;
+      std::size_t coarse_values_gathered = 0;
+    };
+    ExchangePerCycle
+    exchange_per_cycle() const;
+
   private:
     /// The owned cells of the serial @p serial into @p v (ghosts zero).
     void
@@ -93,6 +108,7 @@ namespace cellwise
     std::shared_ptr<const DistributedLaplaceOperator<double>> fine_operator_;
     VectorType                                                fine_mask_;
     std::shared_ptr<const VCycle<VectorType>>                 cycle_;
+    std::shared_ptr<const DistributedLevelTransfer<double>>   transfer_;
     /// the finest level's owned cells of every rank, in rank order
     std::vector<int>          fine_cells_per_rank_, fine_cell_offsets_;
     std::vector<unsigned int> fine_serial_index_of_gathered_;
