@@ -4,6 +4,7 @@
 #include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
 #include <cellwise/multigrid/mpi_gathered_coarse_solver.h>
 #include <cellwise/multigrid/outer_solvers.h>
+#include <cellwise/storage/dss.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/mpi_distributed_dirichlet_mask.h>
@@ -28,8 +29,6 @@ namespace cellwise
         why << "mixed precision";
       else if (parameters.smoother != SmootherType::chebyshev && parameters.smoother != SmootherType::jacobi)
         why << "the vertex-patch smoother";
-      else if (parameters.outer != OuterIteration::cg)
-        why << "the stationary iteration";
       else if (parameters.coefficient)
         why << "a coefficient";
       else if (parameters.pure_neumann)
@@ -63,7 +62,7 @@ namespace cellwise
     // the same options on every rank: the same refusal everywhere
     check_collectively(comm, why.empty(),
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
-                         " yet; it runs FP64 on the host with the Chebyshev or Jacobi smoother, CG, and uniform box or "
+                         " yet; it runs FP64 on the host with the Chebyshev or Jacobi smoother, CG or the stationary iteration, and uniform box or "
                          "lattice meshes (doc/mpi.md)");
     owner_ = morton_partition(serial, size);
     const unsigned int n_levels = serial.n_levels();
@@ -203,8 +202,13 @@ namespace cellwise
     else
       scatter(u, distributed_u);
     CELLWISE_MPI_CHECK(MPI_Barrier(comm_));
-    const auto            start      = std::chrono::steady_clock::now();
-    const SolveStatistics statistics = solve_cg(*fine_operator_, *cycle_, distributed_u, distributed_b, fine_mask_, control);
+    const auto start = std::chrono::steady_clock::now();
+    // the serial solvers' outer solve, on distributed vectors: CG or the
+    // stationary iteration, and a NaN in b or u named (collectively: the
+    // monitors and all_finite are global)
+    const auto mean_dss = [this](VectorType &r) { levels_.back()->dss.apply(r.local(), DssMode::mean); };
+    const SolveStatistics statistics = solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *cycle_,
+                                                   distributed_u, distributed_b, fine_mask_, control, mean_dss);
     last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     gather(distributed_u, u);
     return statistics;

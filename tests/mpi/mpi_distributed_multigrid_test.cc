@@ -16,6 +16,7 @@
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/jacobi_smoother.h>
 #include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
+#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 #include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
 #include <cellwise/multigrid/mpi_gathered_coarse_solver.h>
 #include <cellwise/multigrid/outer_solvers.h>
@@ -29,6 +30,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "test_utilities.h"
 
@@ -226,4 +229,26 @@ TEST(DistributedMultigrid, MismatchedVectorsOnOneRankAreAnErrorOnEveryRank)
   // the last rank pairs vectors of different degrees, the others do not
   EXPECT_THROW(a.dot(rank == size - 1 ? other_degree : b), Error);
   EXPECT_NO_THROW(a.dot(b)) << "the ranks are in step again";
+}
+
+TEST(DistributedMultigrid, NaNInTheRightHandSideIsNamedOnEveryRank)
+{
+  // the NaN sits in one cell, owned by one rank: the monitor is global, so
+  // every rank stops and names the right-hand side
+  const LevelHierarchy       h = make_box_hierarchy(unequal_box(), 2);
+  MultigridParameters        parameters;
+  DistributedMultigridSolver solver(h, 2, parameters, MPI_COMM_WORLD);
+  CellVector<double>         b(h.levels.back().n_cells(), 2), u;
+  fill_random(b, 3);
+  b(h.levels.back().n_cells() / 2, 13) = std::numeric_limits<double>::quiet_NaN();
+  MonitorControl control(100, 1e-10);
+  try
+    {
+      solver.solve(u, b, control);
+      ADD_FAILURE() << "a NaN in the right-hand side was not refused";
+    }
+  catch (const Error &e)
+    {
+      EXPECT_NE(std::string(e.what()).find("right-hand side contains NaN"), std::string::npos) << e.what();
+    }
 }

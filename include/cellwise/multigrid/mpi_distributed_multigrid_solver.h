@@ -8,7 +8,8 @@
  * (doc/mpi.md) and solves with the V-cycle and CG of the serial solver,
  * unchanged; the serial right-hand side is read on the owned cells and the
  * solution gathered back to a serial vector on every rank. First step:
- * FP64 on the host, Chebyshev or Jacobi smoothing, CG, a coarse level the
+ * FP64 on the host, Chebyshev or Jacobi smoothing, CG or the stationary
+ * iteration, a coarse level the
  * Cholesky solve takes, meshes that morton_partition takes (boxes and
  * lattices, uniform); every other choice is refused with a message, on every
  * rank.
@@ -44,7 +45,8 @@ namespace cellwise
                                MPI_Comm                   comm,
                                std::ostream              *log = nullptr);
 
-    /// u = A^{-1} b by CG with the distributed V-cycle; @p b and @p u are
+    /// u = A^{-1} b by CG or the stationary iteration with the distributed
+    /// V-cycle (solve_outer, as the serial solver); @p b and @p u are
     /// serial vectors of the finest level, the same on every rank (an
     /// empty u: the zero guess); u comes back whole on every rank.
     /// Collective.
