@@ -156,4 +156,18 @@ namespace cellwise
       }
     return local;
   }
+
+  std::vector<long>
+  owned_local_indices(const LocalLevel &local, const unsigned int n_serial_cells)
+  {
+    std::vector<long> index(n_serial_cells, -1);
+    for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
+      {
+        CELLWISE_CHECK(local.serial_index[k] < n_serial_cells, "owned_local_indices: local cell "
+                                                                 << k << " is serial cell " << local.serial_index[k]
+                                                                 << " of a level of " << n_serial_cells);
+        index[local.serial_index[k]] = k;
+      }
+    return index;
+  }
 } // namespace cellwise

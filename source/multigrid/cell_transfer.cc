@@ -17,16 +17,26 @@ namespace cellwise
   CellTransfer<Number, Layout>::reinit(const LevelHierarchy &hierarchy, const unsigned int degree)
   {
     check_degree(degree);
-    hierarchy_ = &hierarchy;
-    degree_    = degree;
-    const Matrices1D   matrices = make_matrices_1d(degree);
-    const unsigned int n        = degree + 1;
-    prolongation_.resize(2 * n * n);
+    hierarchy_    = &hierarchy;
+    degree_       = degree;
+    prolongation_ = packed_prolongation_matrices<Number>(degree);
+  }
+
+  template <typename Number>
+  std::vector<Number>
+  packed_prolongation_matrices(const unsigned int degree)
+  {
+    const Matrices1D    matrices = make_matrices_1d(degree);
+    const unsigned int  n        = degree + 1;
+    std::vector<Number> packed(2 * n * n);
     for (unsigned int c = 0; c < 2; ++c)
       for (unsigned int i = 0; i < n; ++i)
         for (unsigned int j = 0; j < n; ++j)
-          prolongation_[c * n * n + i * n + j] = static_cast<Number>(matrices.prolongation[c](i, j));
+          packed[c * n * n + i * n + j] = static_cast<Number>(matrices.prolongation[c](i, j));
+    return packed;
   }
+  template std::vector<double> packed_prolongation_matrices(unsigned int);
+  template std::vector<float> packed_prolongation_matrices(unsigned int);
 
   void
   check_transfer_levels(const LevelHierarchy *hierarchy,

@@ -498,13 +498,7 @@ namespace cellwise
       release();
       hierarchy_ = &hierarchy;
       degree_    = degree;
-      const Matrices1D   matrices = make_matrices_1d(degree);
-      const unsigned int n        = degree + 1;
-      prolongation_.resize(2 * n * n);
-      for (unsigned int c = 0; c < 2; ++c)
-        for (unsigned int i = 0; i < n; ++i)
-          for (unsigned int j = 0; j < n; ++j)
-            prolongation_[c * n * n + i * n + j] = matrices.prolongation[c](i, j);
+      prolongation_ = packed_prolongation_matrices<double>(degree);
 
       for (unsigned int l = 0; l + 1 < hierarchy.n_levels(); ++l)
         {

@@ -1,6 +1,6 @@
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/base/parallel.h>
-#include <cellwise/fe/matrices_1d.h>
+#include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/kernels/transfer_cell.h>
 #include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
 
@@ -51,14 +51,15 @@ namespace cellwise
       return 0;
     }
 
-    /// Serial index of every owned local cell, −1 elsewhere.
-    std::vector<long>
-    local_of_serial(const LocalLevel &local, const unsigned int n_serial)
+    /// Cells in all of @p messages.
+    template <typename Message>
+    std::size_t
+    count_cells(const std::vector<Message> &messages)
     {
-      std::vector<long> map(n_serial, -1);
-      for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
-        map[local.serial_index[k]] = k;
-      return map;
+      std::size_t cells = 0;
+      for (const Message &message : messages)
+        cells += message.cells.size();
+      return cells;
     }
   } // namespace
 
@@ -100,18 +101,13 @@ namespace cellwise
       check_collectively(comm, fits, problem.str());
     }
     check_degree(degree);
-    const Matrices1D   matrices = make_matrices_1d(degree);
-    const unsigned int n        = degree + 1;
-    prolongation_.resize(2 * n * n);
-    for (unsigned int c = 0; c < 2; ++c)
-      for (unsigned int i = 0; i < n; ++i)
-        for (unsigned int j = 0; j < n; ++j)
-          prolongation_[c * n * n + i * n + j] = static_cast<Number>(matrices.prolongation[c](i, j));
+    prolongation_      = packed_prolongation_matrices<Number>(degree);
+    const unsigned int n = degree + 1;
 
     const Level             &parents = serial.level(fine_level - 1), &children = serial.level(fine_level);
     const std::vector<int>  &parent_owner = owner[fine_level - 1], &child_owner = owner[fine_level];
-    const std::vector<long>  coarse_local = local_of_serial(coarse, parents.n_cells());
-    const std::vector<long>  fine_local   = local_of_serial(fine, children.n_cells());
+    const std::vector<long>  coarse_local = owned_local_indices(coarse, parents.n_cells());
+    const std::vector<long>  fine_local   = owned_local_indices(fine, children.n_cells());
 
     // prolongation: owned parents to the other ranks of their children
     std::map<int, Message> parents_sent;
@@ -222,10 +218,7 @@ namespace cellwise
   {
     const std::size_t n3 = std::size_t(degree_ + 1) * (degree_ + 1) * (degree_ + 1);
     received.resize(receives.empty() ? 0 : (receives.back().offset + receives.back().cells.size()) * n3);
-    std::size_t n_sent = 0;
-    for (const Message &message : sends)
-      n_sent += message.cells.size();
-    std::vector<Number>      sent(n_sent * n3);
+    std::vector<Number>      sent(count_cells(sends) * n3);
     std::vector<MPI_Request> requests;
     requests.reserve(sends.size() + receives.size());
     for (const Message &message : receives)
@@ -343,20 +336,14 @@ namespace cellwise
   std::size_t
   DistributedCellTransfer<Number, Layout>::cells_sent_per_prolongation() const
   {
-    std::size_t cells = 0;
-    for (const Message &message : parents_sent_)
-      cells += message.cells.size();
-    return cells;
+    return count_cells(parents_sent_);
   }
 
   template <typename Number, typename Layout>
   std::size_t
   DistributedCellTransfer<Number, Layout>::cells_sent_per_restriction() const
   {
-    std::size_t cells = 0;
-    for (const Message &message : children_sent_)
-      cells += message.cells.size();
-    return cells;
+    return count_cells(children_sent_);
   }
 
   template class DistributedCellTransfer<double, CellContiguous>;

@@ -124,16 +124,8 @@ namespace cellwise
     cycle_               = std::make_shared<const VCycle<V>>(std::move(components), cycle);
 
     // the gather of the finest level's solution
-    const LocalLevel &fine = local_.back();
-    const int         mine = static_cast<int>(fine.n_owned_cells());
-    fine_cells_per_rank_.resize(size);
-    CELLWISE_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, fine_cells_per_rank_.data(), 1, MPI_INT, comm));
-    fine_cell_offsets_.assign(size, 0);
-    for (int r = 1; r < size; ++r)
-      fine_cell_offsets_[r] = fine_cell_offsets_[r - 1] + fine_cells_per_rank_[r - 1];
-    fine_serial_index_of_gathered_.resize(serial.levels.back().n_cells());
-    CELLWISE_MPI_CHECK(MPI_Allgatherv(fine.serial_index.data(), mine, MPI_UNSIGNED, fine_serial_index_of_gathered_.data(),
-                                      fine_cells_per_rank_.data(), fine_cell_offsets_.data(), MPI_UNSIGNED, comm));
+    fine_gather_ = std::make_unique<SerialGather>(local_.back(), comm, serial.levels.back().n_cells(), degree);
+
     // the exchange of a V-cycle: this rank's and the largest over the ranks
     const ExchangePerCycle exchange = exchange_per_cycle();
     const double           sent[2]  = {exchange.dss_bytes + exchange.transfer_bytes,
@@ -168,28 +160,7 @@ namespace cellwise
   void
   DistributedMultigridSolver::gather(const VectorType &v, CellVector<double> &serial) const
   {
-    const unsigned int  n = v.dofs_per_cell();
-    std::vector<double> owned(std::size_t(v.n_owned_cells()) * n), gathered(fine_serial_index_of_gathered_.size() * n);
-    for (unsigned int k = 0; k < v.n_owned_cells(); ++k)
-      for (unsigned int i = 0; i < n; ++i)
-        owned[std::size_t(k) * n + i] = v.local()(k, i);
-    // counts in values: the finest level of a rank fits an int count of
-    // doubles up to 2^31 values (the serial copy every rank holds is the
-    // limit of this first step)
-    std::vector<int> counts(fine_cells_per_rank_.size()), offsets(fine_cells_per_rank_.size());
-    for (std::size_t r = 0; r < counts.size(); ++r)
-      {
-        CELLWISE_CHECK(double(fine_cells_per_rank_[r]) * n < 2147483647. && double(fine_cell_offsets_[r]) * n < 2147483647.,
-                       "DistributedMultigridSolver: the finest level is too large to gather into one vector");
-        counts[r]  = fine_cells_per_rank_[r] * int(n);
-        offsets[r] = fine_cell_offsets_[r] * int(n);
-      }
-    CELLWISE_MPI_CHECK(MPI_Allgatherv(owned.data(), static_cast<int>(owned.size()), MPI_DOUBLE, gathered.data(), counts.data(),
-                                      offsets.data(), MPI_DOUBLE, comm_));
-    serial.reinit(serial_.levels.back().n_cells(), degree_);
-    for (std::size_t g = 0; g < fine_serial_index_of_gathered_.size(); ++g)
-      for (unsigned int i = 0; i < n; ++i)
-        serial(fine_serial_index_of_gathered_[g], i) = gathered[g * n + i];
+    fine_gather_->gather(v.local(), serial);
   }
 
   SolveStatistics

@@ -13,8 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
-
+#include "mpi_test_utilities.h"
 #include "test_utilities.h"
 
 using namespace cellwise;
@@ -22,30 +21,6 @@ using namespace cellwise::testing;
 
 namespace
 {
-  /// The owned part of @p serial (ghosts NaN).
-  template <typename Number, typename Layout>
-  CellVector<Number, MemorySpace::Host, Layout>
-  local_part(const LocalLevel &local, const CellVector<Number, MemorySpace::Host, Layout> &serial)
-  {
-    CellVector<Number, MemorySpace::Host, Layout> v(local.level.n_cells(), serial.degree());
-    for (unsigned int k = 0; k < local.level.n_cells(); ++k)
-      for (unsigned int i = 0; i < serial.dofs_per_cell(); ++i)
-        v(k, i) = k < local.n_owned_cells() ? serial(local.serial_index[k], i) : std::numeric_limits<Number>::quiet_NaN();
-    return v;
-  }
-
-  template <typename Number, typename Layout>
-  std::size_t
-  owned_mismatches(const LocalLevel &local, const CellVector<Number, MemorySpace::Host, Layout> &distributed,
-                   const CellVector<Number, MemorySpace::Host, Layout> &serial)
-  {
-    std::size_t wrong = 0;
-    for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
-      for (unsigned int i = 0; i < serial.dofs_per_cell(); ++i)
-        wrong += !(distributed(k, i) == serial(local.serial_index[k], i));
-    return wrong;
-  }
-
   template <typename Number, typename Layout>
   void
   check_every_level_pair(const LevelHierarchy &h, const unsigned int degree, const char *what)

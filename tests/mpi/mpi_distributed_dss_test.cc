@@ -14,8 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
-
+#include "mpi_test_utilities.h"
 #include "test_utilities.h"
 
 using namespace cellwise;
@@ -30,20 +29,6 @@ namespace
     box.upper        = {{3., 2., 1.5}};
     box.subdivisions = {{3, 2, 2}};
     return box;
-  }
-
-  /// Entries of the owned cells of @p local that differ from the serial
-  /// vector's (exact comparison).
-  template <typename Number, typename Layout>
-  std::size_t
-  owned_mismatches(const LocalLevel &local, const CellVector<Number, MemorySpace::Host, Layout> &distributed,
-                   const CellVector<Number, MemorySpace::Host, Layout> &serial)
-  {
-    std::size_t wrong = 0;
-    for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
-      for (unsigned int i = 0; i < serial.dofs_per_cell(); ++i)
-        wrong += !(distributed(k, i) == serial(local.serial_index[k], i));
-    return wrong;
   }
 
   /// Distributed against serial DSS on every level of @p h, both modes.
@@ -62,11 +47,7 @@ namespace
           {
             CellVector<Number, MemorySpace::Host, Layout> serial(serial_level.n_cells(), degree);
             fill_random(serial, 100 + l);
-            CellVector<Number, MemorySpace::Host, Layout> distributed(local.level.n_cells(), degree);
-            for (unsigned int k = 0; k < local.level.n_cells(); ++k)
-              for (unsigned int i = 0; i < serial.dofs_per_cell(); ++i)
-                distributed(k, i) = k < local.n_owned_cells() ? serial(local.serial_index[k], i)
-                                                              : std::numeric_limits<Number>::quiet_NaN();
+            CellVector<Number, MemorySpace::Host, Layout> distributed = local_part(local, serial);
             apply_dss(serial_level, serial, mode, layers);
             dss.apply(distributed, mode);
             EXPECT_EQ(owned_mismatches(local, distributed, serial), 0u)

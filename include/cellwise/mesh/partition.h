@@ -52,6 +52,11 @@ namespace cellwise
     }
   };
 
+  /// Per cell of the serial level (@p n_serial_cells): its index on
+  /// @p local where this rank owns it, −1 elsewhere.
+  std::vector<long>
+  owned_local_indices(const LocalLevel &local, unsigned int n_serial_cells);
+
   /// The part of @p serial that rank @p rank owns, with its ghosts;
   /// @p owner from morton_partition (or deal.II's level subdomains).
   LocalLevel

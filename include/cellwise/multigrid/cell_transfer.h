@@ -29,6 +29,13 @@ namespace cellwise
                         unsigned int          coarse_cells,
                         unsigned int          coarse_degree);
 
+  /// The 1D prolongations onto the lower and the upper child of FE_Q(@p
+  /// degree), P_0 then P_1, (p+1) × (p+1) row-major each: the packed form
+  /// the transfer kernels take (host, device and distributed transfers).
+  template <typename Number>
+  std::vector<Number>
+  packed_prolongation_matrices(unsigned int degree);
+
   template <typename Number, typename Layout = CellContiguous>
   class CellTransfer : public LevelTransfer<CellVector<Number, MemorySpace::Host, Layout>>
   {

@@ -25,6 +25,7 @@
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/operators/mpi_distributed_laplace_operator.h>
 #include <cellwise/storage/mpi_distributed_cell_vector.h>
+#include <cellwise/storage/mpi_serial_gather.h>
 
 #include <iosfwd>
 #include <memory>
@@ -111,9 +112,7 @@ namespace cellwise
     VectorType                                                fine_mask_;
     std::shared_ptr<const VCycle<VectorType>>                 cycle_;
     std::shared_ptr<const DistributedLevelTransfer<double>>   transfer_;
-    /// the finest level's owned cells of every rank, in rank order
-    std::vector<int>          fine_cells_per_rank_, fine_cell_offsets_;
-    std::vector<unsigned int> fine_serial_index_of_gathered_;
+    std::unique_ptr<SerialGather>                             fine_gather_;
     mutable double            last_solve_seconds_ = 0;
   };
 } // namespace cellwise

@@ -110,10 +110,7 @@ namespace cellwise
   {
     DistributedCellVector<Number, Layout> r;
     r.reinit(mask);
-    const LocalLevel &local = *mask.level().local;
-    std::vector<long> owned_index(mask.level().serial_cells, -1);
-    for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
-      owned_index.at(local.serial_index[k]) = k;
+    const std::vector<long> owned_index = owned_local_indices(*mask.level().local, mask.level().serial_cells);
     std::mt19937                           generator(42);
     std::uniform_real_distribution<double> distribution(0.5, 1.5);
     for (unsigned int cell = 0; cell < mask.level().serial_cells; ++cell)
