@@ -199,14 +199,14 @@ namespace
     if (mpi_ranks() > 1 && (on_device || !options.problem_file.empty() || options.problem == "biharmonic" ||
                             options.adaptive_steps > 0 || options.geometry == "ball"))
       {
-        // the same options on every rank: every rank refuses alike, rank 0
-        // says why
-        if (mpi_rank() == 0)
-          std::cerr << "cellwise-poisson: on " << mpi_ranks()
-                    << " MPI ranks the program solves the Poisson problem on the host on uniform box, L-shape and "
-                       "Kershaw meshes; not yet the device, problem files, the biharmonic problem, adaptive "
-                       "meshes or the ball (doc/mpi.md)"
-                    << std::endl;
+        // the same options on every rank: every rank refuses alike and says
+        // why (the first rank to exit ends the job, and a rank's message
+        // can be lost with it)
+        std::cerr << "cellwise-poisson: on " << mpi_ranks()
+                  << " MPI ranks the program solves the Poisson problem on the host on uniform box, L-shape and "
+                     "Kershaw meshes; not yet the device, problem files, the biharmonic problem, adaptive "
+                     "meshes or the ball (doc/mpi.md)"
+                  << std::endl;
         return 2;
       }
     if (mpi_ranks() > 1)

@@ -1,5 +1,6 @@
 #include <cellwise/base/mpi_check.h>
 
+#include <algorithm>
 #include <climits>
 
 namespace cellwise
@@ -17,21 +18,17 @@ namespace cellwise
     CELLWISE_CHECK(false, "rank " << lowest << " of " << size << " failed a collective check (its message is on that rank)");
   }
 
-  void
-  check_matching_exchange(const MPI_Comm                                comm,
-                          const std::vector<std::vector<unsigned int>> &outgoing,
-                          const std::vector<std::vector<unsigned int>> &expected,
-                          const std::string                            &what)
+  std::vector<std::vector<unsigned int>>
+  exchange_lists(const MPI_Comm comm, const std::vector<std::vector<unsigned int>> &outgoing, const std::string &what)
   {
-    const int size = mpi_size(comm), rank = mpi_rank(comm);
-    check_collectively(comm, outgoing.size() == std::size_t(size) && expected.size() == std::size_t(size),
-                       what + ": check_matching_exchange needs one list per rank");
+    const int size = mpi_size(comm);
+    check_collectively(comm, outgoing.size() == std::size_t(size), what + ": exchange_lists needs one list per rank");
     std::vector<int> outgoing_count(size), incoming_count(size);
     bool             fits = true;
     for (int r = 0; r < size; ++r)
       {
         fits &= outgoing[r].size() <= std::size_t(INT_MAX);
-        outgoing_count[r] = static_cast<int>(outgoing[r].size());
+        outgoing_count[r] = static_cast<int>(std::min<std::size_t>(outgoing[r].size(), INT_MAX));
       }
     check_collectively(comm, fits, what + ": a list of identities exceeds MPI's int count");
     CELLWISE_MPI_CHECK(MPI_Alltoall(outgoing_count.data(), 1, MPI_INT, incoming_count.data(), 1, MPI_INT, comm));
@@ -54,6 +51,18 @@ namespace cellwise
           CELLWISE_MPI_CHECK(MPI_Isend(outgoing[r].data(), outgoing_count[r], MPI_UNSIGNED, r, tag, comm, &requests.back()));
         }
     CELLWISE_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+    return incoming;
+  }
+
+  void
+  check_matching_exchange(const MPI_Comm                                comm,
+                          const std::vector<std::vector<unsigned int>> &outgoing,
+                          const std::vector<std::vector<unsigned int>> &expected,
+                          const std::string                            &what)
+  {
+    const int size = mpi_size(comm), rank = mpi_rank(comm);
+    check_collectively(comm, expected.size() == std::size_t(size), what + ": check_matching_exchange needs one list per rank");
+    const std::vector<std::vector<unsigned int>> incoming = exchange_lists(comm, outgoing, what);
 
     std::ostringstream problem;
     bool               match = true;

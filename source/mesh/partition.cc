@@ -18,6 +18,37 @@ namespace cellwise
         code |= ((x >> bit) & 1) << (3 * bit) | ((y >> bit) & 1) << (3 * bit + 1) | ((z >> bit) & 1) << (3 * bit + 2);
       return code;
     }
+
+    /// The cells other than @p cell within one cell of it along every axis
+    /// that a path of face steps along distinct axes reaches (on a uniform
+    /// lattice: the 26 neighbours that exist). Structured pairs only.
+    std::vector<unsigned int>
+    vertex_neighbors(const Level &level, const unsigned int cell)
+    {
+      std::vector<unsigned int> found;
+      // (cell, axes used so far as a bit set)
+      std::vector<std::pair<unsigned int, unsigned int>> frontier{{cell, 0u}};
+      for (unsigned int step = 0; step < 3; ++step)
+        {
+          std::vector<std::pair<unsigned int, unsigned int>> next;
+          for (const auto &[from, used] : frontier)
+            for (unsigned int d = 0; d < 3; ++d)
+              if (!((used >> d) & 1))
+                for (const unsigned int face : {2 * d, 2 * d + 1})
+                  {
+                    const int neighbor = level.structured_neighbor(from, face);
+                    if (face_neighbor::is_cell(neighbor))
+                      {
+                        next.emplace_back(static_cast<unsigned int>(neighbor), used | (1u << d));
+                        found.push_back(static_cast<unsigned int>(neighbor));
+                      }
+                  }
+          frontier = std::move(next);
+        }
+      std::sort(found.begin(), found.end());
+      found.erase(std::unique(found.begin(), found.end()), found.end());
+      return found;
+    }
   } // namespace
 
   std::vector<std::vector<int>>
@@ -87,13 +118,14 @@ namespace cellwise
   }
 
   LocalLevel
-  make_local_level(const Level &serial, const std::vector<int> &owner, const int rank)
+  make_local_level(const Level &serial, const std::vector<int> &owner, const int rank, const GhostLayer ghost_layer)
   {
     const unsigned int n = serial.n_cells();
     CELLWISE_CHECK(owner.size() == n, "make_local_level: " << owner.size() << " owners for " << n << " cells");
     CELLWISE_CHECK(!serial.has_skeleton(), "make_local_level: unstructured coarse meshes (skeleton faces) are not "
                                            "distributed yet");
     LocalLevel local;
+    local.ghost_layer = ghost_layer;
     std::vector<int> local_index(n, -1);
     for (unsigned int c = 0; c < n; ++c)
       if (owner[c] == rank)
@@ -104,12 +136,24 @@ namespace cellwise
     const unsigned int n_owned = static_cast<unsigned int>(local.serial_index.size());
     std::vector<unsigned int> ghosts;
     for (unsigned int k = 0; k < n_owned; ++k)
-      for (unsigned int face = 0; face < 6; ++face)
-        {
-          const int neighbor = serial.neighbors[local.serial_index[k]][face];
-          if (face_neighbor::is_cell(neighbor) && owner[neighbor] != rank)
-            ghosts.push_back(static_cast<unsigned int>(neighbor));
-        }
+      {
+        const unsigned int cell = local.serial_index[k];
+        if (ghost_layer == GhostLayer::faces)
+          for (unsigned int face = 0; face < 6; ++face)
+            {
+              const int neighbor = serial.neighbors[cell][face];
+              if (face_neighbor::is_cell(neighbor) && owner[neighbor] != rank)
+                ghosts.push_back(static_cast<unsigned int>(neighbor));
+            }
+        else
+          // the cells at offsets in {-1, 0, 1}^3, reached by up to three
+          // face steps along distinct axes in every order: a cell of a
+          // vertex patch around a corner of this cell is reached through
+          // the patch's own cells, which all exist where the patch does
+          for (const unsigned int reached : vertex_neighbors(serial, cell))
+            if (owner[reached] != rank)
+              ghosts.push_back(reached);
+      }
     std::sort(ghosts.begin(), ghosts.end());
     ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
     for (const unsigned int g : ghosts)

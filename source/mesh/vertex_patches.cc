@@ -36,6 +36,9 @@ namespace cellwise
             return;
           lane[c] = nb;
         }
+      // a patch of ghost cells alone is another rank's (mesh/partition.h)
+      if (std::all_of(lane.begin(), lane.end(), [&](const int c) { return (level.flags[c] & cell_flags::ghost) != 0; }))
+        return;
       const std::array<int, 3> &base = level.coordinates[cell];
       for (unsigned int c = 0; c < 8; ++c)
         {

@@ -2,6 +2,7 @@
 #include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 #include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
+#include <cellwise/multigrid/mpi_distributed_vertex_patch_smoother.h>
 #include <cellwise/multigrid/mpi_gathered_coarse_solver.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/storage/dss.h>
@@ -27,8 +28,6 @@ namespace cellwise
         why << "the CUDA backend";
       else if (parameters.precision != Precision::fp64)
         why << "mixed precision";
-      else if (parameters.smoother != SmootherType::chebyshev && parameters.smoother != SmootherType::jacobi)
-        why << "the vertex-patch smoother";
       else if (parameters.coefficient)
         why << "a coefficient";
       else if (parameters.pure_neumann)
@@ -62,12 +61,15 @@ namespace cellwise
     // the same options on every rank: the same refusal everywhere
     check_collectively(comm, why.empty(),
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
-                         " yet; it runs FP64 on the host with the Chebyshev or Jacobi smoother, CG or the stationary iteration, and uniform box or "
+                         " yet; it runs FP64 on the host with the Chebyshev, Jacobi or vertex-patch smoother, CG or the stationary iteration, and "
+                         "uniform box or "
                          "lattice meshes (doc/mpi.md)");
     owner_ = morton_partition(serial, size);
     const unsigned int n_levels = serial.n_levels();
+    // the patch smoother reads every cell of a patch: the vertex halo
+    const GhostLayer ghosts = parameters.smoother == SmootherType::patch ? GhostLayer::vertices : GhostLayer::faces;
     for (unsigned int l = 0; l < n_levels; ++l)
-      local_.push_back(make_local_level(serial.level(l), owner_[l], rank));
+      local_.push_back(make_local_level(serial.level(l), owner_[l], rank, ghosts));
 
     using V = VectorType;
     typename VCycle<V>::Components components;
@@ -97,9 +99,15 @@ namespace cellwise
             components.smoothers.push_back(
               std::make_shared<DistributedChebyshevSmoother<double>>(local_[l].level, *op, mask, chebyshev));
           }
-        else
+        else if (parameters.smoother == SmootherType::jacobi)
           components.smoothers.push_back(std::make_shared<DistributedJacobiSmoother<double>>(
             local_[l].level, *op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}));
+        else
+          {
+            auto patch = std::make_shared<DistributedVertexPatchSmoother<double>>(*op, parameters.patch_sweeps);
+            patch_smoothers_.push_back(patch);
+            components.smoothers.push_back(patch);
+          }
         if (l + 1 == n_levels)
           {
             fine_operator_ = op;
@@ -128,8 +136,8 @@ namespace cellwise
 
     // the exchange of a V-cycle: this rank's and the largest over the ranks
     const ExchangePerCycle exchange = exchange_per_cycle();
-    const double           sent[2]  = {exchange.dss_bytes + exchange.transfer_bytes,
-                                       double(exchange.dss_messages + exchange.transfer_messages)};
+    const double           sent[2]  = {exchange.dss_bytes + exchange.halo_bytes + exchange.transfer_bytes,
+                                       double(exchange.dss_messages + exchange.halo_messages + exchange.transfer_messages)};
     double                 largest[2] = {0, 0};
     CELLWISE_MPI_CHECK(MPI_Allreduce(sent, largest, 2, MPI_DOUBLE, MPI_MAX, comm));
     if (log)
@@ -137,6 +145,9 @@ namespace cellwise
            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s; rank " << rank << " sends "
            << fine_dss_values_sent() << " values per DSS of the finest level and per V-cycle "
            << static_cast<long long>(exchange.dss_bytes) << " B in " << exchange.dss_messages << " DSS messages, "
+           << (patch_smoothers_.empty() ? std::string()
+                                        : std::to_string(static_cast<long long>(exchange.halo_bytes)) + " B in " +
+                                            std::to_string(exchange.halo_messages) + " patch-halo messages, ")
            << static_cast<long long>(exchange.transfer_bytes) << " B in " << exchange.transfer_messages
            << " transfer messages (the most on a rank: " << static_cast<long long>(largest[0]) << " B, "
            << static_cast<long long>(largest[1]) << " messages), and one gather of " << exchange.coarse_values_gathered
@@ -198,9 +209,11 @@ namespace cellwise
   DistributedMultigridSolver::ExchangePerCycle
   DistributedMultigridSolver::exchange_per_cycle() const
   {
-    // DSS per smoothing: one per Chebyshev or Jacobi step
+    // DSS per smoothing: one per Chebyshev or Jacobi step; the patch
+    // smoother sends whole cells instead (halo_bytes)
     const unsigned int steps = parameters_.smoother == SmootherType::chebyshev ? parameters_.chebyshev_degree
-                                                                                 : parameters_.jacobi_steps;
+                               : parameters_.smoother == SmootherType::jacobi  ? parameters_.jacobi_steps
+                                                                               : 0;
     const std::size_t  dss_per_level = 2 * std::size_t(parameters_.smoothing_steps) * steps;
     const double       cell_bytes    = double((degree_ + 1) * (degree_ + 1) * (degree_ + 1)) * sizeof(double);
     ExchangePerCycle   exchange;
@@ -208,6 +221,19 @@ namespace cellwise
       {
         exchange.dss_bytes += double(dss_per_level) * double(levels_[l]->dss.values_sent_per_apply()) * sizeof(double);
         exchange.dss_messages += dss_per_level * levels_[l]->dss.messages_per_apply();
+        if (!patch_smoothers_.empty())
+          {
+            // as the V-cycle calls it: the first pre-smoothing from zero
+            const auto &patch = *patch_smoothers_[l - 1];
+            for (unsigned int k = 0; k < parameters_.smoothing_steps; ++k)
+              {
+                exchange.halo_bytes += double(patch.cells_sent_per_smooth(k == 0, SweepDirection::forward)) * cell_bytes;
+                exchange.halo_messages += patch.messages_per_smooth(k == 0, SweepDirection::forward);
+                const SweepDirection post = parameters_.post_smoothing_direction();
+                exchange.halo_bytes += double(patch.cells_sent_per_smooth(false, post)) * cell_bytes;
+                exchange.halo_messages += patch.messages_per_smooth(false, post);
+              }
+          }
         const auto &transfer = transfer_->at(static_cast<unsigned int>(l));
         exchange.transfer_bytes +=
           double(transfer.cells_sent_per_prolongation() + transfer.cells_sent_per_restriction()) * cell_bytes;

@@ -239,9 +239,13 @@ namespace cellwise
           for (std::size_t k = begin; k < end; ++k)
             {
               const InverseData &data = inverse_data_[inverse_index_[colour][k]];
-              // a start with every mode (deterministic)
+              // a start with every mode, fixed by the patch's vertex (not its
+              // place in the list, which differs on a rank's part of a
+              // distributed level): the same damping on every rank
+              const std::array<int, 3> &v     = patches_.vertices[colour][k];
+              const double              phase = 0.3 * double(v[0] + 3 * v[1] + 9 * v[2]);
               for (int i = 0; i < m3; ++i)
-                x[i] = Number(1. + 0.5 * std::sin(1.7 * i + 0.3 * double(k)));
+                x[i] = Number(1. + 0.5 * std::sin(1.7 * i + phase));
               double lambda = 0;
               for (unsigned int it = 0; it < iterations; ++it)
                 {
@@ -396,6 +400,17 @@ namespace cellwise
   void
   VertexPatchSmoother<Number, Layout>::smooth(VectorType &u, const VectorType &b, const bool zero_initial_guess, const SweepDirection direction) const
   {
+    smooth(u, b, zero_initial_guess, direction, [](unsigned int, bool) {});
+  }
+
+  template <typename Number, typename Layout>
+  void
+  VertexPatchSmoother<Number, Layout>::smooth(VectorType                                                &u,
+                                              const VectorType                                          &b,
+                                              const bool                                                 zero_initial_guess,
+                                              const SweepDirection                                       direction,
+                                              const std::function<void(unsigned int colour, bool last)> &after_colour) const
+  {
     check_vectors(u, b);
     if (zero_initial_guess)
       u.set_zero();
@@ -409,6 +424,7 @@ namespace cellwise
           {
             const unsigned int colour = sweep_colour(step, direction);
             apply_colour(u, b, colour, zero_initial_guess && sweep == 0 && step == 0 && !(uncovered_smoother_ && direction == SweepDirection::reverse));
+            after_colour(colour, sweep + 1 == n_sweeps_ && step == 7 && !(uncovered_smoother_ && direction == SweepDirection::forward));
           }
         if (uncovered_smoother_ && direction == SweepDirection::forward)
           uncovered_smoother_->smooth(u, b, false, direction);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace cellwise;
 
@@ -132,6 +133,43 @@ TEST(Partition, LocalLevelHoldsOwnedCellsThenTheirGhosts)
             }
         }
       EXPECT_EQ(n_owned_total, serial.n_cells()) << "level " << l;
+    }
+}
+
+TEST(Partition, VertexGhostLayerHoldsEveryCellSharingAVertexWithAnOwnedOne)
+{
+  // on a uniform box the vertex halo is, by coordinates, the cells within
+  // one cell of an owned cell along every axis; its face ghosts are those
+  // of the face layer
+  const LevelHierarchy h       = make_box_hierarchy(unequal_box(), 2);
+  const int            n_ranks = 5;
+  const auto           owner   = morton_partition(h, n_ranks);
+  const Level         &serial  = h.levels.back();
+  for (int rank = 0; rank < n_ranks; ++rank)
+    {
+      const LocalLevel faces    = make_local_level(serial, owner.back(), rank);
+      const LocalLevel vertices = make_local_level(serial, owner.back(), rank, GhostLayer::vertices);
+      EXPECT_EQ(vertices.ghost_layer, GhostLayer::vertices);
+      EXPECT_EQ(vertices.n_owned_cells(), faces.n_owned_cells());
+      std::vector<unsigned int> expected;
+      for (unsigned int c = 0; c < serial.n_cells(); ++c)
+        {
+          if (owner.back()[c] == rank)
+            continue;
+          bool near = false;
+          for (unsigned int k = 0; k < faces.n_owned_cells() && !near; ++k)
+            {
+              const auto &a = serial.coordinates[faces.serial_index[k]], &b = serial.coordinates[c];
+              near = std::abs(a[0] - b[0]) <= 1 && std::abs(a[1] - b[1]) <= 1 && std::abs(a[2] - b[2]) <= 1;
+            }
+          if (near)
+            expected.push_back(c);
+        }
+      const std::vector<unsigned int> ghosts(vertices.serial_index.begin() + vertices.n_owned_cells(), vertices.serial_index.end());
+      EXPECT_EQ(ghosts, expected) << "rank " << rank;
+      EXPECT_GT(ghosts.size(), faces.level.n_cells() - faces.n_owned_cells()) << "edge and corner neighbours join";
+      for (unsigned int k = vertices.n_owned_cells(); k < vertices.level.n_cells(); ++k)
+        EXPECT_TRUE(vertices.level.flags[k] & cell_flags::ghost);
     }
 }
 

@@ -69,6 +69,15 @@ namespace cellwise
   check_collectively(MPI_Comm comm, bool condition, const std::string &message);
 
   /**
+   * Collective: sends @p outgoing[q] (identities, e.g. serial cell indices)
+   * to rank q and returns what each rank sent to this one (entry q from
+   * rank q). One entry per rank; empty lists travel as no message. A set-up
+   * step (an MPI_Alltoall of the counts, then the lists point to point).
+   */
+  std::vector<std::vector<unsigned int>>
+  exchange_lists(MPI_Comm comm, const std::vector<std::vector<unsigned int>> &outgoing, const std::string &what);
+
+  /**
    * Collective set-up check of a point-to-point exchange: @p outgoing[q]
    * lists the identities (e.g. serial cell indices) of what this rank will
    * send to rank q, @p expected[q] what it expects to receive from q, both

@@ -32,14 +32,28 @@ namespace cellwise
   std::vector<std::vector<int>>
   morton_partition(const LevelHierarchy &hierarchy, int n_ranks);
 
+  /// Which cells of other ranks a local level holds as ghosts.
+  enum class GhostLayer
+  {
+    /// The cells across a face of an owned cell: what DSS, the transfers and
+    /// the point smoothers read.
+    faces,
+    /// The cells that share a vertex with an owned cell (up to 26 per
+    /// cell): every cell of every vertex patch that touches an owned cell,
+    /// what the vertex-patch smoother reads.
+    vertices
+  };
+
   /// A rank's part of a level: the locally owned cells (in their serial
   /// order) and then, flagged cell_flags::ghost, the cells owned elsewhere
-  /// across a face of an owned cell (in serial order). Face neighbours are
+  /// that its ghost layer takes (in serial order). Face neighbours are
   /// local indices; a ghost's neighbour that is not local is
   /// face_neighbor::none.
   struct LocalLevel
   {
     Level level;
+    /// The ghost layer it was built with.
+    GhostLayer ghost_layer = GhostLayer::faces;
     /// Per local cell: its index on the serial level.
     std::vector<unsigned int> serial_index;
     /// Per local cell: its owner rank.
@@ -57,8 +71,9 @@ namespace cellwise
   std::vector<long>
   owned_local_indices(const LocalLevel &local, unsigned int n_serial_cells);
 
-  /// The part of @p serial that rank @p rank owns, with its ghosts;
-  /// @p owner from morton_partition (or deal.II's level subdomains).
+  /// The part of @p serial that rank @p rank owns, with the ghosts of
+  /// @p ghost_layer; @p owner from morton_partition (or deal.II's level
+  /// subdomains).
   LocalLevel
-  make_local_level(const Level &serial, const std::vector<int> &owner, int rank);
+  make_local_level(const Level &serial, const std::vector<int> &owner, int rank, GhostLayer ghost_layer = GhostLayer::faces);
 } // namespace cellwise

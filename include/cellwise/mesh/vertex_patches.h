@@ -67,8 +67,10 @@ namespace cellwise
    * of its upper corner; the other lanes are found through the same-level face
    * neighbours (lane 1 = x+ of lane 0, lane 3 = y+ of lane 1, ...). A vertex
    * carries a patch exactly when all seven steps find a same-level cell. The
-   * integer coordinates are checked for consistency. All cells of the level
-   * (owned and ghost) are considered.
+   * integer coordinates are checked for consistency. On a rank's part of a
+   * distributed level (mesh/partition.h) the patches are those that touch
+   * an owned cell (with every cell of theirs, owned or ghost): a patch of
+   * ghost cells alone is left to the ranks that own them.
    */
   VertexPatches
   make_vertex_patches(const Level &level);

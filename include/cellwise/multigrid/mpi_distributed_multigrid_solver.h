@@ -8,8 +8,8 @@
  * (doc/mpi.md) and solves with the V-cycle and CG of the serial solver,
  * unchanged; the serial right-hand side is read on the owned cells and the
  * solution gathered back to a serial vector on every rank. First step:
- * FP64 on the host, Chebyshev or Jacobi smoothing, CG or the stationary
- * iteration, a coarse level the
+ * FP64 on the host, Chebyshev, Jacobi or vertex-patch smoothing, CG or
+ * the stationary iteration, a coarse level the
  * Cholesky solve takes, meshes that morton_partition takes (boxes and
  * lattices, uniform); every other choice is refused with a message, on every
  * rank.
@@ -21,6 +21,7 @@
 #include <cellwise/mesh/partition.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
+#include <cellwise/multigrid/mpi_distributed_vertex_patch_smoother.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/operators/mpi_distributed_laplace_operator.h>
@@ -81,13 +82,14 @@ namespace cellwise
 
     /// What this rank sends in one V-cycle, counted from the set-up's
     /// exchange lists: the DSS of every smoothing step on every level above
-    /// the coarse one and the transfers' family messages; the coarse
+    /// the coarse one (Chebyshev, Jacobi) or the patch smoother's halo
+    /// cells, and the transfers' family messages; the coarse
     /// level's gather (one MPI_Allgatherv of coarse_values_gathered values)
     /// is not in it.
     struct ExchangePerCycle
     {
-      double      dss_bytes = 0, transfer_bytes = 0;
-      std::size_t dss_messages = 0, transfer_messages = 0;
+      double      dss_bytes = 0, halo_bytes = 0, transfer_bytes = 0;
+      std::size_t dss_messages = 0, halo_messages = 0, transfer_messages = 0;
       std::size_t coarse_values_gathered = 0;
     };
     ExchangePerCycle
@@ -111,6 +113,8 @@ namespace cellwise
     std::shared_ptr<const DistributedLaplaceOperator<double>> fine_operator_;
     VectorType                                                fine_mask_;
     std::shared_ptr<const VCycle<VectorType>>                 cycle_;
+    /// Levels 1.. with the vertex-patch smoother (empty with the others).
+    std::vector<std::shared_ptr<const DistributedVertexPatchSmoother<double>>> patch_smoothers_;
     std::shared_ptr<const DistributedLevelTransfer<double>>   transfer_;
     std::unique_ptr<SerialGather>                             fine_gather_;
     mutable double            last_solve_seconds_ = 0;

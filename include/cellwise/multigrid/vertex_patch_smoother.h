@@ -34,6 +34,7 @@
 #include <cellwise/storage/cell_vector.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -121,6 +122,17 @@ namespace cellwise
     /// application (its residual is b~).
     void
     smooth(VectorType &u, const VectorType &b, bool zero_initial_guess, SweepDirection direction) const override;
+
+    /// smooth() calling @p after_colour(colour, last) after each colour
+    /// step, last = whether it was the call's final one: the distributed
+    /// smoother updates its ghost cells there (multigrid/
+    /// mpi_distributed_vertex_patch_smoother.h).
+    void
+    smooth(VectorType                                                &u,
+           const VectorType                                          &b,
+           bool                                                       zero_initial_guess,
+           SweepDirection                                             direction,
+           const std::function<void(unsigned int colour, bool last)> &after_colour) const;
 
     /// One colour step: all patches of @p colour (in parallel).
     void

@@ -1,0 +1,66 @@
+#pragma once
+/**
+ * @file
+ * Whole cells of a distributed level sent from their owners to the ranks
+ * that hold them as ghosts (doc/mpi.md): the halo update of the
+ * vertex-patch smoother, which reads every cell of a patch, where DSS and
+ * the transfers exchange face layers and families. Each rank names the
+ * ghost cells it receives at each update; the set-up sends these requests
+ * to the owners, which check that they own what is asked and send exactly
+ * that, in the order asked, at every apply(). Ghost-cell identities travel
+ * as serial cell indices.
+ *
+ * Built only with MPI (library cellwise::mpi).
+ */
+
+#include <cellwise/base/mpi_check.h>
+#include <cellwise/mesh/partition.h>
+#include <cellwise/storage/cell_vector.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace cellwise
+{
+  class CellHaloExchange
+  {
+  public:
+    CellHaloExchange() = default;
+    /// Collective over @p comm. @p ghosts: local indices of ghost cells of
+    /// @p local (kept by reference) whose values this rank receives from
+    /// their owners at every apply(). @p tag tells the messages of
+    /// different exchanges apart. A request for a cell that is not a ghost
+    /// here, or not owned by the rank asked, is an error on every rank.
+    CellHaloExchange(const LocalLevel &local, MPI_Comm comm, const std::vector<unsigned int> &ghosts, int tag);
+
+    /// The requested ghost cells of @p v get their owners' values.
+    /// Collective over the ranks that exchange with this one.
+    template <typename Number, typename Layout>
+    void
+    apply(CellVector<Number, MemorySpace::Host, Layout> &v) const;
+
+    /// Cells this rank sends, and messages, per apply().
+    std::size_t
+    cells_sent() const;
+    std::size_t
+    messages() const
+    {
+      return sends_.size();
+    }
+
+  private:
+    struct Exchange
+    {
+      int                       rank = 0;
+      std::vector<unsigned int> cells; ///< local indices, in the order of the message
+      std::size_t               offset = 0; ///< in cells, in the send or receive buffer
+    };
+
+    const LocalLevel     *local_ = nullptr;
+    MPI_Comm              comm_  = MPI_COMM_NULL;
+    int                   tag_   = 0;
+    std::vector<Exchange> sends_, receives_;
+    std::size_t           cells_received_ = 0;
+    mutable std::vector<unsigned char> send_buffer_, receive_buffer_;
+  };
+} // namespace cellwise

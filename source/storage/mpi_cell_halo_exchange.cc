@@ -1,0 +1,144 @@
+#include <cellwise/storage/mpi_cell_halo_exchange.h>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <sstream>
+
+namespace cellwise
+{
+  CellHaloExchange::CellHaloExchange(const LocalLevel &local, const MPI_Comm comm, const std::vector<unsigned int> &ghosts, const int tag)
+    : local_(&local)
+    , comm_(comm)
+    , tag_(tag)
+  {
+    const int          size    = mpi_size(comm), rank = mpi_rank(comm);
+    const unsigned int n_cells = local.level.n_cells(), n_owned = local.n_owned_cells();
+
+    // the requests, per owner in serial order
+    std::ostringstream problem;
+    bool               valid = local.owner.size() == n_cells && local.serial_index.size() == n_cells;
+    if (!valid)
+      problem << "CellHaloExchange: the local level is not a LocalLevel of make_local_level";
+    std::map<int, std::vector<unsigned int>> by_owner;
+    for (const unsigned int g : ghosts)
+      {
+        if (!valid)
+          break;
+        if (g < n_owned || g >= n_cells || local.owner[g] < 0 || local.owner[g] >= size || local.owner[g] == rank)
+          {
+            valid = false;
+            problem << "CellHaloExchange: local cell " << g << " is not a ghost of rank " << rank << " (" << n_owned
+                    << " owned and " << n_cells - n_owned << " ghost cells)";
+            break;
+          }
+        by_owner[local.owner[g]].push_back(g);
+      }
+    check_collectively(comm, valid, problem.str());
+
+    std::vector<std::vector<unsigned int>> requests(size);
+    for (auto &[owner, cells] : by_owner)
+      {
+        std::sort(cells.begin(), cells.end(),
+                  [&](const unsigned int a, const unsigned int b) { return local.serial_index[a] < local.serial_index[b]; });
+        cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+        for (const unsigned int g : cells)
+          requests[owner].push_back(local.serial_index[g]);
+        receives_.push_back({owner, std::move(cells), cells_received_});
+        cells_received_ += receives_.back().cells.size();
+      }
+    const std::vector<std::vector<unsigned int>> asked = exchange_lists(comm, requests, "CellHaloExchange");
+
+    // the owned cells are in serial order: a request is found by bisection
+    const auto owned_begin = local.serial_index.begin(), owned_end = local.serial_index.begin() + n_owned;
+    valid                  = std::is_sorted(owned_begin, owned_end);
+    if (!valid)
+      problem << "CellHaloExchange: the owned cells of rank " << rank << " are not in serial order";
+    std::size_t offset = 0;
+    for (int r = 0; r < size && valid; ++r)
+      {
+        if (asked[r].empty())
+          continue;
+        Exchange exchange{r, {}, offset};
+        for (const unsigned int serial : asked[r])
+          {
+            const auto found = std::lower_bound(owned_begin, owned_end, serial);
+            if (found == owned_end || *found != serial)
+              {
+                valid = false;
+                problem << "CellHaloExchange: rank " << r << " asks rank " << rank << " for serial cell " << serial
+                        << ", which rank " << rank << " does not own (the ranks' partitions disagree)";
+                break;
+              }
+            exchange.cells.push_back(static_cast<unsigned int>(found - owned_begin));
+          }
+        offset += exchange.cells.size();
+        sends_.push_back(std::move(exchange));
+      }
+    check_collectively(comm, valid, problem.str());
+  }
+
+  std::size_t
+  CellHaloExchange::cells_sent() const
+  {
+    std::size_t cells = 0;
+    for (const Exchange &exchange : sends_)
+      cells += exchange.cells.size();
+    return cells;
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellHaloExchange::apply(CellVector<Number, MemorySpace::Host, Layout> &v) const
+  {
+    CELLWISE_CHECK(local_ && v.n_cells() == local_->level.n_cells(),
+                   "CellHaloExchange::apply: a vector of " << v.n_cells() << " cells on a local level of "
+                                                           << (local_ ? local_->level.n_cells() : 0) << " cells");
+    const std::size_t n = v.dofs_per_cell();
+    CELLWISE_CHECK(n * sizeof(Number) * std::max(cells_sent(), cells_received_) <= std::size_t(INT_MAX),
+                   "CellHaloExchange: a message exceeds MPI's int count of bytes; use more ranks");
+    send_buffer_.resize(std::max(send_buffer_.size(), cells_sent() * n * sizeof(Number)));
+    receive_buffer_.resize(std::max(receive_buffer_.size(), cells_received_ * n * sizeof(Number)));
+    Number *const send_values    = reinterpret_cast<Number *>(send_buffer_.data());
+    Number *const receive_values = reinterpret_cast<Number *>(receive_buffer_.data());
+
+    std::vector<MPI_Request> requests;
+    requests.reserve(sends_.size() + receives_.size());
+    for (const Exchange &exchange : receives_)
+      {
+        requests.emplace_back();
+        CELLWISE_MPI_CHECK(MPI_Irecv(receive_values + exchange.offset * n, static_cast<int>(exchange.cells.size() * n * sizeof(Number)),
+                                     MPI_BYTE, exchange.rank, tag_, comm_, &requests.back()));
+      }
+    for (const Exchange &exchange : sends_)
+      {
+        Number *out = send_values + exchange.offset * n;
+        for (const unsigned int cell : exchange.cells)
+          {
+            v.read_cell(cell, out);
+            out += n;
+          }
+        requests.emplace_back();
+        CELLWISE_MPI_CHECK(MPI_Isend(send_values + exchange.offset * n, static_cast<int>(exchange.cells.size() * n * sizeof(Number)),
+                                     MPI_BYTE, exchange.rank, tag_, comm_, &requests.back()));
+      }
+    CELLWISE_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+    for (const Exchange &exchange : receives_)
+      {
+        const Number *in = receive_values + exchange.offset * n;
+        for (const unsigned int cell : exchange.cells)
+          {
+            v.write_cell(cell, in);
+            in += n;
+          }
+      }
+  }
+
+#define CELLWISE_INSTANTIATE(Number, Layout) \
+  template void CellHaloExchange::apply(CellVector<Number, MemorySpace::Host, Layout> &) const;
+  CELLWISE_INSTANTIATE(double, CellContiguous)
+  CELLWISE_INSTANTIATE(float, CellContiguous)
+  CELLWISE_INSTANTIATE(double, CellBlocked<32>)
+  CELLWISE_INSTANTIATE(float, CellBlocked<32>)
+#undef CELLWISE_INSTANTIATE
+} // namespace cellwise

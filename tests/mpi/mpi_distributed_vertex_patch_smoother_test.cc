@@ -1,0 +1,159 @@
+// The vertex-patch smoother across MPI ranks against the serial one: each
+// rank solves the patches that touch its owned cells, from its vertex halo,
+// and the owners send after each colour the ghost cells that a patch of
+// other ranks changed. The owned values after forward and reverse sweeps,
+// from zero and from a nonzero guess, must equal the serial sweep's exactly
+// (ghosts start as NaN, so a ghost cell an exchange fails to deliver
+// spoils its patch); the whole solve — the stationary iteration and CG with
+// the patch-smoothed V-cycle — must take the serial iteration counts and
+// give its solution to rounding. The tests were checked to fail when one
+// colour's halo update is left out.
+
+#include <cellwise/base/mpi_check.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/partition.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
+#include <cellwise/multigrid/mpi_distributed_vertex_patch_smoother.h>
+#include <cellwise/multigrid/solver_control.h>
+#include <cellwise/multigrid/vertex_patch_smoother.h>
+#include <cellwise/operators/laplace_operator.h>
+#include <cellwise/operators/mpi_distributed_laplace_operator.h>
+#include <cellwise/storage/dirichlet_mask.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "mpi_test_utilities.h"
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  BoxDescription
+  unequal_box()
+  {
+    BoxDescription box;
+    box.upper        = {{3., 2., 1.5}};
+    box.subdivisions = {{3, 2, 2}};
+    return box;
+  }
+
+  /// Serial and distributed sweeps of level @p l, compared exactly on the
+  /// owned cells. Returns the cells this rank sent in the distributed one.
+  std::size_t
+  compare_sweeps(const LevelHierarchy &h, const unsigned int l, const unsigned int degree, const unsigned int n_sweeps)
+  {
+    const MPI_Comm   comm = MPI_COMM_WORLD;
+    const int        rank = mpi_rank(comm), size = mpi_size(comm);
+    const auto       owner = morton_partition(h, size);
+    const Level     &serial_level = h.level(l);
+    const LocalLevel local        = make_local_level(serial_level, owner[l], rank, GhostLayer::vertices);
+    const auto       level = std::make_shared<const DistributedLevel>(local, comm, serial_level.n_cells(), lagrange_trace_layers(degree));
+
+    const LaplaceOperator<double>            serial_op(serial_level, degree);
+    const VertexPatchSmoother<double>        serial(serial_level, serial_op, n_sweeps);
+    const DistributedLaplaceOperator<double> op(level, degree);
+    const DistributedVertexPatchSmoother<double> distributed(op, n_sweeps);
+
+    CellVector<double> b(serial_level.n_cells(), degree), u0(serial_level.n_cells(), degree);
+    fill_random(b, 11 + l);
+    fill_random(u0, 23 + degree);
+    std::size_t sent = 0;
+    for (const bool zero : {true, false})
+      for (const SweepDirection direction : {SweepDirection::forward, SweepDirection::reverse})
+        {
+          CellVector<double> u = u0;
+          serial.smooth(u, b, zero, direction);
+
+          DistributedCellVector<double> db(level, degree), du(level, degree);
+          db.local() = local_part(local, b);
+          du.local() = local_part(local, u0);
+          distributed.smooth(du, db, zero, direction);
+          EXPECT_EQ(owned_mismatches(local, du.local(), u), 0u)
+            << "level " << l << ", Q" << degree << ", " << n_sweeps << " sweep(s), " << (zero ? "zero" : "nonzero")
+            << " initial guess, " << (direction == SweepDirection::forward ? "forward" : "reverse") << ", rank " << rank << " of "
+            << size;
+          EXPECT_EQ(owned_mismatches(local, db.local(), b), 0u) << "the smoother changed b's owned values";
+          sent += distributed.cells_sent_per_smooth(zero, direction);
+        }
+    // every patch that touches an owned cell is solved here
+    const auto membership = count_patch_memberships(distributed.local_smoother().patches(), local.level.n_cells());
+    const auto serial_membership = count_patch_memberships(serial.patches(), serial_level.n_cells());
+    for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
+      EXPECT_EQ(membership[k], serial_membership[local.serial_index[k]]) << "owned cell " << k;
+    return sent;
+  }
+} // namespace
+
+TEST(DistributedVertexPatchSmoother, SweepsEqualTheSerialOnesExactly)
+{
+  const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2);
+  std::size_t          sent = 0;
+  for (const unsigned int degree : {2u, 3u})
+    for (const unsigned int l : {1u, 2u})
+      sent += compare_sweeps(h, l, degree, 1);
+  sent += compare_sweeps(h, 2, 4, 2);
+  std::size_t all = 0;
+  CELLWISE_MPI_CHECK(MPI_Allreduce(&sent, &all, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD));
+  if (mpi_size(MPI_COMM_WORLD) > 1)
+    EXPECT_GT(all, 0u) << "no cell travelled: the test would not see a missing exchange";
+}
+
+TEST(DistributedVertexPatchSmoother, FaceGhostsAreRefusedOnEveryRank)
+{
+  const MPI_Comm       comm  = MPI_COMM_WORLD;
+  const LevelHierarchy h     = make_box_hierarchy(unequal_box(), 1);
+  const auto           owner = morton_partition(h, mpi_size(comm));
+  const LocalLevel     local = make_local_level(h.level(1), owner[1], mpi_rank(comm));
+  const auto level = std::make_shared<const DistributedLevel>(local, comm, h.level(1).n_cells(), lagrange_trace_layers(2));
+  const DistributedLaplaceOperator<double> op(level, 2);
+  EXPECT_THROW(DistributedVertexPatchSmoother<double>(op, 1), Error);
+}
+
+TEST(DistributedVertexPatchSmoother, SolvesAsTheSerialSolver)
+{
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int      rank = mpi_rank(comm), size = mpi_size(comm);
+  for (const OuterIteration outer : {OuterIteration::stationary, OuterIteration::cg})
+    for (const unsigned int degree : {2u, 3u})
+      {
+        const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2);
+        MultigridParameters  parameters;
+        parameters.smoother = SmootherType::patch;
+        parameters.outer    = outer;
+        CellVector<double> b(h.levels.back().n_cells(), degree);
+        fill_random(b, 7);
+        b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
+
+        const auto         serial = make_host_vector_solver(h, degree, parameters);
+        CellVector<double> u_serial;
+        MonitorControl     serial_control(100, 1e-10);
+        const auto         serial_statistics = serial->solve(u_serial, b, serial_control);
+
+        const DistributedMultigridSolver distributed(h, degree, parameters, comm);
+        CellVector<double>               u;
+        MonitorControl                   control(100, 1e-10);
+        const auto                       statistics = distributed.solve(u, b, control);
+
+        double difference = 0, largest = 0;
+        for (unsigned int c = 0; c < u.n_cells(); ++c)
+          for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
+            {
+              difference = std::max(difference, std::abs(u(c, i) - u_serial(c, i)));
+              largest    = std::max(largest, std::abs(u_serial(c, i)));
+            }
+        EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << to_string(outer) << ", Q" << degree;
+        EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
+        EXPECT_LE(difference, 1e-12 * largest) << to_string(outer) << ", Q" << degree;
+        if (rank == 0)
+          std::cout << "  patch smoother, " << to_string(outer) << ", Q" << degree << ", " << size << " ranks: "
+                    << statistics.iterations() << " iterations (serial " << serial_statistics.iterations()
+                    << "), solution difference " << difference / largest << std::endl;
+      }
+}
