@@ -26,9 +26,16 @@ separate_arguments(CELLWISE_DEALII_CXX_FLAGS UNIX_COMMAND "${CELLWISE_DEALII_CXX
 list(APPEND CELLWISE_DEALII_CXX_FLAGS -g0)
 
 file(GLOB CELLWISE_DEALII_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/source/dealii/*.cc)
+# mpi_*.cc: the entry points on several ranks, which need cellwise::mpi
+if(NOT TARGET cellwise::mpi)
+  list(FILTER CELLWISE_DEALII_SOURCES EXCLUDE REGEX "/mpi_[^/]*\\.cc$")
+endif()
 add_library(cellwise_dealii ${CELLWISE_DEALII_SOURCES})
 add_library(cellwise::dealii ALIAS cellwise_dealii)
 target_link_libraries(cellwise_dealii PUBLIC cellwise::cellwise ${DEAL_II_TARGET_RELEASE})
+if(TARGET cellwise::mpi)
+  target_link_libraries(cellwise_dealii PUBLIC cellwise::mpi)
+endif()
 # the installed config adds deal.II's include directories of the user's deal.II
 target_include_directories(cellwise_dealii SYSTEM PUBLIC "$<BUILD_INTERFACE:${DEAL_II_INCLUDE_DIRS}>")
 # BOOST_NO_AUTO_PTR is part of deal.II's interface; NDEBUG (no DEBUG) matches

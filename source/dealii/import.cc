@@ -361,8 +361,8 @@ namespace cellwise::dealii
     CELLWISE_CHECK(n_ranks == 1,
                    "cellwise::dealii::import_dof_handler: the triangulation is distributed over "
                      << n_ranks
-                     << " MPI ranks, but the cell-wise DSS and transfers do not yet exchange ghost "
-                        "faces; run on one rank (the import refuses rather than compute a wrong result)");
+                     << " MPI ranks; the import takes a whole mesh on one rank. On several ranks use "
+                        "cellwise::dealii::DistributedPoissonSolver (dealii/mpi_distributed_poisson_solver.h)");
     CELLWISE_CHECK(tria.n_levels() > 0, "the triangulation is empty");
     for (auto cell = tria.begin(0); cell != tria.end(0); ++cell)
       CELLWISE_CHECK(cell->reference_cell() == ::dealii::ReferenceCells::Hexahedron,

@@ -109,6 +109,10 @@ namespace cellwise::dealii
       return op;
     }
 
+  } // namespace
+
+  namespace internal
+  {
     SolveStatistics
     forward_solve(const std::function<SolveStatistics(IterationControl &)> &solve,
                   ::dealii::SolverControl                                  &control,
@@ -126,7 +130,8 @@ namespace cellwise::dealii
           throw NoConvergenceWithReason(e.last_step, e.last_value, e.what());
         }
     }
-  } // namespace
+  } // namespace internal
+  using internal::forward_solve;
 
   MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                  const MultigridParameters        &parameters,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <tuple>
 
 namespace cellwise
@@ -89,16 +90,61 @@ namespace cellwise
                                                                         "fewer ranks or refine)");
     std::sort(active.begin(), active.end());
 
-    std::vector<std::vector<int>> owner(n_levels);
-    for (unsigned int l = 0; l < n_levels; ++l)
-      owner[l].assign(hierarchy.level(l).n_cells(), -1);
+    // the even cut, rank of the k-th active cell in forest order
+    std::vector<int> rank_of(n_active);
     for (int rank = 0; rank < n_ranks; ++rank)
       {
         const std::size_t begin = n_active * std::size_t(rank) / std::size_t(n_ranks);
         const std::size_t end   = n_active * std::size_t(rank + 1) / std::size_t(n_ranks);
         for (std::size_t k = begin; k < end; ++k)
-          owner[std::get<2>(active[k])][std::get<3>(active[k])] = rank;
+          rank_of[k] = rank;
       }
+    // p4est's partition for coarsening, which deal.II asks for: a family of
+    // eight sibling leaves that a cut splits goes to the rank holding most
+    // of it, the lowest such rank on a tie (p4est_partition_correction)
+    for (std::size_t k = 0; k + 8 <= n_active; ++k)
+      {
+        const unsigned int l = std::get<2>(active[k]);
+        if (l == 0 || rank_of[k] == rank_of[k + 7])
+          continue;
+        const Level &level  = hierarchy.level(l);
+        const int    parent = level.parent[std::get<3>(active[k])];
+        bool         family = level.child_slot[std::get<3>(active[k])] == 0;
+        for (unsigned int s = 1; s < 8 && family; ++s)
+          family = std::get<2>(active[k + s]) == l && level.parent[std::get<3>(active[k + s])] == parent &&
+                   level.child_slot[std::get<3>(active[k + s])] == s;
+        if (!family)
+          continue;
+        std::map<int, unsigned int> held;
+        for (unsigned int s = 0; s < 8; ++s)
+          ++held[rank_of[k + s]];
+        int          taker = rank_of[k];
+        unsigned int most  = 0;
+        for (const auto &[rank, n] : held) // increasing rank: the lowest wins a tie
+          if (n > most)
+            {
+              most  = n;
+              taker = rank;
+            }
+        for (unsigned int s = 0; s < 8; ++s)
+          rank_of[k + s] = taker;
+        k += 7;
+      }
+
+    std::vector<std::size_t> held(n_ranks, 0);
+    for (const int rank : rank_of)
+      ++held[rank];
+    for (int rank = 0; rank < n_ranks; ++rank)
+      CELLWISE_CHECK(held[rank] > 0, "the mesh has " << n_active << " active cells for " << n_ranks
+                                                    << " MPI ranks: rank " << rank
+                                                    << " keeps none once the families of sibling cells are kept whole, as "
+                                                       "p4est does (use fewer ranks or refine)");
+
+    std::vector<std::vector<int>> owner(n_levels);
+    for (unsigned int l = 0; l < n_levels; ++l)
+      owner[l].assign(hierarchy.level(l).n_cells(), -1);
+    for (std::size_t k = 0; k < n_active; ++k)
+      owner[std::get<2>(active[k])][std::get<3>(active[k])] = rank_of[k];
     // refined cells: the owner of the first child, from the finest level down
     for (unsigned int l = n_levels - 1; l-- > 0;)
       {

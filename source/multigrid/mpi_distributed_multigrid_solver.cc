@@ -49,7 +49,8 @@ namespace cellwise
                                                          const unsigned int         degree,
                                                          const MultigridParameters &parameters,
                                                          const MPI_Comm             comm,
-                                                         std::ostream              *log)
+                                                         std::ostream              *log,
+                                                         std::vector<std::vector<int>> owners)
     : serial_(serial)
     , degree_(degree)
     , parameters_(parameters)
@@ -64,8 +65,25 @@ namespace cellwise
                          " yet; it runs FP64 on the host with the Chebyshev, Jacobi or vertex-patch smoother, CG or the stationary iteration, and "
                          "uniform box or "
                          "lattice meshes (doc/mpi.md)");
-    owner_ = morton_partition(serial, size);
     const unsigned int n_levels = serial.n_levels();
+    if (owners.empty())
+      owner_ = morton_partition(serial, size);
+    else
+      {
+        // a given partition (deal.II's): its shape and ranks, collectively;
+        // whether the ranks agree on it the exchanges' set-ups check
+        bool valid = owners.size() == n_levels;
+        for (unsigned int l = 0; l < n_levels && valid; ++l)
+          {
+            valid = owners[l].size() == serial.level(l).n_cells();
+            for (std::size_t c = 0; c < owners[l].size() && valid; ++c)
+              valid = owners[l][c] >= 0 && owners[l][c] < size;
+          }
+        check_collectively(comm, valid,
+                           "DistributedMultigridSolver: the given partition does not give every cell of every level of the "
+                           "hierarchy an owner among the " + std::to_string(size) + " ranks");
+        owner_ = std::move(owners);
+      }
     // the patch smoother reads every cell of a patch: the vertex halo
     const GhostLayer ghosts = parameters.smoother == SmootherType::patch ? GhostLayer::vertices : GhostLayer::faces;
     for (unsigned int l = 0; l < n_levels; ++l)
@@ -179,10 +197,24 @@ namespace cellwise
   {
     VectorType distributed_b, distributed_u;
     scatter(b, distributed_b);
-    if (u.n_cells() == 0)
-      distributed_u.reinit(distributed_b);
-    else
+    if (u.n_cells() != 0)
       scatter(u, distributed_u);
+    const SolveStatistics statistics = solve(distributed_u, distributed_b, control);
+    gather(distributed_u, u);
+    return statistics;
+  }
+
+  SolveStatistics
+  DistributedMultigridSolver::solve(VectorType &distributed_u, const VectorType &distributed_b, IterationControl &control) const
+  {
+    // collectively: a rank with a wrong vector must not leave the others
+    // waiting in the solve's first reduction
+    const bool b_fits = distributed_b.level_pointer() == levels_.back() && distributed_b.degree() == degree_;
+    if (b_fits && distributed_u.n_cells() == 0)
+      distributed_u.reinit(distributed_b);
+    check_collectively(comm_, b_fits && distributed_u.level_pointer() == levels_.back() && distributed_u.degree() == degree_,
+                       "DistributedMultigridSolver::solve: the right-hand side or the initial guess is not a vector of the "
+                       "finest level (vector())");
     CELLWISE_MPI_CHECK(MPI_Barrier(comm_));
     const auto start = std::chrono::steady_clock::now();
     // the serial solvers' outer solve, on distributed vectors: CG or the
@@ -192,7 +224,6 @@ namespace cellwise
     const SolveStatistics statistics = solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *cycle_,
                                                    distributed_u, distributed_b, fine_mask_, control, mean_dss);
     last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    gather(distributed_u, u);
     return statistics;
   }
 

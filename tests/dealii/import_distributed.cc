@@ -1,6 +1,6 @@
 // The import of a parallel::distributed::Triangulation: on one rank it is
 // imported like a serial mesh; on more ranks it is refused with a clear
-// message (the cell-wise DSS does not exchange ghost faces yet), on every rank.
+// message pointing to the distributed entry point, on every rank.
 
 #include <cellwise/dealii/import.h>
 

@@ -30,6 +30,7 @@
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/solver_control.h>
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -99,6 +100,17 @@ namespace cellwise::dealii
   private:
     std::string reason_;
   };
+
+  namespace internal
+  {
+    /// @p solve run with a DealiiIterationControl on @p control (η scaled to
+    /// @p initial_residual_l2 at step 0); cellwise's NoConvergence rethrown
+    /// as NoConvergenceWithReason. Shared by the entry points.
+    SolveStatistics
+    forward_solve(const std::function<SolveStatistics(IterationControl &)> &solve,
+                  ::dealii::SolverControl                                  &control,
+                  double                                                    initial_residual_l2);
+  } // namespace internal
 
   /**
    * The cell-wise multigrid solver for the Laplacian with homogeneous

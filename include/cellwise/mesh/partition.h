@@ -9,8 +9,11 @@
  * would: the active cells of all levels in the Morton order of the forest
  * (coarse cells in their order, the Morton order of the refinement tree
  * inside each), cut into contiguous parts of ⌊N r / P⌋ … ⌊N (r+1) / P⌋
- * cells; a refined cell belongs to the owner of its first child, as deal.II
- * assigns level subdomains. The multigrid levels are thus partitioned by
+ * cells, then corrected as p4est partitions for coarsening (which deal.II
+ * requests): a family of eight sibling leaves that a cut splits goes whole
+ * to the rank holding most of it, the lowest such rank on a tie. A refined
+ * cell belongs to the owner of its first child, as deal.II assigns level
+ * subdomains. The multigrid levels are thus partitioned by
  * the active cells below them, which keeps a parent and its first child on
  * one rank.
  *

@@ -40,12 +40,15 @@ namespace cellwise
     using VectorType = DistributedCellVector<double>;
 
     /// Collective over @p comm; @p serial is the same hierarchy on every
-    /// rank (kept by reference). Set-up progress to @p log.
-    DistributedMultigridSolver(const LevelHierarchy      &serial,
-                               unsigned int               degree,
-                               const MultigridParameters &parameters,
-                               MPI_Comm                   comm,
-                               std::ostream              *log = nullptr);
+    /// rank (kept by reference). Set-up progress to @p log. @p owners: per
+    /// level the rank of every serial cell (deal.II's level subdomains);
+    /// empty: morton_partition's.
+    DistributedMultigridSolver(const LevelHierarchy           &serial,
+                               unsigned int                    degree,
+                               const MultigridParameters      &parameters,
+                               MPI_Comm                        comm,
+                               std::ostream                   *log    = nullptr,
+                               std::vector<std::vector<int>>   owners = {});
 
     /// u = A^{-1} b by CG or the stationary iteration with the distributed
     /// V-cycle (solve_outer, as the serial solver); @p b and @p u are
@@ -54,6 +57,30 @@ namespace cellwise
     /// Collective.
     SolveStatistics
     solve(CellVector<double> &u, const CellVector<double> &b, IterationControl &control) const override;
+
+    /// The same on distributed vectors of the finest level (vector(); @p u
+    /// empty: the zero guess). Collective.
+    SolveStatistics
+    solve(VectorType &u, const VectorType &b, IterationControl &control) const;
+
+    /// A zero vector of the finest level.
+    VectorType
+    vector() const
+    {
+      return VectorType(levels_.back(), degree_);
+    }
+    /// The finest level's context (local level, DSS, communicator).
+    const std::shared_ptr<const DistributedLevel> &
+    fine_level() const
+    {
+      return levels_.back();
+    }
+    /// The finest level's operator.
+    const DistributedLaplaceOperator<double> &
+    fine_operator() const
+    {
+      return *fine_operator_;
+    }
 
     /// z = V r for serial vectors. Collective.
     void

@@ -1,0 +1,115 @@
+#pragma once
+/**
+ * @file
+ * The fast entry point on N MPI ranks: the cell-wise multigrid solver
+ * distributed over the ranks of a parallel::distributed::Triangulation,
+ * taking and returning deal.II's distributed vectors (doc/mpi.md, "deal.II
+ * on ranks").
+ *
+ * The partition is deal.II's (p4est's): a rank owns the level cells whose
+ * level_subdomain_id is its rank, and the active cells it owns. First step,
+ * as in the core's distributed solver: every rank also builds the whole
+ * serial hierarchy, from the coarse mesh (which p4est replicates) refined
+ * as deal.II refined it, and keeps its part; the vectors are deal.II's
+ * distributed ones and the cell-wise vectors hold only a rank's owned and
+ * ghost cells. Taken: globally refined meshes whose coarse mesh is a
+ * lattice of boxes (subdivided_hyper_rectangle and the like), FE_Q(p) on
+ * Gauss–Lobatto points, level DoFs, host FP64, the smoothers and outer
+ * iterations of DistributedMultigridSolver; refused with a message on
+ * every rank: locally refined meshes, curved or unstructured coarse meshes,
+ * a triangulation without the multigrid hierarchy, what the distributed
+ * solver does not take.
+ *
+ * Built where deal.II and cellwise::mpi are (library cellwise::dealii).
+ */
+
+#include <cellwise/dealii/solver.h>
+#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
+
+#include <deal.II/base/index_set.h>
+#include <deal.II/base/smartpointer.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/lac/solver_control.h>
+
+#include <iosfwd>
+#include <memory>
+#include <vector>
+
+namespace cellwise::dealii
+{
+  class DistributedPoissonSolver
+  {
+  public:
+    /**
+     * Collective over the triangulation's communicator. @p dof_handler: on a
+     * parallel::distributed::Triangulation<3> built with
+     * construct_multigrid_hierarchy, FE_Q(p), distribute_mg_dofs() called.
+     * Homogeneous Dirichlet conditions on parameters.dirichlet_ids (every
+     * boundary id if empty). Set-up progress to @p log (rank 0 writes).
+     */
+    DistributedPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                             const MultigridParameters        &parameters = {},
+                             std::ostream                     *log        = nullptr);
+
+    DistributedPoissonSolver(const DistributedPoissonSolver &) = delete;
+    DistributedPoissonSolver &
+    operator=(const DistributedPoissonSolver &) = delete;
+
+    /**
+     * Solve A u = b, collectively. @p rhs: the load vector in deal.II's
+     * numbering (zero on constrained DoFs, as after
+     * AffineConstraints::distribute_local_to_global and compress); any
+     * ghost layout. @p solution: the initial guess on entry (its Dirichlet
+     * entries are kept), the solution on exit (locally owned entries
+     * written, ghosts updated if it has any). Reports to @p control as
+     * MultigridPoissonSolver does; throws NoConvergenceWithReason on
+     * failure, on every rank.
+     */
+    SolveStatistics
+    solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const;
+
+    /// The distributed solver (its local levels, its exchange counts).
+    const DistributedMultigridSolver &
+    solver() const
+    {
+      return *solver_;
+    }
+    /// Per level: the owner rank of each cell of the serial hierarchy
+    /// (deal.II's level subdomains).
+    const std::vector<std::vector<int>> &
+    owners() const
+    {
+      return owners_;
+    }
+    /// The serial hierarchy every rank holds (first step).
+    const ImportedHierarchy &
+    imported() const
+    {
+      return imported_;
+    }
+
+  private:
+    /// The owned finest-level cells into a distributed cell vector:
+    /// (@p balanced) every copy of DoF j gets v_j / valence_j, else v_j.
+    void
+    scatter(const DealiiVector &v, DistributedMultigridSolver::VectorType &cells, bool balanced) const;
+
+    ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+    MPI_Comm                                                comm_;
+    MultigridParameters                                     parameters_;
+    /// The serial hierarchy (the DoF maps of its serial numbering dropped).
+    ImportedHierarchy                           imported_;
+    std::vector<std::vector<int>>               owners_;
+    std::unique_ptr<DistributedMultigridSolver> solver_;
+    /// Per owned cell of the finest level (local index k): deal.II's DoF
+    /// indices of the rank's active cell, lexicographic, at k (p+1)^3 + i.
+    std::vector<dof_index> fine_indices_;
+    /// The global number of copies of each DoF of the owned cells, as a
+    /// cell vector (DSS of ones).
+    DistributedMultigridSolver::VectorType valence_;
+    /// deal.II's locally owned, locally relevant and Dirichlet DoFs.
+    ::dealii::IndexSet locally_owned_, locally_relevant_, dirichlet_dofs_;
+    /// deal.II's DoF count at the set-up (a redistribution is refused).
+    dof_index n_dofs_ = 0;
+  };
+} // namespace cellwise::dealii

@@ -1,0 +1,154 @@
+// The fast entry point on several ranks (cellwise::dealii::
+// DistributedPoissonSolver) against deal.II's own solution on the same
+// ranks: a parallel::distributed::Triangulation (p4est's partition), the
+// load vector assembled with deal.II's constraints, the system solved by
+// deal.II (its assembled Trilinos matrix, CG with ML's AMG, to 1e-14) and
+// by the cell-wise solver with Chebyshev CG and with the vertex-patch
+// stationary iteration (to 1e-12). The solutions agree to 1e-9, and the
+// iteration counts are those of one rank: the .output files of 1, 2 and 3
+// ranks are the same. The partition taken is deal.II's level subdomains,
+// and the core's morton_partition (which the main program and the machines
+// without deal.II use) must equal it: p4est's even cut corrected so that no
+// family of sibling leaves is split (partition for coarsening).
+
+#include <cellwise/dealii/mpi_distributed_poisson_solver.h>
+#include <cellwise/mesh/partition.h>
+
+#include <deal.II/base/function.h>
+#include <deal.II/base/mpi.h>
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/dynamic_sparsity_pattern.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/solver_cg.h>
+#include <deal.II/lac/solver_control.h>
+#include <deal.II/lac/sparsity_tools.h>
+#include <deal.II/lac/trilinos_precondition.h>
+#include <deal.II/lac/trilinos_sparse_matrix.h>
+#include <deal.II/lac/trilinos_vector.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+
+using namespace dealii;
+
+namespace
+{
+  using Vector = LinearAlgebra::distributed::Vector<double>;
+
+  void
+  run(const unsigned int degree, const unsigned int refinements, std::ostream &out)
+  {
+    const MPI_Comm                          comm = MPI_COMM_WORLD;
+    parallel::distributed::Triangulation<3> tria(comm,
+                                                 Triangulation<3>::limit_level_difference_at_vertices,
+                                                 parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
+    GridGenerator::subdivided_hyper_rectangle(tria, {2, 1, 1}, Point<3>(0., 0., 0.), Point<3>(2., 1., 1.));
+    tria.refine_global(refinements);
+    FE_Q<3>       fe(degree);
+    DoFHandler<3> dof_handler(tria);
+    dof_handler.distribute_dofs(fe);
+    dof_handler.distribute_mg_dofs();
+    const IndexSet owned    = dof_handler.locally_owned_dofs();
+    const IndexSet relevant = DoFTools::extract_locally_relevant_dofs(dof_handler);
+
+    AffineConstraints<double> constraints(relevant);
+    VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ZeroFunction<3>(), constraints);
+    constraints.close();
+
+    // deal.II's system: the Laplacian and the load of f = 1 + x y z
+    DynamicSparsityPattern dsp(relevant);
+    DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
+    SparsityTools::distribute_sparsity_pattern(dsp, owned, comm, relevant);
+    TrilinosWrappers::SparseMatrix matrix;
+    matrix.reinit(owned, owned, dsp, comm);
+    TrilinosWrappers::MPI::Vector load(owned, comm), reference(owned, comm);
+    const QGauss<3>               quadrature(degree + 1);
+    FEValues<3>                   fe_values(fe, quadrature, update_values | update_gradients | update_JxW_values | update_quadrature_points);
+    const unsigned int            n = fe.n_dofs_per_cell();
+    FullMatrix<double>            cell_matrix(n, n);
+    ::dealii::Vector<double>      cell_load(n);
+    std::vector<types::global_dof_index> dofs(n);
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          fe_values.reinit(cell);
+          cell_matrix = 0;
+          cell_load   = 0;
+          for (unsigned int q = 0; q < quadrature.size(); ++q)
+            {
+              const Point<3> &x = fe_values.quadrature_point(q);
+              for (unsigned int i = 0; i < n; ++i)
+                {
+                  for (unsigned int j = 0; j < n; ++j)
+                    cell_matrix(i, j) += fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q) * fe_values.JxW(q);
+                  cell_load(i) += (1. + x[0] * x[1] * x[2]) * fe_values.shape_value(i, q) * fe_values.JxW(q);
+                }
+            }
+          cell->get_dof_indices(dofs);
+          constraints.distribute_local_to_global(cell_matrix, cell_load, dofs, matrix, load);
+        }
+    matrix.compress(VectorOperation::add);
+    load.compress(VectorOperation::add);
+    TrilinosWrappers::PreconditionAMG amg;
+    amg.initialize(matrix);
+    SolverControl                                reference_control(1000, 1e-14 * load.l2_norm());
+    SolverCG<TrilinosWrappers::MPI::Vector>      cg(reference_control);
+    cg.solve(matrix, reference, load, amg);
+    constraints.distribute(reference);
+
+    Vector rhs(owned, comm), expected(owned, comm);
+    for (const auto j : owned)
+      {
+        rhs(j)      = load(j);
+        expected(j) = reference(j);
+      }
+
+    out << "Q" << degree << ", " << dof_handler.n_dofs() << " DoFs:" << std::endl;
+    for (const bool patch : {false, true})
+      {
+        cellwise::MultigridParameters parameters;
+        if (patch)
+          {
+            parameters.smoother = cellwise::SmootherType::patch;
+            parameters.outer    = cellwise::OuterIteration::stationary;
+          }
+        const cellwise::dealii::DistributedPoissonSolver solver(dof_handler, parameters);
+        Vector                                           solution(owned, relevant, comm);
+        SolverControl                                    control(100, 1e-12 * rhs.l2_norm());
+        solver.solve(solution, rhs, control);
+        Vector difference(owned, comm);
+        difference.copy_locally_owned_data_from(solution);
+        difference -= expected;
+        const double relative = difference.linfty_norm() / expected.linfty_norm();
+        out << "  cellwise, " << (patch ? "vertex patch, stationary" : "Chebyshev, CG") << ": " << control.last_step()
+            << " iterations, solution equals deal.II's to 1e-9: " << (relative < 1e-9 ? "yes" : "no") << std::endl;
+        if (!patch)
+          {
+            const auto morton = cellwise::morton_partition(solver.imported().hierarchy, Utilities::MPI::n_mpi_processes(comm));
+            out << "  partition: deal.II's level subdomains, " << (morton == solver.owners() ? "equal" : "not equal")
+                << " to cellwise's Morton partition" << std::endl;
+          }
+      }
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  std::ofstream                    out;
+  if (Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
+    out.open("output");
+  run(2, 3, out);
+  run(3, 2, out);
+  return 0;
+}
