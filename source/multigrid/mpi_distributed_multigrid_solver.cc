@@ -258,10 +258,10 @@ namespace cellwise
             const auto &patch = *patch_smoothers_[l - 1];
             for (unsigned int k = 0; k < parameters_.smoothing_steps; ++k)
               {
-                exchange.halo_bytes += double(patch.cells_sent_per_smooth(k == 0, SweepDirection::forward)) * cell_bytes;
+                exchange.halo_bytes += double(patch.values_sent_per_smooth(k == 0, SweepDirection::forward)) * sizeof(double);
                 exchange.halo_messages += patch.messages_per_smooth(k == 0, SweepDirection::forward);
                 const SweepDirection post = parameters_.post_smoothing_direction();
-                exchange.halo_bytes += double(patch.cells_sent_per_smooth(false, post)) * cell_bytes;
+                exchange.halo_bytes += double(patch.values_sent_per_smooth(false, post)) * sizeof(double);
                 exchange.halo_messages += patch.messages_per_smooth(false, post);
               }
           }

@@ -41,7 +41,7 @@ namespace cellwise
         for (const unsigned int g : ghosts)
           if (membership[g][colour] == 0)
             stale.push_back(g);
-        colour_halo_[colour] = CellHaloExchange(local, comm, stale, 201 + static_cast<int>(colour));
+        colour_halo_[colour] = CellHaloExchange(local, comm, stale, 201 + static_cast<int>(colour), colour);
       }
   }
 
@@ -67,14 +67,15 @@ namespace cellwise
 
   template <typename Number, typename Layout>
   std::size_t
-  DistributedVertexPatchSmoother<Number, Layout>::cells_sent_per_smooth(const bool zero_initial_guess, const SweepDirection direction) const
+  DistributedVertexPatchSmoother<Number, Layout>::values_sent_per_smooth(const bool zero_initial_guess, const SweepDirection direction) const
   {
-    std::size_t cells = whole_halo_.cells_sent() * (zero_initial_guess ? 1 : 2);
+    const unsigned int degree = smoother_.degree();
+    std::size_t        values = whole_halo_.values_sent(degree) * (zero_initial_guess ? 1 : 2);
     for (unsigned int sweep = 0; sweep < smoother_.n_sweeps(); ++sweep)
       for (unsigned int step = 0; step < 8; ++step)
         if (sweep + 1 < smoother_.n_sweeps() || step < 7)
-          cells += colour_halo_[sweep_colour(step, direction)].cells_sent();
-    return cells;
+          values += colour_halo_[sweep_colour(step, direction)].values_sent(degree);
+    return values;
   }
 
   template <typename Number, typename Layout>

@@ -1,12 +1,24 @@
 #include <cellwise/storage/mpi_cell_halo_exchange.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <map>
 #include <sstream>
 
 namespace cellwise
 {
+  CellHaloExchange::CellHaloExchange(const LocalLevel                &local,
+                                     const MPI_Comm                   comm,
+                                     const std::vector<unsigned int> &ghosts,
+                                     const int                        tag,
+                                     const unsigned int               patch_colour)
+    : CellHaloExchange(local, comm, ghosts, tag)
+  {
+    CELLWISE_CHECK(patch_colour < 8, "CellHaloExchange: patch colour " << patch_colour << " is not in 0..7");
+    patch_colour_ = patch_colour;
+  }
+
   CellHaloExchange::CellHaloExchange(const LocalLevel &local, const MPI_Comm comm, const std::vector<unsigned int> &ghosts, const int tag)
     : local_(&local)
     , comm_(comm)
@@ -79,6 +91,46 @@ namespace cellwise
   }
 
   std::size_t
+  CellHaloExchange::values_per_cell(const unsigned int degree) const
+  {
+    const std::size_t n = patch_colour_ < 8 ? degree : degree + 1;
+    return n * n * n;
+  }
+
+  std::size_t
+  CellHaloExchange::values_sent(const unsigned int degree) const
+  {
+    return cells_sent() * values_per_cell(degree);
+  }
+
+  template <typename Visit>
+  void
+  CellHaloExchange::for_sent_dofs(const unsigned int cell, const unsigned int degree, const Visit &visit) const
+  {
+    const unsigned int n = degree + 1;
+    if (patch_colour_ >= 8)
+      {
+        for (unsigned int i = 0; i < n * n * n; ++i)
+          visit(i);
+        return;
+      }
+    // the cell's corner of the colour's parity is the patch vertex: along
+    // axis d at k_d + e_d, e_d = (colour_d − k_d) mod 2. The cell is then
+    // in lane bit c_d = 1 − e_d of the patch, and its patch-interior nodes
+    // are 1 − c_d … p − c_d (vertex_patch_smoother.cc), i.e. e_d … e_d + p − 1
+    std::array<unsigned int, 3> first;
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        const int k = local_->level.coordinates[cell][d];
+        first[d]    = static_cast<unsigned int>(((patch_colour_ >> d) - static_cast<unsigned int>(k)) & 1u);
+      }
+    for (unsigned int z = first[2]; z < first[2] + degree; ++z)
+      for (unsigned int y = first[1]; y < first[1] + degree; ++y)
+        for (unsigned int x = first[0]; x < first[0] + degree; ++x)
+          visit((z * n + y) * n + x);
+  }
+
+  std::size_t
   CellHaloExchange::cells_sent() const
   {
     std::size_t cells = 0;
@@ -94,7 +146,8 @@ namespace cellwise
     CELLWISE_CHECK(local_ && v.n_cells() == local_->level.n_cells(),
                    "CellHaloExchange::apply: a vector of " << v.n_cells() << " cells on a local level of "
                                                            << (local_ ? local_->level.n_cells() : 0) << " cells");
-    const std::size_t n = v.dofs_per_cell();
+    const unsigned int degree = v.degree();
+    const std::size_t  n      = values_per_cell(degree);
     CELLWISE_CHECK(n * sizeof(Number) * std::max(cells_sent(), cells_received_) <= std::size_t(INT_MAX),
                    "CellHaloExchange: a message exceeds MPI's int count of bytes; use more ranks");
     send_buffer_.resize(std::max(send_buffer_.size(), cells_sent() * n * sizeof(Number)));
@@ -114,10 +167,7 @@ namespace cellwise
       {
         Number *out = send_values + exchange.offset * n;
         for (const unsigned int cell : exchange.cells)
-          {
-            v.read_cell(cell, out);
-            out += n;
-          }
+          for_sent_dofs(cell, degree, [&](const unsigned int i) { *out++ = v(cell, i); });
         requests.emplace_back();
         CELLWISE_MPI_CHECK(MPI_Isend(send_values + exchange.offset * n, static_cast<int>(exchange.cells.size() * n * sizeof(Number)),
                                      MPI_BYTE, exchange.rank, tag_, comm_, &requests.back()));
@@ -127,10 +177,7 @@ namespace cellwise
       {
         const Number *in = receive_values + exchange.offset * n;
         for (const unsigned int cell : exchange.cells)
-          {
-            v.write_cell(cell, in);
-            in += n;
-          }
+          for_sent_dofs(cell, degree, [&](const unsigned int i) { v(cell, i) = *in++; });
       }
   }
 

@@ -1,10 +1,10 @@
 // The vertex-patch smoother across MPI ranks against the serial one: each
 // rank solves the patches that touch its owned cells, from its vertex halo,
 // and the owners send after each colour the ghost cells that a patch of
-// other ranks changed. The owned values after forward and reverse sweeps,
-// from zero and from a nonzero guess, must equal the serial sweep's exactly
-// (ghosts start as NaN, so a ghost cell an exchange fails to deliver
-// spoils its patch); the whole solve — the stationary iteration and CG with
+// other ranks changed (of each cell the nodes the colour can change). The
+// owned values after forward and reverse sweeps, from zero and from a
+// nonzero guess, must equal the serial sweep's exactly (ghosts start as
+// NaN, so a ghost value an exchange fails to deliver spoils its patch); the whole solve — the stationary iteration and CG with
 // the patch-smoothed V-cycle — must take the serial iteration counts and
 // give its solution to rounding. The tests were checked to fail when one
 // colour's halo update is left out.
@@ -45,7 +45,7 @@ namespace
   }
 
   /// Serial and distributed sweeps of level @p l, compared exactly on the
-  /// owned cells. Returns the cells this rank sent in the distributed one.
+  /// owned cells. Returns the values this rank sent in the distributed one.
   std::size_t
   compare_sweeps(const LevelHierarchy &h, const unsigned int l, const unsigned int degree, const unsigned int n_sweeps)
   {
@@ -80,7 +80,7 @@ namespace
             << " initial guess, " << (direction == SweepDirection::forward ? "forward" : "reverse") << ", rank " << rank << " of "
             << size;
           EXPECT_EQ(owned_mismatches(local, db.local(), b), 0u) << "the smoother changed b's owned values";
-          sent += distributed.cells_sent_per_smooth(zero, direction);
+          sent += distributed.values_sent_per_smooth(zero, direction);
         }
     // every patch that touches an owned cell is solved here
     const auto membership = count_patch_memberships(distributed.local_smoother().patches(), local.level.n_cells());

@@ -14,8 +14,9 @@
  * copies. The rank's local level holds the ghosts of GhostLayer::vertices
  * (every cell of these patches). What a rank cannot compute is the change
  * of a ghost cell by a patch that touches none of its owned cells; after
- * each colour the owners send exactly those ghost cells (whole cells,
- * requested at set-up per colour). The last colour of a call sends
+ * each colour the owners send exactly those ghost cells (requested at
+ * set-up per colour), and of each only the p³ nodes that the colour's
+ * patch can change. The last colour of a call sends
  * nothing: ghost values are not meaningful between operations, so each
  * call starts by updating the ghost cells of b and, unless the initial
  * guess is zero, of u.
@@ -63,9 +64,9 @@ namespace cellwise
       return smoother_;
     }
 
-    /// Cells and messages this rank sends in one smooth() call.
+    /// Values and messages this rank sends in one smooth() call.
     std::size_t
-    cells_sent_per_smooth(bool zero_initial_guess, SweepDirection direction) const;
+    values_sent_per_smooth(bool zero_initial_guess, SweepDirection direction) const;
     std::size_t
     messages_per_smooth(bool zero_initial_guess, SweepDirection direction) const;
 

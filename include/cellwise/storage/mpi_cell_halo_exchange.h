@@ -33,6 +33,13 @@ namespace cellwise
     /// here, or not owned by the rank asked, is an error on every rank.
     CellHaloExchange(const LocalLevel &local, MPI_Comm comm, const std::vector<unsigned int> &ghosts, int tag);
 
+    /// The same, sending of each cell only the nodes that a vertex patch of
+    /// colour @p patch_colour can change: the p³ patch-interior nodes of the
+    /// cell's lane in its patch of that colour (mesh/vertex_patches.h; the
+    /// lane follows from the cell's integer coordinates), 27 of 64 values at
+    /// Q3. The vertex-patch smoother's update after a colour step.
+    CellHaloExchange(const LocalLevel &local, MPI_Comm comm, const std::vector<unsigned int> &ghosts, int tag, unsigned int patch_colour);
+
     /// The requested ghost cells of @p v get their owners' values.
     /// Collective over the ranks that exchange with this one.
     template <typename Number, typename Layout>
@@ -42,6 +49,9 @@ namespace cellwise
     /// Cells this rank sends, and messages, per apply().
     std::size_t
     cells_sent() const;
+    /// Values this rank sends per apply() for FE_Q(@p degree) cells.
+    std::size_t
+    values_sent(unsigned int degree) const;
     std::size_t
     messages() const
     {
@@ -56,7 +66,18 @@ namespace cellwise
       std::size_t               offset = 0; ///< in cells, in the send or receive buffer
     };
 
+    /// Values of one cell in a message: all, or the patch-interior ones.
+    std::size_t
+    values_per_cell(unsigned int degree) const;
+    /// The values of @p cell in a message, in their order: @p visit(i)
+    /// for each sent local DoF index i.
+    template <typename Visit>
+    void
+    for_sent_dofs(unsigned int cell, unsigned int degree, const Visit &visit) const;
+
     const LocalLevel     *local_ = nullptr;
+    /// The patch colour whose interior nodes travel; n_colours: whole cells.
+    unsigned int          patch_colour_ = 8;
     MPI_Comm              comm_  = MPI_COMM_NULL;
     int                   tag_   = 0;
     std::vector<Exchange> sends_, receives_;
