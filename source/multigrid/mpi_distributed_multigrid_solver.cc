@@ -1,4 +1,5 @@
 #include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 #include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
@@ -26,8 +27,6 @@ namespace cellwise
       std::ostringstream why;
       if (parameters.backend != Backend::host)
         why << "the CUDA backend";
-      else if (parameters.precision != Precision::fp64)
-        why << "mixed precision";
       else if (parameters.coefficient)
         why << "a coefficient";
       else if (parameters.pure_neumann)
@@ -62,9 +61,8 @@ namespace cellwise
     // the same options on every rank: the same refusal everywhere
     check_collectively(comm, why.empty(),
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
-                         " yet; it runs FP64 on the host with the Chebyshev, Jacobi or vertex-patch smoother, CG or the stationary iteration, and "
-                         "uniform box or "
-                         "lattice meshes (doc/mpi.md)");
+                         " yet; it runs on the host (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch smoother, CG or the "
+                         "stationary iteration, a Cholesky coarse solve, and uniform box or lattice meshes (doc/mpi.md)");
     const unsigned int n_levels = serial.n_levels();
     if (owners.empty())
       owner_ = morton_partition(serial, size);
@@ -89,65 +87,17 @@ namespace cellwise
     for (unsigned int l = 0; l < n_levels; ++l)
       local_.push_back(make_local_level(serial.level(l), owner_[l], rank, ghosts));
 
-    using V = VectorType;
-    typename VCycle<V>::Components components;
-    V                              mask;
     for (unsigned int l = 0; l < n_levels; ++l)
-      {
-        levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, serial.level(l).n_cells(),
-                                                                   lagrange_trace_layers(degree)));
-        mask     = make_distributed_dirichlet_mask<double>(levels_[l], degree, parameters.dirichlet_ids);
-        auto op  = std::make_shared<const DistributedLaplaceOperator<double>>(levels_[l], degree);
-        components.operators.push_back(op);
-        components.level_shapes.push_back(V(levels_[l], degree));
-        if (l == 0)
-          {
-            components.smoothers.push_back(nullptr);
-            const LaplaceOperator<double> serial_op(serial.level(0), degree);
-            auto coarse = std::make_shared<CholeskyCoarseSolver<double>>(
-              serial.level(0), serial_op, make_dirichlet_mask<double>(serial.level(0), degree, parameters.dirichlet_ids));
-            components.coarse_solver = std::make_shared<GatheredCoarseSolver<double>>(coarse, levels_[l], degree);
-          }
-        else if (parameters.smoother == SmootherType::chebyshev)
-          {
-            ChebyshevParameters chebyshev;
-            chebyshev.degree                = parameters.chebyshev_degree;
-            chebyshev.smoothing_range       = parameters.smoothing_range;
-            chebyshev.eigenvalue_iterations = parameters.eigenvalue_iterations;
-            components.smoothers.push_back(
-              std::make_shared<DistributedChebyshevSmoother<double>>(local_[l].level, *op, mask, chebyshev));
-          }
-        else if (parameters.smoother == SmootherType::jacobi)
-          components.smoothers.push_back(std::make_shared<DistributedJacobiSmoother<double>>(
-            local_[l].level, *op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}));
-        else
-          {
-            auto patch = std::make_shared<DistributedVertexPatchSmoother<double>>(*op, parameters.patch_sweeps);
-            patch_smoothers_.push_back(patch);
-            components.smoothers.push_back(patch);
-          }
-        if (l + 1 == n_levels)
-          {
-            fine_operator_ = op;
-            fine_mask_     = mask;
-          }
-        if (log)
-          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << serial.level(l).n_cells() << " cells, "
-               << std::setw(8) << local_[l].n_owned_cells() << " owned and " << local_[l].level.n_cells() - local_[l].n_owned_cells()
-               << " ghosts on rank " << rank << " of " << size << ", "
-               << (l == 0 ? "gathered Cholesky coarse solve" : "smoother " + to_string(parameters.smoother)) << std::endl;
-      }
-    if (n_levels > 1)
-      {
-        transfer_           = std::make_shared<const DistributedLevelTransfer<double>>(serial, owner_, local_, comm, degree);
-        components.transfer = transfer_;
-      }
-    typename VCycle<V>::Parameters cycle;
-    cycle.pre_smoothing  = parameters.smoothing_steps;
-    cycle.post_smoothing = parameters.smoothing_steps;
-    cycle.pre_direction  = SweepDirection::forward;
-    cycle.post_direction = parameters.post_smoothing_direction();
-    cycle_               = std::make_shared<const VCycle<V>>(std::move(components), cycle);
+      levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, serial.level(l).n_cells(),
+                                                                 lagrange_trace_layers(degree)));
+    // the outer iteration's FP64 operator and mask on the finest level
+    fine_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(levels_.back(), degree);
+    fine_mask_     = make_distributed_dirichlet_mask<double>(levels_.back(), degree, parameters.dirichlet_ids);
+    if (parameters.precision == Precision::fp64)
+      cycle_ = make_cycle<double>(log);
+    else
+      cycle_ = std::make_shared<const MixedPrecisionPreconditioner<VectorType, DistributedCellVector<float>>>(
+        make_cycle<float>(log), DistributedCellVector<float>(levels_.back(), degree));
 
     // the gather of the finest level's solution
     fine_gather_ = std::make_unique<SerialGather>(local_.back(), comm, serial.levels.back().n_cells(), degree);
@@ -163,13 +113,93 @@ namespace cellwise
            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s; rank " << rank << " sends "
            << fine_dss_values_sent() << " values per DSS of the finest level and per V-cycle "
            << static_cast<long long>(exchange.dss_bytes) << " B in " << exchange.dss_messages << " DSS messages, "
-           << (patch_smoothers_.empty() ? std::string()
+           << (patch_halo_.empty() ? std::string()
                                         : std::to_string(static_cast<long long>(exchange.halo_bytes)) + " B in " +
                                             std::to_string(exchange.halo_messages) + " patch-halo messages, ")
            << static_cast<long long>(exchange.transfer_bytes) << " B in " << exchange.transfer_messages
            << " transfer messages (the most on a rank: " << static_cast<long long>(largest[0]) << " B, "
            << static_cast<long long>(largest[1]) << " messages), and one gather of " << exchange.coarse_values_gathered
            << " coarse values" << std::endl;
+  }
+
+  template <typename Number>
+  std::shared_ptr<const Preconditioner<DistributedCellVector<Number>>>
+  DistributedMultigridSolver::make_cycle(std::ostream *log)
+  {
+    using V                      = DistributedCellVector<Number>;
+    const unsigned int n_levels  = serial_.n_levels();
+    const int          rank      = mpi_rank(comm_), size = mpi_size(comm_);
+    const MultigridParameters &parameters = parameters_;
+    const unsigned int degree    = degree_;
+    value_bytes_                 = sizeof(Number);
+    typename VCycle<V>::Components components;
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        const V    mask = make_distributed_dirichlet_mask<Number>(levels_[l], degree, parameters.dirichlet_ids);
+        const auto op   = std::make_shared<const DistributedLaplaceOperator<Number>>(levels_[l], degree);
+        components.operators.push_back(op);
+        components.level_shapes.push_back(V(levels_[l], degree));
+        if (l == 0)
+          {
+            components.smoothers.push_back(nullptr);
+            const LaplaceOperator<Number> serial_op(serial_.level(0), degree);
+            auto coarse = std::make_shared<CholeskyCoarseSolver<Number>>(
+              serial_.level(0), serial_op, make_dirichlet_mask<Number>(serial_.level(0), degree, parameters.dirichlet_ids));
+            components.coarse_solver = std::make_shared<GatheredCoarseSolver<Number>>(coarse, levels_[l], degree);
+          }
+        else if (parameters.smoother == SmootherType::chebyshev)
+          {
+            ChebyshevParameters chebyshev;
+            chebyshev.degree                = parameters.chebyshev_degree;
+            chebyshev.smoothing_range       = parameters.smoothing_range;
+            chebyshev.eigenvalue_iterations = parameters.eigenvalue_iterations;
+            components.smoothers.push_back(
+              std::make_shared<DistributedChebyshevSmoother<Number>>(local_[l].level, *op, mask, chebyshev));
+          }
+        else if (parameters.smoother == SmootherType::jacobi)
+          components.smoothers.push_back(std::make_shared<DistributedJacobiSmoother<Number>>(
+            local_[l].level, *op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}));
+        else
+          {
+            auto patch = std::make_shared<DistributedVertexPatchSmoother<Number>>(*op, parameters.patch_sweeps);
+            // the halo values of a V-cycle as it calls the smoother: the
+            // first pre-smoothing from zero
+            PatchHalo halo;
+            const SweepDirection post = parameters.post_smoothing_direction();
+            for (unsigned int k = 0; k < parameters.smoothing_steps; ++k)
+              {
+                halo.values += patch->values_sent_per_smooth(k == 0, SweepDirection::forward) +
+                               patch->values_sent_per_smooth(false, post);
+                halo.messages +=
+                  patch->messages_per_smooth(k == 0, SweepDirection::forward) + patch->messages_per_smooth(false, post);
+              }
+            patch_halo_.push_back(halo);
+            components.smoothers.push_back(patch);
+          }
+        if (log)
+          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << serial_.level(l).n_cells() << " cells, "
+               << std::setw(8) << local_[l].n_owned_cells() << " owned and " << local_[l].level.n_cells() - local_[l].n_owned_cells()
+               << " ghosts on rank " << rank << " of " << size << ", "
+               << (l == 0 ? "gathered Cholesky coarse solve" : "smoother " + to_string(parameters.smoother))
+               << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << std::endl;
+      }
+    if (n_levels > 1)
+      {
+        const auto transfer = std::make_shared<const DistributedLevelTransfer<Number>>(serial_, owner_, local_, comm_, degree);
+        for (unsigned int l = 1; l < n_levels; ++l)
+          {
+            const auto &pair = transfer->at(l);
+            transfer_cells_.push_back(pair.cells_sent_per_prolongation() + pair.cells_sent_per_restriction());
+            transfer_messages_.push_back(pair.messages_per_prolongation() + pair.messages_per_restriction());
+          }
+        components.transfer = transfer;
+      }
+    typename VCycle<V>::Parameters cycle;
+    cycle.pre_smoothing  = parameters.smoothing_steps;
+    cycle.post_smoothing = parameters.smoothing_steps;
+    cycle.pre_direction  = SweepDirection::forward;
+    cycle.post_direction = parameters.post_smoothing_direction();
+    return std::make_shared<const VCycle<V>>(std::move(components), cycle);
   }
 
   void
@@ -241,34 +271,25 @@ namespace cellwise
   DistributedMultigridSolver::exchange_per_cycle() const
   {
     // DSS per smoothing: one per Chebyshev or Jacobi step; the patch
-    // smoother sends whole cells instead (halo_bytes)
+    // smoother sends halo cells instead (halo_bytes). Values of the levels'
+    // precision (4 bytes in the mixed cycle).
     const unsigned int steps = parameters_.smoother == SmootherType::chebyshev ? parameters_.chebyshev_degree
                                : parameters_.smoother == SmootherType::jacobi  ? parameters_.jacobi_steps
                                                                                : 0;
     const std::size_t  dss_per_level = 2 * std::size_t(parameters_.smoothing_steps) * steps;
-    const double       cell_bytes    = double((degree_ + 1) * (degree_ + 1) * (degree_ + 1)) * sizeof(double);
+    const double       cell_bytes    = double((degree_ + 1) * (degree_ + 1) * (degree_ + 1)) * double(value_bytes_);
     ExchangePerCycle   exchange;
     for (std::size_t l = 1; l < levels_.size(); ++l)
       {
-        exchange.dss_bytes += double(dss_per_level) * double(levels_[l]->dss.values_sent_per_apply()) * sizeof(double);
+        exchange.dss_bytes += double(dss_per_level) * double(levels_[l]->dss.values_sent_per_apply()) * double(value_bytes_);
         exchange.dss_messages += dss_per_level * levels_[l]->dss.messages_per_apply();
-        if (!patch_smoothers_.empty())
+        if (!patch_halo_.empty())
           {
-            // as the V-cycle calls it: the first pre-smoothing from zero
-            const auto &patch = *patch_smoothers_[l - 1];
-            for (unsigned int k = 0; k < parameters_.smoothing_steps; ++k)
-              {
-                exchange.halo_bytes += double(patch.values_sent_per_smooth(k == 0, SweepDirection::forward)) * sizeof(double);
-                exchange.halo_messages += patch.messages_per_smooth(k == 0, SweepDirection::forward);
-                const SweepDirection post = parameters_.post_smoothing_direction();
-                exchange.halo_bytes += double(patch.values_sent_per_smooth(false, post)) * sizeof(double);
-                exchange.halo_messages += patch.messages_per_smooth(false, post);
-              }
+            exchange.halo_bytes += double(patch_halo_[l - 1].values) * double(value_bytes_);
+            exchange.halo_messages += patch_halo_[l - 1].messages;
           }
-        const auto &transfer = transfer_->at(static_cast<unsigned int>(l));
-        exchange.transfer_bytes +=
-          double(transfer.cells_sent_per_prolongation() + transfer.cells_sent_per_restriction()) * cell_bytes;
-        exchange.transfer_messages += transfer.messages_per_prolongation() + transfer.messages_per_restriction();
+        exchange.transfer_bytes += double(transfer_cells_[l - 1]) * cell_bytes;
+        exchange.transfer_messages += transfer_messages_[l - 1];
       }
     exchange.coarse_values_gathered = std::size_t(serial_.level(0).n_cells()) * (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
     return exchange;

@@ -8,8 +8,9 @@
  * (doc/mpi.md) and solves with the V-cycle and CG of the serial solver,
  * unchanged; the serial right-hand side is read on the owned cells and the
  * solution gathered back to a serial vector on every rank. First step:
- * FP64 on the host, Chebyshev, Jacobi or vertex-patch smoothing, CG or
- * the stationary iteration, a coarse level the
+ * on the host (FP64, or FP32 levels in the FP64 outer iteration),
+ * Chebyshev, Jacobi or vertex-patch smoothing, CG or the stationary
+ * iteration, a coarse level the
  * Cholesky solve takes, meshes that morton_partition takes (boxes and
  * lattices, uniform); every other choice is refused with a message, on every
  * rank.
@@ -123,6 +124,11 @@ namespace cellwise
     exchange_per_cycle() const;
 
   private:
+    /// The V-cycle with all level components in precision Number.
+    template <typename Number>
+    std::shared_ptr<const Preconditioner<DistributedCellVector<Number>>>
+    make_cycle(std::ostream *log);
+
     /// The owned cells of the serial @p serial into @p v (ghosts zero).
     void
     scatter(const CellVector<double> &serial, VectorType &v) const;
@@ -139,10 +145,19 @@ namespace cellwise
     std::vector<std::shared_ptr<const DistributedLevel>>      levels_;
     std::shared_ptr<const DistributedLaplaceOperator<double>> fine_operator_;
     VectorType                                                fine_mask_;
-    std::shared_ptr<const VCycle<VectorType>>                 cycle_;
-    /// Levels 1.. with the vertex-patch smoother (empty with the others).
-    std::vector<std::shared_ptr<const DistributedVertexPatchSmoother<double>>> patch_smoothers_;
-    std::shared_ptr<const DistributedLevelTransfer<double>>   transfer_;
+    /// The V-cycle: FP64, or FP32 inside MixedPrecisionPreconditioner.
+    std::shared_ptr<const Preconditioner<VectorType>>         cycle_;
+    /// Bytes per value of the cycle's levels (8 or 4).
+    std::size_t value_bytes_ = sizeof(double);
+    /// Per level 1..: the patch smoother's halo values and messages per
+    /// V-cycle (empty with the other smoothers), and the transfers' cells
+    /// and messages to the level below.
+    struct PatchHalo
+    {
+      std::size_t values = 0, messages = 0;
+    };
+    std::vector<PatchHalo>   patch_halo_;
+    std::vector<std::size_t> transfer_cells_, transfer_messages_;
     std::unique_ptr<SerialGather>                             fine_gather_;
     mutable double            last_solve_seconds_ = 0;
   };

@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 namespace cellwise
 {
@@ -91,6 +92,14 @@ namespace cellwise
     add(const Number a, const DistributedCellVector &x)
     {
       local_.add(a, x.local_);
+    }
+    /// this += a x for a vector of another precision (the mixed cycle's
+    /// widened correction)
+    template <typename OtherNumber, typename = std::enable_if_t<!std::is_same_v<OtherNumber, Number>>>
+    void
+    add(const Number a, const DistributedCellVector<OtherNumber, Layout> &x)
+    {
+      local_.add(a, x.local());
     }
     void
     sadd(const Number s, const Number a, const DistributedCellVector &x)
