@@ -323,6 +323,9 @@ namespace
     std::cout << "  time to solution " << setup_seconds + call_seconds << " s: set-up " << setup_seconds
               << " s, solve call " << call_seconds << " s (the solve " << solve_seconds
               << " s, the rest copies between host and device and checks)" << std::endl;
+    // on ranks: the exchange time alone (collective, every rank calls it)
+    if (const std::string exchange = exchange_summary(*solver); !exchange.empty())
+      std::cout << exchange << std::endl;
     // --solves N: the same solve from the same guess again (warm)
     for (unsigned int k = 1; k < options.solves; ++k)
       {

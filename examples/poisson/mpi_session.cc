@@ -1,6 +1,7 @@
 #include "mpi_session.h"
 
 #include <iostream>
+#include <sstream>
 
 #ifdef CELLWISE_POISSON_WITH_MPI
 #  include <cellwise/base/mpi_check.h>
@@ -64,6 +65,26 @@ namespace poisson_program
   mpi_rank()
   {
     return session_rank;
+  }
+
+  std::string
+  exchange_summary(const cellwise::HostVectorSolver &solver)
+  {
+#ifdef CELLWISE_POISSON_WITH_MPI
+    if (const auto *distributed = dynamic_cast<const cellwise::DistributedMultigridSolver *>(&solver))
+      {
+        const double mine = distributed->last_exchange_seconds();
+        double       most = 0;
+        CELLWISE_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+        std::ostringstream out;
+        out << "  exchanges in the solve: " << mine << " s on rank 0 (the most on a rank " << most << " s) of "
+            << distributed->last_solve_seconds() << " s";
+        return out.str();
+      }
+#else
+    (void)solver;
+#endif
+    return {};
   }
 
   std::unique_ptr<cellwise::HostVectorSolver>

@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <memory>
 #include <streambuf>
+#include <string>
 
 namespace poisson_program
 {
@@ -46,6 +47,12 @@ namespace poisson_program
   mpi_ranks();
   int
   mpi_rank();
+
+  /// For the distributed solver, a line about the last solve's exchanges
+  /// (this rank's exchange time alone and the largest over the ranks;
+  /// collective); empty for the others.
+  std::string
+  exchange_summary(const cellwise::HostVectorSolver &solver);
 
   /// The solver of the finest level: the distributed one on more than one
   /// rank, otherwise make_host_vector_solver's.

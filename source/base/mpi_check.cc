@@ -5,6 +5,26 @@
 
 namespace cellwise
 {
+  namespace
+  {
+    double exchange_seconds_total = 0; // the MPI parts run on one thread
+  }
+
+  double
+  exchange_seconds()
+  {
+    return exchange_seconds_total;
+  }
+
+  ExchangeTimer::ExchangeTimer()
+    : start_(MPI_Wtime())
+  {}
+
+  ExchangeTimer::~ExchangeTimer()
+  {
+    exchange_seconds_total += MPI_Wtime() - start_;
+  }
+
   void
   check_collectively(const MPI_Comm comm, const bool condition, const std::string &message)
   {

@@ -216,7 +216,8 @@ namespace cellwise
                                                     std::vector<Number>        &received,
                                                     const int                   tag) const
   {
-    const std::size_t n3 = std::size_t(degree_ + 1) * (degree_ + 1) * (degree_ + 1);
+    const ExchangeTimer timer;
+    const std::size_t   n3 = std::size_t(degree_ + 1) * (degree_ + 1) * (degree_ + 1);
     received.resize(receives.empty() ? 0 : (receives.back().offset + receives.back().cells.size()) * n3);
     std::vector<Number>      sent(count_cells(sends) * n3);
     std::vector<MPI_Request> requests;

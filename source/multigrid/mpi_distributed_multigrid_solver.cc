@@ -246,7 +246,8 @@ namespace cellwise
                        "DistributedMultigridSolver::solve: the right-hand side or the initial guess is not a vector of the "
                        "finest level (vector())");
     CELLWISE_MPI_CHECK(MPI_Barrier(comm_));
-    const auto start = std::chrono::steady_clock::now();
+    const auto   start    = std::chrono::steady_clock::now();
+    const double exchange = exchange_seconds();
     // the serial solvers' outer solve, on distributed vectors: CG or the
     // stationary iteration, and a NaN in b or u named (collectively: the
     // monitors and all_finite are global)
@@ -254,6 +255,7 @@ namespace cellwise
     const SolveStatistics statistics = solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *cycle_,
                                                    distributed_u, distributed_b, fine_mask_, control, mean_dss);
     last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    last_exchange_seconds_           = exchange_seconds() - exchange;
     return statistics;
   }
 

@@ -143,6 +143,7 @@ namespace cellwise
   void
   CellHaloExchange::apply(CellVector<Number, MemorySpace::Host, Layout> &v) const
   {
+    const ExchangeTimer timer;
     CELLWISE_CHECK(local_ && v.n_cells() == local_->level.n_cells(),
                    "CellHaloExchange::apply: a vector of " << v.n_cells() << " cells on a local level of "
                                                            << (local_ ? local_->level.n_cells() : 0) << " cells");

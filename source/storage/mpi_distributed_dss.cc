@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace cellwise
@@ -123,6 +124,7 @@ namespace cellwise
         const auto total = [&](const std::vector<Exchange> &list) {
           return list.empty() ? std::size_t(0) : list.back().offset + list.back().faces.size() * values_per_face();
         };
+        std::optional<ExchangeTimer> timer(std::in_place); // the exchange, not the pass
         send_buffer_.resize(std::max(send_buffer_.size(), total(sends_[d]) * sizeof(Number)));
         receive_buffer_.resize(std::max(receive_buffer_.size(), total(receives_[d]) * sizeof(Number)));
         Number *const send_values    = reinterpret_cast<Number *>(send_buffer_.data());
@@ -159,6 +161,7 @@ namespace cellwise
                   for (unsigned int a = 0; a < n; ++a)
                     v(cell, face_layer_dof(n, d, layer_of_face(layers_, face, l), a, b)) = *in++;
           }
+        timer.reset();
         dss_axis_pass(local_.level, v, mode, layers_, d);
       }
   }

@@ -40,6 +40,7 @@ namespace cellwise
   SerialGather::gather(const CellVector<Number, MemorySpace::Host, Layout> &local_vector,
                        CellVector<Number, MemorySpace::Host, Layout>       &serial) const
   {
+    const ExchangeTimer timer;
     CELLWISE_CHECK(local_vector.n_cells() == local_.level.n_cells() && local_vector.degree() == degree_,
                    "SerialGather: a vector of " << local_vector.n_cells() << " cells of degree " << local_vector.degree()
                                                 << " for a local level of " << local_.level.n_cells() << " cells of degree "

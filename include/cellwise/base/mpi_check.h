@@ -44,6 +44,29 @@ namespace cellwise
     }                                                                             \
   while (false)
 
+  /**
+   * The exchange time alone: seconds this process has spent in the
+   * exchanges of the distributed components (DSS face layers, patch halos,
+   * transfer families, the coarse gather: packing, messages, waiting and
+   * unpacking) since it started. An ExchangeTimer adds the seconds of its
+   * scope. Waiting includes waiting for a slower neighbour.
+   */
+  double
+  exchange_seconds();
+
+  class ExchangeTimer
+  {
+  public:
+    ExchangeTimer();
+    ~ExchangeTimer();
+    ExchangeTimer(const ExchangeTimer &) = delete;
+    ExchangeTimer &
+    operator=(const ExchangeTimer &) = delete;
+
+  private:
+    double start_;
+  };
+
   /// Rank and size of @p comm.
   inline int
   mpi_rank(const MPI_Comm comm)

@@ -98,6 +98,15 @@ namespace cellwise
       return last_solve_seconds_;
     }
 
+    /// Seconds of the last solve this rank spent in exchanges (DSS, patch
+    /// halos, transfers, the coarse gather; exchange_seconds()), waiting
+    /// for slower neighbours included.
+    double
+    last_exchange_seconds() const
+    {
+      return last_exchange_seconds_;
+    }
+
     /// This rank's cells of level @p l: owned and ghost.
     const LocalLevel &
     local_level(unsigned int l) const
@@ -159,6 +168,6 @@ namespace cellwise
     std::vector<PatchHalo>   patch_halo_;
     std::vector<std::size_t> transfer_cells_, transfer_messages_;
     std::unique_ptr<SerialGather>                             fine_gather_;
-    mutable double            last_solve_seconds_ = 0;
+    mutable double            last_solve_seconds_ = 0, last_exchange_seconds_ = 0;
   };
 } // namespace cellwise
