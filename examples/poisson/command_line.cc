@@ -111,8 +111,9 @@ Options:
   --help                   this text
 
 Under mpirun -np N (N > 1) the Poisson solve is distributed over the ranks
-(host, FP64, --smoother chebyshev or jacobi, either --solver; boxes, the
-L-shape, the Kershaw box; doc/mpi.md); use --threads 1 with one rank per core.
+(host, FP64 or --precision mixed, every --smoother, either --solver; boxes,
+the L-shape, the Kershaw box; doc/mpi.md); use --threads 1 with one rank per
+core.
 )";
 }
 

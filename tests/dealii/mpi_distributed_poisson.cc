@@ -9,7 +9,8 @@
 // ranks are the same. The partition taken is deal.II's level subdomains,
 // and the core's morton_partition (which the main program and the machines
 // without deal.II use) must equal it: p4est's even cut corrected so that no
-// family of sibling leaves is split (partition for coarsening).
+// family of sibling leaves is split (partition for coarsening). A vector of
+// another layout and a locally refined mesh are refused on every rank.
 
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
 #include <cellwise/mesh/partition.h>
@@ -37,6 +38,7 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <string>
 
 using namespace dealii;
 
@@ -139,6 +141,67 @@ namespace
           }
       }
   }
+  /// Runs @p what; prints on how many ranks it threw cellwise::Error and
+  /// rank 0's message (every rank must refuse: no rank left waiting).
+  template <typename What>
+  void
+  expect_refusal(const char *name, const What &what, std::ostream &out)
+  {
+    unsigned int refused = 0;
+    std::string  message;
+    try
+      {
+        what();
+      }
+    catch (const cellwise::Error &e)
+      {
+        refused = 1;
+        message = e.what();
+        message = message.substr(0, message.rfind(" ["));
+      }
+    const unsigned int n = Utilities::MPI::sum(refused, MPI_COMM_WORLD);
+    out << name << ": refused on " << (n == Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) ? "every rank" : "some ranks only")
+        << std::endl
+        << "  " << message << std::endl;
+  }
+
+  void
+  refusals(std::ostream &out)
+  {
+    const MPI_Comm                          comm = MPI_COMM_WORLD;
+    parallel::distributed::Triangulation<3> tria(comm,
+                                                 Triangulation<3>::limit_level_difference_at_vertices,
+                                                 parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
+    GridGenerator::subdivided_hyper_rectangle(tria, {2, 1, 1}, Point<3>(0., 0., 0.), Point<3>(2., 1., 1.));
+    tria.refine_global(2);
+    FE_Q<3>       fe(2);
+    DoFHandler<3> dof_handler(tria);
+    dof_handler.distribute_dofs(fe);
+    dof_handler.distribute_mg_dofs();
+    const cellwise::dealii::DistributedPoissonSolver solver(dof_handler);
+
+    // a vector of another layout than the DoFHandler's: one more entry,
+    // owned by the last rank
+    expect_refusal("a vector of another layout", [&]() {
+      const unsigned int rank = Utilities::MPI::this_mpi_process(comm), size = Utilities::MPI::n_mpi_processes(comm);
+      IndexSet           owned(dof_handler.n_dofs() + 1);
+      owned.add_indices(dof_handler.locally_owned_dofs());
+      if (rank + 1 == size)
+        owned.add_index(dof_handler.n_dofs());
+      Vector        wrong(owned, comm), solution(wrong);
+      SolverControl control(10, 1e-10);
+      solver.solve(solution, wrong, control);
+    }, out);
+
+    // a locally refined mesh
+    for (const auto &cell : tria.active_cell_iterators())
+      if (cell->is_locally_owned() && cell->center()[0] < 0.5)
+        cell->set_refine_flag();
+    tria.execute_coarsening_and_refinement();
+    dof_handler.distribute_dofs(fe);
+    dof_handler.distribute_mg_dofs();
+    expect_refusal("a locally refined mesh", [&]() { cellwise::dealii::DistributedPoissonSolver refined(dof_handler); }, out);
+  }
 } // namespace
 
 int
@@ -150,5 +213,6 @@ main(int argc, char **argv)
     out.open("output");
   run(2, 3, out);
   run(3, 2, out);
+  refusals(out);
   return 0;
 }
