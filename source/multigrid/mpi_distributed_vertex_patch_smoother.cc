@@ -56,7 +56,7 @@ namespace cellwise
                    "DistributedVertexPatchSmoother: the vectors are not on the smoother's level");
     // the ghost cells of b are scratch: updating them leaves b's meaning
     // (its owned values) as it was
-    whole_halo_.apply(const_cast<VectorType &>(b).local());
+    whole_halo_.apply(b.local_for_ghost_update());
     if (!zero_initial_guess) // else the serial sweep zeroes all of u
       whole_halo_.apply(u.local());
     smoother_.smooth(u.local(), b.local(), zero_initial_guess, direction, [&](const unsigned int colour, const bool last) {

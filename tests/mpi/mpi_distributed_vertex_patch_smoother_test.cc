@@ -162,7 +162,7 @@ namespace
 TEST(DistributedVertexPatchSmoother, SolvesAsTheSerialSolver)
 {
   for (const OuterIteration outer : {OuterIteration::stationary, OuterIteration::cg})
-    for (const unsigned int degree : {2u, 3u})
+    for (const unsigned int degree : {2u, 3u, 4u})
       {
         MultigridParameters parameters;
         parameters.smoother = SmootherType::patch;

@@ -215,6 +215,15 @@ namespace cellwise
     {
       return local_;
     }
+    /// The local cells of a const vector, to update its ghost cells: ghost
+    /// values are scratch, not part of the vector's value (deal.II's
+    /// update_ghost_values() is const for the same reason). Owned values
+    /// must not be written through it.
+    LocalVector &
+    local_for_ghost_update() const
+    {
+      return local_;
+    }
     const DistributedLevel &
     level() const
     {
@@ -229,6 +238,7 @@ namespace cellwise
 
   private:
     std::shared_ptr<const DistributedLevel> level_;
-    LocalVector                             local_;
+    /// mutable: the ghost cells of a const vector may be updated
+    mutable LocalVector local_;
   };
 } // namespace cellwise
