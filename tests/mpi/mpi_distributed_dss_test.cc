@@ -22,15 +22,6 @@ using namespace cellwise::testing;
 
 namespace
 {
-  BoxDescription
-  unequal_box()
-  {
-    BoxDescription box;
-    box.upper        = {{3., 2., 1.5}};
-    box.subdivisions = {{3, 2, 2}};
-    return box;
-  }
-
   /// Distributed against serial DSS on every level of @p h, both modes.
   template <typename Number, typename Layout>
   void
@@ -62,7 +53,7 @@ namespace
 
 TEST(DistributedDss, EqualsTheSerialDssOnEveryLevelOfABox)
 {
-  const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2);
+  const LevelHierarchy h = make_box_hierarchy(unequal_mpi_box(), 2);
   for (const unsigned int degree : {1u, 2u, 3u})
     check_every_level<double, CellContiguous>(h, degree, lagrange_trace_layers(degree), "box");
   check_every_level<float, CellBlocked<32>>(h, 2, lagrange_trace_layers(2), "box, float, blocked");
@@ -70,7 +61,7 @@ TEST(DistributedDss, EqualsTheSerialDssOnEveryLevelOfABox)
 
 TEST(DistributedDss, EqualsTheSerialDssOnLocallyRefinedLevels)
 {
-  const BoxDescription box = unequal_box();
+  const BoxDescription box = unequal_mpi_box();
   for (const char *marker : {"octant", "ball"})
     {
       const LevelHierarchy h = make_adaptive_box_hierarchy(box, 1, 2, make_marker(marker, box));
@@ -81,7 +72,7 @@ TEST(DistributedDss, EqualsTheSerialDssOnLocallyRefinedLevels)
 
 TEST(DistributedDss, EqualsTheSerialDssOfBothHermiteLayers)
 {
-  const BoxDescription box = unequal_box();
+  const BoxDescription box = unequal_mpi_box();
   check_every_level<double, CellContiguous>(make_box_hierarchy(box, 1), 3, hermite_trace_layers(), "Hermite box");
   check_every_level<double, CellContiguous>(make_adaptive_box_hierarchy(box, 1, 1, make_octant_marker(box)), 3,
                                             hermite_trace_layers(), "Hermite octant");
@@ -113,7 +104,7 @@ TEST(DistributedDss, DisagreeingPartitionsAreAnErrorOnEveryRank)
   const int size = mpi_size(MPI_COMM_WORLD), rank = mpi_rank(MPI_COMM_WORLD);
   if (size < 2)
     GTEST_SKIP() << "needs at least two ranks";
-  const LevelHierarchy h     = make_box_hierarchy(unequal_box(), 1);
+  const LevelHierarchy h     = make_box_hierarchy(unequal_mpi_box(), 1);
   auto                 owner = morton_partition(h, size)[1];
   const Level         &level = h.level(1);
   // rank 0 claims a cell of rank 1 next to one of its own: rank 1 sends that
@@ -160,7 +151,7 @@ TEST(DistributedDss, DisagreeingPartitionsAreAnErrorOnEveryRank)
 TEST(DistributedDss, RefusesAVectorOfAnotherLevel)
 {
   const int            rank = mpi_rank(MPI_COMM_WORLD), size = mpi_size(MPI_COMM_WORLD);
-  const LevelHierarchy h    = make_box_hierarchy(unequal_box(), 1);
+  const LevelHierarchy h    = make_box_hierarchy(unequal_mpi_box(), 1);
   const LocalLevel     local = make_local_level(h.level(1), morton_partition(h, size)[1], rank);
   const DistributedDss dss(local, MPI_COMM_WORLD, lagrange_trace_layers(2));
   CellVector<double>   wrong_size(local.level.n_cells() + 1, 2), wrong_degree(local.level.n_cells(), 3);

@@ -36,15 +36,6 @@ using namespace cellwise::testing;
 
 namespace
 {
-  BoxDescription
-  unequal_box()
-  {
-    BoxDescription box;
-    box.upper        = {{3., 2., 1.5}};
-    box.subdivisions = {{3, 2, 2}};
-    return box;
-  }
-
   /// Serial and distributed sweeps of level @p l, compared exactly on the
   /// owned cells. Returns the values this rank sent in the distributed one.
   std::size_t
@@ -94,7 +85,7 @@ namespace
 
 TEST(DistributedVertexPatchSmoother, SweepsEqualTheSerialOnesExactly)
 {
-  const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2);
+  const LevelHierarchy h = make_box_hierarchy(unequal_mpi_box(), 2);
   std::size_t          sent = 0;
   for (const unsigned int degree : {2u, 3u})
     for (const unsigned int l : {1u, 2u})
@@ -109,7 +100,7 @@ TEST(DistributedVertexPatchSmoother, SweepsEqualTheSerialOnesExactly)
 TEST(DistributedVertexPatchSmoother, FaceGhostsAreRefusedOnEveryRank)
 {
   const MPI_Comm       comm  = MPI_COMM_WORLD;
-  const LevelHierarchy h     = make_box_hierarchy(unequal_box(), 1);
+  const LevelHierarchy h     = make_box_hierarchy(unequal_mpi_box(), 1);
   const auto           owner = morton_partition(h, mpi_size(comm));
   const LocalLevel     local = make_local_level(h.level(1), owner[1], mpi_rank(comm));
   const auto level = std::make_shared<const DistributedLevel>(local, comm, h.level(1).n_cells(), lagrange_trace_layers(2));
@@ -127,7 +118,7 @@ namespace
   {
     const MPI_Comm       comm = MPI_COMM_WORLD;
     const int            rank = mpi_rank(comm), size = mpi_size(comm);
-    const LevelHierarchy h    = make_box_hierarchy(unequal_box(), 2);
+    const LevelHierarchy h    = make_box_hierarchy(unequal_mpi_box(), 2);
     CellVector<double>   b(h.levels.back().n_cells(), degree);
     fill_random(b, 7);
     b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));

@@ -3,6 +3,7 @@
 // that a value an exchange fails to deliver shows) and the exact comparison
 // of the owned cells with the serial vector.
 
+#include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -11,6 +12,17 @@
 
 namespace cellwise::testing
 {
+  /// A box of 3 × 2 × 2 coarse cells of unequal sizes, whose Morton cuts
+  /// put rank boundaries along every axis.
+  inline BoxDescription
+  unequal_mpi_box()
+  {
+    BoxDescription box;
+    box.upper        = {{3., 2., 1.5}};
+    box.subdivisions = {{3, 2, 2}};
+    return box;
+  }
+
   /// The owned cells of @p serial on @p local; ghost cells NaN.
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
