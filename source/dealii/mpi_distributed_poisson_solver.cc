@@ -16,6 +16,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -135,9 +136,14 @@ namespace cellwise::dealii
     owners_.resize(finest + 1);
     bool               found_all = true;
     std::ostringstream problem;
+    // the finest level's lookup also finds the owned active cells below
+    std::unique_ptr<const CentreLookup> finest_lookup;
     for (unsigned int l = 0; l <= finest && found_all; ++l)
       {
-        const CentreLookup        lookup(h.level(l), imported_.domain_lower);
+        auto                level_lookup = std::make_unique<const CentreLookup>(h.level(l), imported_.domain_lower);
+        const CentreLookup &lookup       = *level_lookup;
+        if (l == finest)
+          finest_lookup = std::move(level_lookup);
         std::vector<unsigned int> mine;
         for (const auto &cell : tria.cell_iterators_on_level(l))
           if (cell->level_subdomain_id() == static_cast<::dealii::types::subdomain_id>(rank))
@@ -186,7 +192,7 @@ namespace cellwise::dealii
     const unsigned int              n3 = dof_handler.get_fe().n_dofs_per_cell();
     const std::vector<unsigned int> lex = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(imported_.degree);
     fine_indices_.assign(std::size_t(fine.n_owned_cells()) * n3, ::dealii::numbers::invalid_dof_index);
-    const CentreLookup                           lookup(h.levels.back(), imported_.domain_lower);
+    const CentreLookup                          &lookup = *finest_lookup;
     std::vector<::dealii::types::global_dof_index> dofs(n3);
     bool                                         covered = true;
     for (const auto &cell : dof_handler.active_cell_iterators())

@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <type_traits>
 
 namespace cellwise
 {
@@ -135,8 +136,20 @@ namespace cellwise
     typename VCycle<V>::Components components;
     for (unsigned int l = 0; l < n_levels; ++l)
       {
-        const V    mask = make_distributed_dirichlet_mask<Number>(levels_[l], degree, parameters.dirichlet_ids);
-        const auto op   = std::make_shared<const DistributedLaplaceOperator<Number>>(levels_[l], degree);
+        // an FP64 cycle shares the outer iteration's finest operator and mask
+        V                                                          mask;
+        std::shared_ptr<const DistributedLaplaceOperator<Number>> op;
+        if constexpr (std::is_same_v<Number, double>)
+          if (l + 1 == n_levels)
+            {
+              mask = fine_mask_;
+              op   = fine_operator_;
+            }
+        if (!op)
+          {
+            mask = make_distributed_dirichlet_mask<Number>(levels_[l], degree, parameters.dirichlet_ids);
+            op   = std::make_shared<const DistributedLaplaceOperator<Number>>(levels_[l], degree);
+          }
         components.operators.push_back(op);
         components.level_shapes.push_back(V(levels_[l], degree));
         if (l == 0)
