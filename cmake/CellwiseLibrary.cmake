@@ -3,7 +3,8 @@
 # (doc/architecture.md); a module's CUDA files sit beside their host twins and
 # are named cuda_*: the .cu kernels and any cuda_*.cc host code of the device
 # backend are built only with CUDA. The mpi_*.cc files of the MPI backend make
-# the separate target cellwise::mpi (CellwiseMpi.cmake). Sources are globbed
+# the separate target cellwise::mpi (CellwiseMpi.cmake), its mpi_cuda_*.cc
+# (the distributed components on device vectors) only with CUDA. Sources are globbed
 # per module so that adding a file needs no edit here; source/dealii/ is the
 # separate target cellwise::dealii (CellwiseDealii.cmake).
 include(GNUInstallDirs)
@@ -20,6 +21,11 @@ foreach(module IN LISTS CELLWISE_CORE_MODULES)
   # mpi_*.cc: the MPI backend, library cellwise::mpi (CellwiseMpi.cmake)
   set(module_mpi ${module_cc})
   list(FILTER module_mpi INCLUDE REGEX "/mpi_[^/]*\\.cc$")
+  # mpi_cuda_*.cc: host code of the MPI backend over device vectors, only
+  # with the CUDA backend
+  if(NOT CELLWISE_HAVE_CUDA)
+    list(FILTER module_mpi EXCLUDE REGEX "/mpi_cuda_[^/]*\\.cc$")
+  endif()
   list(FILTER module_cc EXCLUDE REGEX "/mpi_[^/]*\\.cc$")
   list(APPEND CELLWISE_HOST_SOURCES ${module_cc})
   list(APPEND CELLWISE_MPI_SOURCES ${module_mpi})

@@ -2,6 +2,13 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
+
+// Open MPI declares its CUDA query here (MPIX_CUDA_AWARE_SUPPORT)
+#if __has_include(<mpi-ext.h>)
+#  include <mpi-ext.h>
+#endif
 
 namespace cellwise
 {
@@ -23,6 +30,19 @@ namespace cellwise
   ExchangeTimer::~ExchangeTimer()
   {
     exchange_seconds_total += MPI_Wtime() - start_;
+  }
+
+  bool
+  mpi_cuda_aware()
+  {
+    const char *staging = std::getenv("CELLWISE_MPI_STAGING");
+    if (staging != nullptr && std::strcmp(staging, "1") == 0)
+      return false;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return false;
+#endif
   }
 
   void

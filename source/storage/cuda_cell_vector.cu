@@ -272,9 +272,30 @@ namespace cellwise
       __syncthreads();
     }
 
-    template <ReductionKind kind, typename Number>
+    /// Which entries a reduction takes: all, or those of the first cells.
+    struct AllEntries
+    {
+      __device__ bool
+      operator()(std::size_t) const
+      {
+        return true;
+      }
+    };
+    template <typename Layout>
+    struct EntriesOfFirstCells
+    {
+      std::size_t  n_first_cells;
+      unsigned int dofs_per_cell;
+      __device__ bool
+      operator()(const std::size_t k) const
+      {
+        return Layout::cell_of(k, dofs_per_cell) < n_first_cells;
+      }
+    };
+
+    template <ReductionKind kind, typename Number, typename Filter>
     __global__ void __launch_bounds__(block_size)
-    reduce_chunks_kernel(const Number *x, const Number *y, const std::size_t n, double *partials)
+    reduce_chunks_kernel(const Number *x, const Number *y, const std::size_t n, double *partials, const Filter taken)
     {
       __shared__ double s[block_size];
       const std::size_t start = static_cast<std::size_t>(blockIdx.x) * chunk + threadIdx.x;
@@ -283,7 +304,7 @@ namespace cellwise
       for (unsigned int j = 0; j < values_per_thread; ++j)
         {
           const std::size_t k = start + j * block_size;
-          if (k < n)
+          if (k < n && taken(k))
             sum = combine<kind>(sum, term<kind>(x, y, k));
         }
       s[threadIdx.x] = sum;
@@ -306,14 +327,14 @@ namespace cellwise
         *result = s[0];
     }
 
-    template <ReductionKind kind, typename Number>
+    template <ReductionKind kind, typename Number, typename Filter = AllEntries>
     double
-    reduce(const Number *x, const Number *y, const std::size_t n, double *buffer)
+    reduce(const Number *x, const Number *y, const std::size_t n, double *buffer, const Filter taken = Filter())
     {
       if (n == 0)
         return 0.;
       const unsigned int n_chunks = static_cast<unsigned int>((n + chunk - 1) / chunk);
-      reduce_chunks_kernel<kind><<<n_chunks, block_size>>>(x, y, n, buffer);
+      reduce_chunks_kernel<kind><<<n_chunks, block_size>>>(x, y, n, buffer, taken);
       CELLWISE_CUDA_CHECK_LAUNCH();
       reduce_partials_kernel<kind><<<1, final_block_size>>>(buffer, n_chunks, buffer + n_chunks);
       CELLWISE_CUDA_CHECK_LAUNCH();
@@ -553,6 +574,19 @@ namespace cellwise
 
   template <typename Number, typename Layout>
   double
+  CellVector<Number, MemorySpace::CUDA, Layout>::dot(const CellVector &x, const unsigned int n_first_cells) const
+  {
+    check_compatible(x);
+    CELLWISE_CHECK(n_first_cells <= n_cells_, "dot over the first " << n_first_cells << " of " << n_cells_ << " cells");
+    // the storage up to the block of the last cell taken; the filter drops
+    // the later cells of that block
+    return reduce<ReductionKind::dot>(values_, x.values_, ::cellwise::storage_size<Layout>(n_first_cells, this->dofs_per_cell()),
+                                      reduction_buffer(),
+                                      EntriesOfFirstCells<Layout>{n_first_cells, this->dofs_per_cell()});
+  }
+
+  template <typename Number, typename Layout>
+  double
   CellVector<Number, MemorySpace::CUDA, Layout>::l2_norm() const
   {
     return std::sqrt(reduce<ReductionKind::sum_of_squares>(values_, values_, storage_size_, reduction_buffer()));
@@ -570,6 +604,16 @@ namespace cellwise
   CellVector<Number, MemorySpace::CUDA, Layout>::all_finite() const
   {
     return reduce<ReductionKind::count_nonfinite>(values_, values_, storage_size_, reduction_buffer()) == 0.;
+  }
+
+  template <typename Number, typename Layout>
+  bool
+  CellVector<Number, MemorySpace::CUDA, Layout>::all_finite(const unsigned int n_first_cells) const
+  {
+    CELLWISE_CHECK(n_first_cells <= n_cells_, "all_finite over the first " << n_first_cells << " of " << n_cells_ << " cells");
+    return reduce<ReductionKind::count_nonfinite>(values_, values_, ::cellwise::storage_size<Layout>(n_first_cells, this->dofs_per_cell()),
+                                                  reduction_buffer(),
+                                                  EntriesOfFirstCells<Layout>{n_first_cells, this->dofs_per_cell()}) == 0.;
   }
 
   template <typename Number, typename Layout>

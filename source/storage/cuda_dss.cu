@@ -270,47 +270,76 @@ namespace cellwise
       }
     } // namespace
 
+    namespace
+    {
+      /// The launches of the DSS: the one pass, or the axis passes @p axes.
+      template <typename Number, typename Layout>
+      void
+      launch_dss(const LevelData                                &level_data,
+                 CellVector<Number, MemorySpace::CUDA, Layout> &v,
+                 const DssMode                                   mode,
+                 const bool                                      one_pass,
+                 const unsigned int                              first_axis,
+                 const unsigned int                              end_axis)
+      {
+        CELLWISE_CHECK(v.n_cells() == level_data.n_cells(),
+                       "cuda::apply_dss: vector has " << v.n_cells() << " cells, the level " << level_data.n_cells());
+        if (v.n_cells() == 0)
+          return;
+        const unsigned int     n      = v.degree() + 1;
+        const Number           factor = mode == DssMode::mean ? Number(0.5) : Number(1);
+        constexpr unsigned int B      = Layout::cell_block;
+        const std::size_t      items  = ((static_cast<std::size_t>(v.n_cells()) + B - 1) / B) * B * n * n; // axis passes
+        CELLWISE_CHECK(items + dss_items * dss_threads < std::numeric_limits<unsigned int>::max(),
+                       "cuda::apply_dss: " << v.n_cells() << " cells of degree " << v.degree()
+                                           << " have too many face DoFs for 32-bit item indices");
+        const unsigned int per_block = dss_items * dss_threads;
+        const unsigned int blocks    = static_cast<unsigned int>((items + per_block - 1) / per_block);
+        dispatch_degree(v.degree(), [&](auto degree) {
+          constexpr int p = decltype(degree)::value;
+          if (one_pass)
+            {
+              dss_box_kernel<p, Number, Layout><<<(v.n_cells() + dss_threads - 1) / dss_threads, dss_threads>>>(
+                v.data(), level_data.neighbors(), v.n_cells(), factor);
+              CELLWISE_CUDA_CHECK_LAUNCH();
+              return;
+            }
+          for (unsigned int d = first_axis; d < end_axis; ++d)
+            {
+              dss_pass_kernel<p, Number, Layout><<<blocks, dss_threads>>>(
+                v.data(), level_data.neighbors(), v.n_cells(), static_cast<unsigned int>(items), d, factor);
+              CELLWISE_CUDA_CHECK_LAUNCH();
+            }
+        });
+      }
+    } // namespace
+
     template <typename Number, typename Layout>
     void
     apply_dss(const LevelData &level_data, CellVector<Number, MemorySpace::CUDA, Layout> &v, const DssMode mode, const DssSchedule schedule)
     {
-      CELLWISE_CHECK(v.n_cells() == level_data.n_cells(),
-                     "cuda::apply_dss: vector has " << v.n_cells() << " cells, the level " << level_data.n_cells());
-      if (v.n_cells() == 0)
-        return;
       CELLWISE_CHECK(schedule != DssSchedule::one_pass || level_data.fills_box(),
                      "cuda::apply_dss: the one-pass schedule needs a level that fills a box");
-      const unsigned int     n      = v.degree() + 1;
-      const Number           factor = mode == DssMode::mean ? Number(0.5) : Number(1);
-      constexpr unsigned int B      = Layout::cell_block;
-      const std::size_t      items  = ((static_cast<std::size_t>(v.n_cells()) + B - 1) / B) * B * n * n; // axis passes
-      CELLWISE_CHECK(items + dss_items * dss_threads < std::numeric_limits<unsigned int>::max(),
-                     "cuda::apply_dss: " << v.n_cells() << " cells of degree " << v.degree()
-                                         << " have too many face DoFs for 32-bit item indices");
-      const unsigned int per_block = dss_items * dss_threads;
-      const unsigned int blocks    = static_cast<unsigned int>((items + per_block - 1) / per_block);
-      dispatch_degree(v.degree(), [&](auto degree) {
-        constexpr int p = decltype(degree)::value;
-        if (schedule == DssSchedule::one_pass ||
-            (schedule == DssSchedule::automatic && Layout::cell_block > 1 && level_data.fills_box()))
-          {
-            dss_box_kernel<p, Number, Layout><<<(v.n_cells() + dss_threads - 1) / dss_threads, dss_threads>>>(
-              v.data(), level_data.neighbors(), v.n_cells(), factor);
-            CELLWISE_CUDA_CHECK_LAUNCH();
-            return;
-          }
-        for (unsigned int d = 0; d < 3; ++d)
-          {
-            dss_pass_kernel<p, Number, Layout><<<blocks, dss_threads>>>(
-              v.data(), level_data.neighbors(), v.n_cells(), static_cast<unsigned int>(items), d, factor);
-            CELLWISE_CUDA_CHECK_LAUNCH();
-          }
-      });
+      const bool one_pass =
+        schedule == DssSchedule::one_pass || (schedule == DssSchedule::automatic && Layout::cell_block > 1 && level_data.fills_box());
+      launch_dss(level_data, v, mode, one_pass, 0, 3);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    dss_axis_pass(const LevelData &level_data, CellVector<Number, MemorySpace::CUDA, Layout> &v, const DssMode mode, const unsigned int d)
+    {
+      CELLWISE_CHECK(d < 3, "cuda::dss_axis_pass: axis " << d);
+      launch_dss(level_data, v, mode, false, d, d + 1);
     }
 
     template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, DssSchedule);
+    template void dss_axis_pass(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, unsigned int);
+    template void dss_axis_pass(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, unsigned int);
+    template void dss_axis_pass(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, unsigned int);
+    template void dss_axis_pass(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, unsigned int);
   } // namespace cuda
 } // namespace cellwise

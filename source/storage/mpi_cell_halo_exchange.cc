@@ -139,41 +139,73 @@ namespace cellwise
     return cells;
   }
 
-  template <typename Number, typename Layout>
   void
-  CellHaloExchange::apply(CellVector<Number, MemorySpace::Host, Layout> &v) const
+  CellHaloExchange::entry_lists(const unsigned int          degree,
+                                std::vector<std::uint64_t> &sent,
+                                std::vector<std::uint64_t> &received) const
   {
-    const ExchangeTimer timer;
-    CELLWISE_CHECK(local_ && v.n_cells() == local_->level.n_cells(),
-                   "CellHaloExchange::apply: a vector of " << v.n_cells() << " cells on a local level of "
-                                                           << (local_ ? local_->level.n_cells() : 0) << " cells");
-    const unsigned int degree = v.degree();
-    const std::size_t  n      = values_per_cell(degree);
-    CELLWISE_CHECK(n * sizeof(Number) * std::max(cells_sent(), cells_received_) <= std::size_t(INT_MAX),
-                   "CellHaloExchange: a message exceeds MPI's int count of bytes; use more ranks");
-    send_buffer_.resize(std::max(send_buffer_.size(), cells_sent() * n * sizeof(Number)));
-    receive_buffer_.resize(std::max(receive_buffer_.size(), cells_received_ * n * sizeof(Number)));
-    Number *const send_values    = reinterpret_cast<Number *>(send_buffer_.data());
-    Number *const receive_values = reinterpret_cast<Number *>(receive_buffer_.data());
+    const std::uint64_t dofs_per_cell = std::uint64_t(degree + 1) * (degree + 1) * (degree + 1);
+    sent.clear();
+    received.clear();
+    for (auto *list : {&sends_, &receives_})
+      for (const Exchange &exchange : *list)
+        for (const unsigned int cell : exchange.cells)
+          for_sent_dofs(cell, degree, [&](const unsigned int i) {
+            (list == &sends_ ? sent : received).push_back(cell * dofs_per_cell + i);
+          });
+  }
 
+  void
+  CellHaloExchange::check_apply(const unsigned int n_cells, const unsigned int degree, const std::size_t bytes_per_value) const
+  {
+    CELLWISE_CHECK(local_ && n_cells == local_->level.n_cells(),
+                   "CellHaloExchange::apply: a vector of " << n_cells << " cells on a local level of "
+                                                           << (local_ ? local_->level.n_cells() : 0) << " cells");
+    CELLWISE_CHECK(values_per_cell(degree) * bytes_per_value * std::max(cells_sent(), cells_received_) <= std::size_t(INT_MAX),
+                   "CellHaloExchange: a message exceeds MPI's int count of bytes; use more ranks");
+  }
+
+  void
+  CellHaloExchange::post_and_wait(const void *send, void *receive, const std::size_t n, const std::size_t bytes_per_value) const
+  {
     std::vector<MPI_Request> requests;
     requests.reserve(sends_.size() + receives_.size());
     for (const Exchange &exchange : receives_)
       {
         requests.emplace_back();
-        CELLWISE_MPI_CHECK(MPI_Irecv(receive_values + exchange.offset * n, static_cast<int>(exchange.cells.size() * n * sizeof(Number)),
-                                     MPI_BYTE, exchange.rank, tag_, comm_, &requests.back()));
+        CELLWISE_MPI_CHECK(MPI_Irecv(static_cast<unsigned char *>(receive) + exchange.offset * n * bytes_per_value,
+                                     static_cast<int>(exchange.cells.size() * n * bytes_per_value), MPI_BYTE, exchange.rank,
+                                     tag_, comm_, &requests.back()));
       }
+    for (const Exchange &exchange : sends_)
+      {
+        requests.emplace_back();
+        CELLWISE_MPI_CHECK(MPI_Isend(static_cast<const unsigned char *>(send) + exchange.offset * n * bytes_per_value,
+                                     static_cast<int>(exchange.cells.size() * n * bytes_per_value), MPI_BYTE, exchange.rank,
+                                     tag_, comm_, &requests.back()));
+      }
+    CELLWISE_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  }
+
+  template <typename Number, typename Layout>
+  void
+  CellHaloExchange::apply(CellVector<Number, MemorySpace::Host, Layout> &v) const
+  {
+    const ExchangeTimer timer;
+    check_apply(v.n_cells(), v.degree(), sizeof(Number));
+    const unsigned int degree = v.degree();
+    const std::size_t  n      = values_per_cell(degree);
+    send_buffer_.resize(std::max(send_buffer_.size(), cells_sent() * n * sizeof(Number)));
+    receive_buffer_.resize(std::max(receive_buffer_.size(), cells_received_ * n * sizeof(Number)));
+    Number *const send_values    = reinterpret_cast<Number *>(send_buffer_.data());
+    Number *const receive_values = reinterpret_cast<Number *>(receive_buffer_.data());
     for (const Exchange &exchange : sends_)
       {
         Number *out = send_values + exchange.offset * n;
         for (const unsigned int cell : exchange.cells)
           for_sent_dofs(cell, degree, [&](const unsigned int i) { *out++ = v(cell, i); });
-        requests.emplace_back();
-        CELLWISE_MPI_CHECK(MPI_Isend(send_values + exchange.offset * n, static_cast<int>(exchange.cells.size() * n * sizeof(Number)),
-                                     MPI_BYTE, exchange.rank, tag_, comm_, &requests.back()));
       }
-    CELLWISE_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+    post_and_wait(send_values, receive_values, n, sizeof(Number));
     for (const Exchange &exchange : receives_)
       {
         const Number *in = receive_values + exchange.offset * n;

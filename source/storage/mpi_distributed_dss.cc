@@ -1,9 +1,9 @@
+#include <cellwise/storage/cell_entry_gather.h>
 #include <cellwise/storage/mpi_distributed_dss.h>
 
 #include <algorithm>
 #include <climits>
 #include <map>
-#include <optional>
 #include <sstream>
 
 namespace cellwise
@@ -85,6 +85,20 @@ namespace cellwise
                 out.push_back(std::move(exchange));
               }
           }
+        // the entries of the face layers in buffer order, as the pack reads
+        // them and the unpack writes them
+        const unsigned int n = layers.n_1d, dofs_per_cell = n * n * n;
+        for (auto *lists : {&sends_[d], &receives_[d]})
+          {
+            std::vector<std::uint64_t> &entries = lists == &sends_[d] ? send_entries_[d] : receive_entries_[d];
+            for (const Exchange &exchange : *lists)
+              for (const auto &[cell, face] : exchange.faces)
+                for (unsigned int l = 0; l < layers.n_layers; ++l)
+                  for (unsigned int b = 0; b < n; ++b)
+                    for (unsigned int a = 0; a < n; ++a)
+                      entries.push_back(std::uint64_t(cell) * dofs_per_cell +
+                                        face_layer_dof(n, d, layer_of_face(layers, face, l), a, b));
+          }
       }
     check_collectively(comm, fits, too_large.str());
     check_matching_lists();
@@ -108,60 +122,54 @@ namespace cellwise
     check_matching_exchange(comm_, outgoing, expected, "DistributedDss (face layers of pass, cell, face)");
   }
 
+  void
+  DistributedDss::check_vector(const unsigned int n_cells, const unsigned int degree) const
+  {
+    CELLWISE_CHECK(n_cells == local_.level.n_cells() && degree + 1 == layers_.n_1d,
+                   "DistributedDss::apply: a vector of " << n_cells << " cells of degree " << degree << " on a local level of "
+                                                         << local_.level.n_cells() << " cells (owned and ghost) and "
+                                                         << layers_.n_1d << " nodes per axis");
+  }
+
+  void
+  DistributedDss::exchange_pass(const unsigned int d, const void *send, void *receive, const std::size_t bytes_per_value) const
+  {
+    std::vector<MPI_Request> requests;
+    const auto               bytes = [&](const Exchange &exchange) {
+      return static_cast<int>(exchange.faces.size() * values_per_face() * bytes_per_value);
+    };
+    for (const Exchange &exchange : receives_[d])
+      {
+        requests.emplace_back();
+        CELLWISE_MPI_CHECK(MPI_Irecv(static_cast<unsigned char *>(receive) + exchange.offset * bytes_per_value, bytes(exchange),
+                                     MPI_BYTE, exchange.rank, static_cast<int>(d), comm_, &requests.back()));
+      }
+    for (const Exchange &exchange : sends_[d])
+      {
+        requests.emplace_back();
+        CELLWISE_MPI_CHECK(MPI_Isend(static_cast<const unsigned char *>(send) + exchange.offset * bytes_per_value, bytes(exchange),
+                                     MPI_BYTE, exchange.rank, static_cast<int>(d), comm_, &requests.back()));
+      }
+    CELLWISE_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  }
+
   template <typename Number, typename Layout>
   void
   DistributedDss::apply(CellVector<Number, MemorySpace::Host, Layout> &v, const DssMode mode) const
   {
-    CELLWISE_CHECK(v.n_cells() == local_.level.n_cells() && v.degree() + 1 == layers_.n_1d,
-                   "DistributedDss::apply: a vector of " << v.n_cells() << " cells of degree " << v.degree()
-                                                         << " on a local level of " << local_.level.n_cells()
-                                                         << " cells (owned and ghost) and " << layers_.n_1d
-                                                         << " nodes per axis");
-    const unsigned int n = layers_.n_1d;
-    std::vector<MPI_Request> requests;
+    check_vector(v.n_cells(), v.degree());
     for (unsigned int d = 0; d < 3; ++d)
       {
-        const auto total = [&](const std::vector<Exchange> &list) {
-          return list.empty() ? std::size_t(0) : list.back().offset + list.back().faces.size() * values_per_face();
-        };
-        std::optional<ExchangeTimer> timer(std::in_place); // the exchange, not the pass
-        send_buffer_.resize(std::max(send_buffer_.size(), total(sends_[d]) * sizeof(Number)));
-        receive_buffer_.resize(std::max(receive_buffer_.size(), total(receives_[d]) * sizeof(Number)));
-        Number *const send_values    = reinterpret_cast<Number *>(send_buffer_.data());
-        Number *const receive_values = reinterpret_cast<Number *>(receive_buffer_.data());
-
-        requests.clear();
-        for (const Exchange &exchange : receives_[d])
-          {
-            requests.emplace_back();
-            CELLWISE_MPI_CHECK(MPI_Irecv(receive_values + exchange.offset,
-                                         static_cast<int>(exchange.faces.size() * values_per_face() * sizeof(Number)),
-                                         MPI_BYTE, exchange.rank, static_cast<int>(d), comm_, &requests.back()));
-          }
-        for (const Exchange &exchange : sends_[d])
-          {
-            Number *out = send_values + exchange.offset;
-            for (const auto &[cell, face] : exchange.faces)
-              for (unsigned int l = 0; l < layers_.n_layers; ++l)
-                for (unsigned int b = 0; b < n; ++b)
-                  for (unsigned int a = 0; a < n; ++a)
-                    *out++ = v(cell, face_layer_dof(n, d, layer_of_face(layers_, face, l), a, b));
-            requests.emplace_back();
-            CELLWISE_MPI_CHECK(MPI_Isend(send_values + exchange.offset,
-                                         static_cast<int>(exchange.faces.size() * values_per_face() * sizeof(Number)),
-                                         MPI_BYTE, exchange.rank, static_cast<int>(d), comm_, &requests.back()));
-          }
-        CELLWISE_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
-        for (const Exchange &exchange : receives_[d])
-          {
-            const Number *in = receive_values + exchange.offset;
-            for (const auto &[cell, face] : exchange.faces)
-              for (unsigned int l = 0; l < layers_.n_layers; ++l)
-                for (unsigned int b = 0; b < n; ++b)
-                  for (unsigned int a = 0; a < n; ++a)
-                    v(cell, face_layer_dof(n, d, layer_of_face(layers_, face, l), a, b)) = *in++;
-          }
-        timer.reset();
+        {
+          const ExchangeTimer timer; // the exchange, not the pass
+          send_buffer_.resize(std::max(send_buffer_.size(), send_entries_[d].size() * sizeof(Number)));
+          receive_buffer_.resize(std::max(receive_buffer_.size(), receive_entries_[d].size() * sizeof(Number)));
+          Number *const send_values    = reinterpret_cast<Number *>(send_buffer_.data());
+          Number *const receive_values = reinterpret_cast<Number *>(receive_buffer_.data());
+          gather_entries(v, send_entries_[d], send_values);
+          exchange_pass(d, send_values, receive_values, sizeof(Number));
+          scatter_entries(v, receive_entries_[d], receive_values);
+        }
         dss_axis_pass(local_.level, v, mode, layers_, d);
       }
   }

@@ -67,6 +67,16 @@ namespace cellwise
     double start_;
   };
 
+  /**
+   * Whether device buffers may be handed to MPI: the MPI library reports
+   * CUDA support at run time (Open MPI's MPIX_Query_cuda_support; false
+   * where the library cannot say), unless the environment variable
+   * CELLWISE_MPI_STAGING=1 asks for staging through pinned host buffers.
+   * The device exchanges stage through host buffers where it is false.
+   */
+  bool
+  mpi_cuda_aware();
+
   /// Rank and size of @p comm.
   inline int
   mpi_rank(const MPI_Comm comm)

@@ -385,6 +385,18 @@ namespace cellwise
       check_compatible(x);
       return chunked_sum([&](const std::size_t k) { return double(values_[k]) * double(x.values_[k]); });
     }
+    /// The pairing over the cells 0 .. @p n_first_cells − 1 only (a
+    /// distributed vector's owned cells, which come before its ghosts).
+    double
+    dot(const CellVector &x, const unsigned int n_first_cells) const
+    {
+      check_compatible(x);
+      CELLWISE_CHECK(n_first_cells <= n_cells(), "dot over the first " << n_first_cells << " of " << n_cells() << " cells");
+      const unsigned int n = dofs_per_cell();
+      return chunked_sum([&](const std::size_t k) {
+        return Layout::cell_of(k, n) < n_first_cells ? double(values_[k]) * double(x.values_[k]) : 0.;
+      });
+    }
     /// Euclidean norm of all copies (not of the represented vector).
     double
     l2_norm() const
@@ -406,6 +418,18 @@ namespace cellwise
     {
       for (const Number v : values_)
         if (!std::isfinite(v))
+          return false;
+      return true;
+    }
+    /// False if a value of the cells 0 .. @p n_first_cells − 1 is NaN or
+    /// infinite.
+    bool
+    all_finite(const unsigned int n_first_cells) const
+    {
+      CELLWISE_CHECK(n_first_cells <= n_cells(), "all_finite over the first " << n_first_cells << " of " << n_cells() << " cells");
+      const unsigned int n = dofs_per_cell();
+      for (std::size_t k = 0; k < values_.size(); ++k)
+        if (Layout::cell_of(k, n) < n_first_cells && !std::isfinite(values_[k]))
           return false;
       return true;
     }

@@ -138,6 +138,11 @@ namespace cellwise
      */
     double
     dot(const CellVector &x) const;
+    /// The pairing over the cells 0 .. @p n_first_cells − 1 only (a
+    /// distributed vector's owned cells, which come before its ghosts); as
+    /// deterministic.
+    double
+    dot(const CellVector &x, unsigned int n_first_cells) const;
     /// Euclidean norm of all copies (not of the represented vector).
     double
     l2_norm() const;
@@ -147,6 +152,10 @@ namespace cellwise
     /// False if any value is NaN or infinite.
     bool
     all_finite() const;
+    /// False if a value of the cells 0 .. @p n_first_cells − 1 is NaN or
+    /// infinite.
+    bool
+    all_finite(unsigned int n_first_cells) const;
 
     /// Resize to @p host's shape and copy its values (same number type and layout).
     void

@@ -37,5 +37,12 @@ namespace cellwise
               CellVector<Number, MemorySpace::CUDA, Layout> &v,
               DssMode                                         mode     = DssMode::sum,
               DssSchedule                                     schedule = DssSchedule::automatic);
+
+    /// Axis pass @p d (0, 1, 2) of the cascade alone, the twin of the host
+    /// dss_axis_pass: the DSS across MPI ranks exchanges the face layers of
+    /// axis d before it (storage/mpi_distributed_dss.h).
+    template <typename Number, typename Layout>
+    void
+    dss_axis_pass(const LevelData &level_data, CellVector<Number, MemorySpace::CUDA, Layout> &v, DssMode mode, unsigned int d);
   } // namespace cuda
 } // namespace cellwise

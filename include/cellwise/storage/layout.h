@@ -26,6 +26,12 @@ namespace cellwise
     {
       return cell * dofs_per_cell + i;
     }
+    /// The cell whose value lies at storage index @p k.
+    CELLWISE_HOST_DEVICE static constexpr std::size_t
+    cell_of(const std::size_t k, const unsigned int dofs_per_cell)
+    {
+      return k / dofs_per_cell;
+    }
   };
 
   /// Cells in blocks of B with the cell index fastest inside a block:
@@ -40,6 +46,12 @@ namespace cellwise
     index(const std::size_t cell, const unsigned int i, const unsigned int dofs_per_cell)
     {
       return (cell / B) * B * dofs_per_cell + static_cast<std::size_t>(i) * B + cell % B;
+    }
+    /// The cell whose value (or padding) lies at storage index @p k.
+    CELLWISE_HOST_DEVICE static constexpr std::size_t
+    cell_of(const std::size_t k, const unsigned int dofs_per_cell)
+    {
+      return (k / (std::size_t(B) * dofs_per_cell)) * B + k % B;
     }
   };
 

@@ -10,6 +10,11 @@
  * that, in the order asked, at every apply(). Ghost-cell identities travel
  * as serial cell indices.
  *
+ * On device vectors the values are packed and unpacked by device kernels
+ * (storage/cuda_cell_entry_gather.h) and travel as device buffers where MPI
+ * is CUDA-aware, through pinned host buffers otherwise
+ * (source/storage/mpi_cuda_cell_halo_exchange.cc).
+ *
  * Built only with MPI (library cellwise::mpi).
  */
 
@@ -17,7 +22,11 @@
 #include <cellwise/mesh/partition.h>
 #include <cellwise/storage/cell_vector.h>
 
+#include <cellwise/storage/cuda_cell_vector.h>
+
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace cellwise
@@ -45,6 +54,10 @@ namespace cellwise
     template <typename Number, typename Layout>
     void
     apply(CellVector<Number, MemorySpace::Host, Layout> &v) const;
+    /// The same on a device vector (built with the CUDA backend).
+    template <typename Number, typename Layout>
+    void
+    apply(CellVector<Number, MemorySpace::CUDA, Layout> &v) const;
 
     /// Cells this rank sends, and messages, per apply().
     std::size_t
@@ -74,6 +87,17 @@ namespace cellwise
     template <typename Visit>
     void
     for_sent_dofs(unsigned int cell, unsigned int degree, const Visit &visit) const;
+    /// The entries (cell · dofs_per_cell + i) sent and received, in buffer
+    /// order, for FE_Q(@p degree) cells.
+    void
+    entry_lists(unsigned int degree, std::vector<std::uint64_t> &sent, std::vector<std::uint64_t> &received) const;
+    /// Checks @p v's cells and the message sizes for @p bytes_per_value.
+    void
+    check_apply(unsigned int n_cells, unsigned int degree, std::size_t bytes_per_value) const;
+    /// Posts the messages of packed buffers of @p n values per cell and
+    /// waits for them (host or, CUDA-aware, device buffers).
+    void
+    post_and_wait(const void *send, void *receive, std::size_t n, std::size_t bytes_per_value) const;
 
     const LocalLevel     *local_ = nullptr;
     /// The patch colour whose interior nodes travel; n_colours: whole cells.
@@ -83,5 +107,9 @@ namespace cellwise
     std::vector<Exchange> sends_, receives_;
     std::size_t           cells_received_ = 0;
     mutable std::vector<unsigned char> send_buffer_, receive_buffer_;
+    /// The device's lists and buffers (CUDA backend), made by the first
+    /// device apply() and again for another degree.
+    struct DeviceState;
+    mutable std::shared_ptr<DeviceState> device_;
   };
 } // namespace cellwise

@@ -14,6 +14,12 @@
  * Three exchanges per DSS, at most one message per neighbouring rank and
  * axis.
  *
+ * The same on device vectors (source/storage/mpi_cuda_distributed_dss.cc):
+ * the face layers are packed and unpacked by device kernels
+ * (storage/cuda_cell_entry_gather.h) and travel as device buffers where
+ * the MPI library is CUDA-aware (mpi_cuda_aware()), through pinned host
+ * buffers otherwise; the axis passes are the device's.
+ *
  * Built only with MPI (library cellwise::mpi). Ghost values after apply()
  * are not meaningful; owned values are complete.
  */
@@ -24,8 +30,12 @@
 #include <cellwise/storage/cell_vector.h>
 #include <cellwise/storage/dss.h>
 
+#include <cellwise/storage/cuda_cell_vector.h>
+
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -50,6 +60,12 @@ namespace cellwise
     void
     apply(CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode = DssMode::sum) const;
 
+    /// The same on a device vector (built with the CUDA backend). The first
+    /// call uploads the local level's neighbours and the exchange lists.
+    template <typename Number, typename Layout>
+    void
+    apply(CellVector<Number, MemorySpace::CUDA, Layout> &v, DssMode mode = DssMode::sum) const;
+
     /// Values this rank sends per apply() (all three passes).
     std::size_t
     values_sent_per_apply() const;
@@ -72,13 +88,29 @@ namespace cellwise
     MPI_Comm                             comm_;
     TraceLayers                          layers_;
     std::array<std::vector<Exchange>, 3> sends_, receives_;
-    mutable std::vector<unsigned char>   send_buffer_, receive_buffer_;
+    /// Per pass, the entries (cell · dofs_per_cell + i) of every face layer
+    /// sent and received, in buffer order.
+    std::array<std::vector<std::uint64_t>, 3> send_entries_, receive_entries_;
+    mutable std::vector<unsigned char>        send_buffer_, receive_buffer_;
+    /// The device's copy of the level and the lists, and its buffers
+    /// (defined with the CUDA backend), made by the first device apply().
+    struct DeviceState;
+    mutable std::shared_ptr<DeviceState> device_;
 
     std::size_t
     values_per_face() const
     {
       return std::size_t(layers_.n_layers) * layers_.n_1d * layers_.n_1d;
     }
+    /// Posts the receives and sends of pass @p d (values already packed
+    /// into @p send) and waits for them: host or, CUDA-aware, device
+    /// buffers.
+    void
+    exchange_pass(unsigned int d, const void *send, void *receive, std::size_t bytes_per_value) const;
+    /// Checks the shape of @p n_cells cells of degree @p degree against the
+    /// local level.
+    void
+    check_vector(unsigned int n_cells, unsigned int degree) const;
     /// Collective: each rank sends the serial identities of the faces it
     /// sends and compares what arrives with what it expects to receive.
     void
