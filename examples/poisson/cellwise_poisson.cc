@@ -196,15 +196,15 @@ namespace
         std::cout << backend_description(Backend::cuda) << std::endl;
       }
 
-    if (mpi_ranks() > 1 && (on_device || !options.problem_file.empty() || options.problem == "biharmonic" ||
+    if (mpi_ranks() > 1 && (!options.problem_file.empty() || options.problem == "biharmonic" ||
                             options.adaptive_steps > 0 || options.geometry == "ball"))
       {
         // the same options on every rank: every rank refuses alike and says
         // why (the first rank to exit ends the job, and a rank's message
         // can be lost with it)
         std::cerr << "cellwise-poisson: on " << mpi_ranks()
-                  << " MPI ranks the program solves the Poisson problem on the host on uniform box, L-shape and "
-                     "Kershaw meshes; not yet the device, problem files, the biharmonic problem, adaptive "
+                  << " MPI ranks the program solves the Poisson problem on uniform box, L-shape and "
+                     "Kershaw meshes (host or device); not yet problem files, the biharmonic problem, adaptive "
                      "meshes or the ball (doc/mpi.md)"
                   << std::endl;
         return 2;
@@ -335,7 +335,7 @@ namespace
         std::cout << "  solve " << k + 1 << " of " << options.solves << ": " << solver->last_solve_seconds() << " s, "
                   << result.iterations() << " iterations (the table reports the first)" << std::endl;
       }
-    if (on_device)
+    if (on_device && mpi_ranks() == 1) // the serial device solver counts its memory
       {
         const DeviceMemoryUse memory = solver->memory_use();
         std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "

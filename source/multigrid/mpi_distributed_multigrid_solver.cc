@@ -1,15 +1,8 @@
-#include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/mixed_precision.h>
-#include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
-#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
-#include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
-#include <cellwise/multigrid/mpi_distributed_vertex_patch_smoother.h>
-#include <cellwise/multigrid/mpi_gathered_coarse_solver.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/storage/dss.h>
-#include <cellwise/operators/laplace_operator.h>
-#include <cellwise/storage/dirichlet_mask.h>
-#include <cellwise/storage/mpi_distributed_dirichlet_mask.h>
+
+#include "mpi_distributed_cycle.h"
 
 #include <chrono>
 #include <iomanip>
@@ -26,8 +19,13 @@ namespace cellwise
     unsupported(const LevelHierarchy &serial, const unsigned int degree, const MultigridParameters &parameters)
     {
       std::ostringstream why;
-      if (parameters.backend != Backend::host)
-        why << "the CUDA backend";
+#ifndef CELLWISE_WITH_CUDA
+      if (parameters.backend == Backend::cuda)
+        why << "the CUDA backend (this build has none)";
+      else
+#endif
+      if (parameters.backend == Backend::cuda && parameters.smoother == SmootherType::patch)
+        why << "the vertex-patch smoother on the device (the host runs it across ranks)";
       else if (parameters.coefficient)
         why << "a coefficient";
       else if (parameters.pure_neumann)
@@ -62,8 +60,9 @@ namespace cellwise
     // the same options on every rank: the same refusal everywhere
     check_collectively(comm, why.empty(),
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
-                         " yet; it runs on the host (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch smoother, CG or the "
-                         "stationary iteration, a Cholesky coarse solve, and uniform box or lattice meshes (doc/mpi.md)");
+                         " yet; it runs on the host (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch smoother, on the "
+                         "device with the Chebyshev or Jacobi smoother, CG or the stationary iteration, a Cholesky coarse solve, "
+                         "and uniform box or lattice meshes (doc/mpi.md)");
     const unsigned int n_levels = serial.n_levels();
     if (owners.empty())
       owner_ = morton_partition(serial, size);
@@ -85,20 +84,33 @@ namespace cellwise
       }
     // the patch smoother reads every cell of a patch: the vertex halo
     const GhostLayer ghosts = parameters.smoother == SmootherType::patch ? GhostLayer::vertices : GhostLayer::faces;
+    // the device transfers run the serial kernels on whole families
+    const bool on_device = parameters.backend == Backend::cuda;
     for (unsigned int l = 0; l < n_levels; ++l)
-      local_.push_back(make_local_level(serial.level(l), owner_[l], rank, ghosts));
+      local_.push_back(make_local_level(serial.level(l), owner_[l], rank, ghosts,
+                                        on_device ? family_ghosts(serial, owner_, l, rank) : std::vector<unsigned int>()));
 
     for (unsigned int l = 0; l < n_levels; ++l)
       levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, serial.level(l).n_cells(),
                                                                  lagrange_trace_layers(degree)));
     // the outer iteration's FP64 operator and mask on the finest level
-    fine_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(levels_.back(), degree);
     fine_mask_     = make_distributed_dirichlet_mask<double>(levels_.back(), degree, parameters.dirichlet_ids);
-    if (parameters.precision == Precision::fp64)
-      cycle_ = make_cycle<double>(log);
+    fine_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(levels_.back(), degree);
+    if (on_device)
+      {
+#ifdef CELLWISE_WITH_CUDA
+        set_up_device(log);
+#endif
+      }
     else
-      cycle_ = std::make_shared<const MixedPrecisionPreconditioner<VectorType, DistributedCellVector<float>>>(
-        make_cycle<float>(log), DistributedCellVector<float>(levels_.back(), degree));
+      {
+        if (parameters.precision == Precision::fp64)
+          cycle_ = make_cycle<double, MemorySpace::Host>(log, fine_operator_, fine_mask_);
+        else
+          cycle_ = std::make_shared<const MixedPrecisionPreconditioner<VectorType, DistributedCellVector<float>>>(
+            make_cycle<float, MemorySpace::Host>(log, fine_operator_, fine_mask_),
+            DistributedCellVector<float>(levels_.back(), degree));
+      }
 
     // the gather of the finest level's solution
     fine_gather_ = std::make_unique<SerialGather>(local_.back(), comm, serial.levels.back().n_cells(), degree);
@@ -121,98 +133,6 @@ namespace cellwise
            << " transfer messages (the most on a rank: " << static_cast<long long>(largest[0]) << " B, "
            << static_cast<long long>(largest[1]) << " messages), and one gather of " << exchange.coarse_values_gathered
            << " coarse values" << std::endl;
-  }
-
-  template <typename Number>
-  std::shared_ptr<const Preconditioner<DistributedCellVector<Number>>>
-  DistributedMultigridSolver::make_cycle(std::ostream *log)
-  {
-    using V                      = DistributedCellVector<Number>;
-    const unsigned int n_levels  = serial_.n_levels();
-    const int          rank      = mpi_rank(comm_), size = mpi_size(comm_);
-    const MultigridParameters &parameters = parameters_;
-    const unsigned int degree    = degree_;
-    value_bytes_                 = sizeof(Number);
-    typename VCycle<V>::Components components;
-    for (unsigned int l = 0; l < n_levels; ++l)
-      {
-        // an FP64 cycle shares the outer iteration's finest operator and mask
-        V                                                          mask;
-        std::shared_ptr<const DistributedLaplaceOperator<Number>> op;
-        if constexpr (std::is_same_v<Number, double>)
-          if (l + 1 == n_levels)
-            {
-              mask = fine_mask_;
-              op   = fine_operator_;
-            }
-        if (!op)
-          {
-            mask = make_distributed_dirichlet_mask<Number>(levels_[l], degree, parameters.dirichlet_ids);
-            op   = std::make_shared<const DistributedLaplaceOperator<Number>>(levels_[l], degree);
-          }
-        components.operators.push_back(op);
-        components.level_shapes.push_back(V(levels_[l], degree));
-        if (l == 0)
-          {
-            components.smoothers.push_back(nullptr);
-            const LaplaceOperator<Number> serial_op(serial_.level(0), degree);
-            auto coarse = std::make_shared<CholeskyCoarseSolver<Number>>(
-              serial_.level(0), serial_op, make_dirichlet_mask<Number>(serial_.level(0), degree, parameters.dirichlet_ids));
-            components.coarse_solver = std::make_shared<GatheredCoarseSolver<Number>>(coarse, levels_[l], degree);
-          }
-        else if (parameters.smoother == SmootherType::chebyshev)
-          {
-            ChebyshevParameters chebyshev;
-            chebyshev.degree                = parameters.chebyshev_degree;
-            chebyshev.smoothing_range       = parameters.smoothing_range;
-            chebyshev.eigenvalue_iterations = parameters.eigenvalue_iterations;
-            components.smoothers.push_back(
-              std::make_shared<DistributedChebyshevSmoother<Number>>(local_[l].level, *op, mask, chebyshev));
-          }
-        else if (parameters.smoother == SmootherType::jacobi)
-          components.smoothers.push_back(std::make_shared<DistributedJacobiSmoother<Number>>(
-            local_[l].level, *op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}));
-        else
-          {
-            auto patch = std::make_shared<DistributedVertexPatchSmoother<Number>>(*op, parameters.patch_sweeps);
-            // the halo values of a V-cycle as it calls the smoother: the
-            // first pre-smoothing from zero
-            PatchHalo halo;
-            const SweepDirection post = parameters.post_smoothing_direction();
-            for (unsigned int k = 0; k < parameters.smoothing_steps; ++k)
-              {
-                halo.values += patch->values_sent_per_smooth(k == 0, SweepDirection::forward) +
-                               patch->values_sent_per_smooth(false, post);
-                halo.messages +=
-                  patch->messages_per_smooth(k == 0, SweepDirection::forward) + patch->messages_per_smooth(false, post);
-              }
-            patch_halo_.push_back(halo);
-            components.smoothers.push_back(patch);
-          }
-        if (log)
-          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << serial_.level(l).n_cells() << " cells, "
-               << std::setw(8) << local_[l].n_owned_cells() << " owned and " << local_[l].level.n_cells() - local_[l].n_owned_cells()
-               << " ghosts on rank " << rank << " of " << size << ", "
-               << (l == 0 ? "gathered Cholesky coarse solve" : "smoother " + to_string(parameters.smoother))
-               << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << std::endl;
-      }
-    if (n_levels > 1)
-      {
-        const auto transfer = std::make_shared<const DistributedLevelTransfer<Number>>(serial_, owner_, local_, comm_, degree);
-        for (unsigned int l = 1; l < n_levels; ++l)
-          {
-            const auto &pair = transfer->at(l);
-            transfer_cells_.push_back(pair.cells_sent_per_prolongation() + pair.cells_sent_per_restriction());
-            transfer_messages_.push_back(pair.messages_per_prolongation() + pair.messages_per_restriction());
-          }
-        components.transfer = transfer;
-      }
-    typename VCycle<V>::Parameters cycle;
-    cycle.pre_smoothing  = parameters.smoothing_steps;
-    cycle.post_smoothing = parameters.smoothing_steps;
-    cycle.pre_direction  = SweepDirection::forward;
-    cycle.post_direction = parameters.post_smoothing_direction();
-    return std::make_shared<const VCycle<V>>(std::move(components), cycle);
   }
 
   void
@@ -258,6 +178,12 @@ namespace cellwise
     check_collectively(comm_, b_fits && distributed_u.level_pointer() == levels_.back() && distributed_u.degree() == degree_,
                        "DistributedMultigridSolver::solve: the right-hand side or the initial guess is not a vector of the "
                        "finest level (vector())");
+    if (device_)
+      {
+#ifdef CELLWISE_WITH_CUDA
+        return solve_on_device(distributed_u, distributed_b, control);
+#endif
+      }
     CELLWISE_MPI_CHECK(MPI_Barrier(comm_));
     const auto   start    = std::chrono::steady_clock::now();
     const double exchange = exchange_seconds();
@@ -278,7 +204,14 @@ namespace cellwise
     VectorType distributed_r, distributed_z;
     scatter(r, distributed_r);
     distributed_z.reinit(distributed_r);
-    cycle_->vmult(distributed_z, distributed_r);
+    if (device_)
+      {
+#ifdef CELLWISE_WITH_CUDA
+        precondition_on_device(distributed_z, distributed_r);
+#endif
+      }
+    else
+      cycle_->vmult(distributed_z, distributed_r);
     gather(distributed_z, z);
   }
 
@@ -315,4 +248,5 @@ namespace cellwise
   {
     return levels_.back()->dss.values_sent_per_apply();
   }
+
 } // namespace cellwise

@@ -188,6 +188,64 @@ TEST(Partition, VertexGhostLayerHoldsEveryCellSharingAVertexWithAnOwnedOne)
     }
 }
 
+TEST(Partition, FamilyGhostsMakeEveryFamilyARankTransfersWhole)
+{
+  // the device transfers across ranks run the serial kernels on whole local
+  // families: every owned cell's parent and siblings, and every owned
+  // refined cell's children, must be local with the family ghosts; a
+  // five-cell row refined twice, whose cuts split families
+  BoxDescription row;
+  row.upper        = {{5., 1., 1.}};
+  row.subdivisions = {{5, 1, 1}};
+  const LevelHierarchy h = make_box_hierarchy(row, 2);
+  std::size_t          family_cells = 0;
+  for (const int n_ranks : {2, 3, 4, 7})
+    {
+      const auto owner = morton_partition(h, n_ranks);
+      for (int rank = 0; rank < n_ranks; ++rank)
+        {
+          std::vector<std::vector<bool>> is_local(h.n_levels());
+          for (unsigned int l = 0; l < h.n_levels(); ++l)
+            {
+              const std::vector<unsigned int> family = family_ghosts(h, owner, l, rank);
+              EXPECT_TRUE(std::is_sorted(family.begin(), family.end()));
+              const LocalLevel local = make_local_level(h.level(l), owner[l], rank, GhostLayer::faces, family);
+              is_local[l].assign(h.level(l).n_cells(), false);
+              for (const unsigned int c : local.serial_index)
+                is_local[l][c] = true;
+              for (const unsigned int c : family)
+                {
+                  EXPECT_NE(owner[l][c], rank) << "a family ghost owned here";
+                  EXPECT_TRUE(is_local[l][c]);
+                }
+              family_cells += family.size();
+              EXPECT_EQ(static_cast<long>(local.n_owned_cells()), std::count(owner[l].begin(), owner[l].end(), rank));
+            }
+          for (unsigned int l = 1; l < h.n_levels(); ++l)
+            {
+              const Level &parents = h.level(l - 1), &children = h.level(l);
+              for (unsigned int c = 0; c < children.n_cells(); ++c)
+                if (owner[l][c] == rank)
+                  {
+                    const int parent = children.parent[c];
+                    ASSERT_GE(parent, 0);
+                    EXPECT_TRUE(is_local[l - 1][parent]) << "level " << l << ", cell " << c << ", " << n_ranks << " ranks";
+                    for (const int sibling : parents.children[parent])
+                      EXPECT_TRUE(is_local[l][sibling]) << "level " << l << ", cell " << c << ", " << n_ranks << " ranks";
+                  }
+              for (unsigned int c = 0; c < parents.n_cells(); ++c)
+                if (owner[l - 1][c] == rank && parents.is_refined(c))
+                  for (const int child : parents.children[c])
+                    EXPECT_TRUE(is_local[l][child]) << "level " << l - 1 << ", cell " << c << ", " << n_ranks << " ranks";
+            }
+        }
+    }
+  EXPECT_GT(family_cells, 0u) << "no partition cut a family: the test checks nothing";
+  // an extra ghost outside the level is an error
+  const auto owner = morton_partition(h, 2);
+  EXPECT_THROW(make_local_level(h.level(0), owner[0], 0, GhostLayer::faces, {h.level(0).n_cells()}), Error);
+}
+
 TEST(Partition, RefusesMoreRanksThanActiveCellsAndUnstructuredMeshes)
 {
   const LevelHierarchy h = make_box_hierarchy(unequal_box(), 0); // 12 cells

@@ -75,8 +75,25 @@ namespace cellwise
   owned_local_indices(const LocalLevel &local, unsigned int n_serial_cells);
 
   /// The part of @p serial that rank @p rank owns, with the ghosts of
-  /// @p ghost_layer; @p owner from morton_partition (or deal.II's level
-  /// subdomains).
+  /// @p ghost_layer and the cells @p extra_ghosts (serial indices; those
+  /// owned here are ignored); @p owner from morton_partition (or deal.II's
+  /// level subdomains).
   LocalLevel
-  make_local_level(const Level &serial, const std::vector<int> &owner, int rank, GhostLayer ghost_layer = GhostLayer::faces);
+  make_local_level(const Level                     &serial,
+                   const std::vector<int>          &owner,
+                   int                              rank,
+                   GhostLayer                       ghost_layer  = GhostLayer::faces,
+                   const std::vector<unsigned int> &extra_ghosts = {});
+
+  /**
+   * The cells of level @p l of @p serial that the device transfers of rank
+   * @p rank read besides its own (serial indices, sorted): the siblings of
+   * its cells and the children of its refined cells of level l − 1 (every
+   * family it restricts into, or prolongates to, whole) and the parents of
+   * its cells of level l + 1. Held as ghosts, they let the device kernels of
+   * the serial transfer run on a rank's part of two levels unchanged
+   * (multigrid/mpi_cuda_distributed_cell_transfer.h).
+   */
+  std::vector<unsigned int>
+  family_ghosts(const LevelHierarchy &serial, const std::vector<std::vector<int>> &owner, unsigned int l, int rank);
 } // namespace cellwise

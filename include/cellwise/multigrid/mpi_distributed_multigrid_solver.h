@@ -7,11 +7,13 @@
  * hierarchy (mesh/partition.h), builds the distributed components
  * (doc/mpi.md) and solves with the V-cycle and CG of the serial solver,
  * unchanged; the serial right-hand side is read on the owned cells and the
- * solution gathered back to a serial vector on every rank. First step:
- * on the host (FP64, or FP32 levels in the FP64 outer iteration),
- * Chebyshev, Jacobi or vertex-patch smoothing, CG or the stationary
- * iteration, a coarse level the
- * Cholesky solve takes, meshes that morton_partition takes (boxes and
+ * solution gathered back to a serial vector on every rank. On the host
+ * (FP64, or FP32 levels in the FP64 outer iteration): Chebyshev, Jacobi or
+ * vertex-patch smoothing. On the device (Backend::cuda; one GPU per rank,
+ * or ranks sharing one): Chebyshev or Jacobi smoothing, FP64 or mixed,
+ * each rank's levels in device memory and every exchange packed on the
+ * device (source/multigrid/mpi_cuda_distributed_multigrid_solver.cc).
+ * CG or the stationary iteration, a coarse level the Cholesky solve takes, meshes that morton_partition takes (boxes and
  * lattices, uniform); every other choice is refused with a message, on every
  * rank.
  *
@@ -90,7 +92,7 @@ namespace cellwise
     Backend
     backend() const override
     {
-      return Backend::host;
+      return parameters_.backend;
     }
     double
     last_solve_seconds() const override
@@ -133,10 +135,26 @@ namespace cellwise
     exchange_per_cycle() const;
 
   private:
-    /// The V-cycle with all level components in precision Number.
-    template <typename Number>
-    std::shared_ptr<const Preconditioner<DistributedCellVector<Number>>>
-    make_cycle(std::ostream *log);
+    /// The V-cycle with all level components in precision Number and
+    /// memory space Memory (source/multigrid/mpi_distributed_cycle.h). An
+    /// FP64 cycle shares @p fine_operator and @p fine_mask, the outer
+    /// iteration's.
+    template <typename Number, typename Memory>
+    std::shared_ptr<const Preconditioner<DistributedCellVector<Number, CellContiguous, Memory>>>
+    make_cycle(std::ostream                                                                *log,
+               std::shared_ptr<const DistributedLaplaceOperator<double, CellContiguous, Memory>> fine_operator,
+               const DistributedCellVector<double, CellContiguous, Memory>                    &fine_mask);
+
+    /// The device solve (CUDA backend): the rank's GPU chosen, the outer
+    /// iteration's operator and mask and the V-cycle on device vectors
+    /// (source/multigrid/mpi_cuda_distributed_multigrid_solver.cc).
+    struct DeviceSolve;
+    void
+    set_up_device(std::ostream *log);
+    SolveStatistics
+    solve_on_device(VectorType &u, const VectorType &b, IterationControl &control) const;
+    void
+    precondition_on_device(VectorType &z, const VectorType &r) const;
 
     /// The owned cells of the serial @p serial into @p v (ghosts zero).
     void
@@ -168,6 +186,8 @@ namespace cellwise
     std::vector<PatchHalo>   patch_halo_;
     std::vector<std::size_t> transfer_cells_, transfer_messages_;
     std::unique_ptr<SerialGather>                             fine_gather_;
+    /// With Backend::cuda (its type is complete where it is built).
+    std::shared_ptr<DeviceSolve> device_;
     mutable double            last_solve_seconds_ = 0, last_exchange_seconds_ = 0;
   };
 } // namespace cellwise

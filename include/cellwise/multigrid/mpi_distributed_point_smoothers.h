@@ -21,16 +21,17 @@
 
 #include <random>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 namespace cellwise
 {
-  template <typename Number, typename Layout = CellContiguous>
-  class DistributedDssJacobi : public InPlacePreconditioner<DistributedCellVector<Number, Layout>>
+  template <typename Number, typename Layout = CellContiguous, typename Memory = MemorySpace::Host>
+  class DistributedDssJacobi : public InPlacePreconditioner<DistributedCellVector<Number, Layout, Memory>>
   {
   public:
-    using VectorType   = DistributedCellVector<Number, Layout>;
-    using OperatorType = DistributedLaplaceOperator<Number, Layout>;
+    using VectorType   = DistributedCellVector<Number, Layout, Memory>;
+    using OperatorType = DistributedLaplaceOperator<Number, Layout, Memory>;
 
     /// Collective. @p level is the rank's local level (the smoothers' interface
     /// passes it), @p mask 1 on free and 0 on masked copies.
@@ -43,24 +44,37 @@ namespace cellwise
       inverse_diagonal_.reinit(mask);
       op.local_operator().compute_cell_diagonals(inverse_diagonal_.local());
       assemble(inverse_diagonal_);
+      // inverted on the host (a set-up step; device vectors go there and back)
       std::ostringstream problem;
       bool               positive = true;
-      for (unsigned int cell = 0; cell < inverse_diagonal_.n_cells(); ++cell)
-        for (unsigned int i = 0; i < inverse_diagonal_.dofs_per_cell(); ++i)
-          {
-            Number &d = inverse_diagonal_.local()(cell, i);
-            if (cell >= inverse_diagonal_.n_owned_cells())
-              d = Number(0); // ghosts: the DSS leaves them incomplete
-            else if (!(d > 0))
-              {
-                if (positive)
-                  problem << "assembled diagonal entry " << d << " at local cell " << cell << ", DoF " << i
-                          << " is not positive";
-                positive = false;
-              }
-            else
-              d = mask.local()(cell, i) != Number(0) ? Number(1) / d : Number(0);
-          }
+      const auto invert = [&](typename VectorType::HostVector &diagonal, const typename VectorType::HostVector &host_mask) {
+        for (unsigned int cell = 0; cell < diagonal.n_cells(); ++cell)
+          for (unsigned int i = 0; i < diagonal.dofs_per_cell(); ++i)
+            {
+              Number &d = diagonal.local()(cell, i);
+              if (cell >= diagonal.n_owned_cells())
+                d = Number(0); // ghosts: the DSS leaves them incomplete
+              else if (!(d > 0))
+                {
+                  if (positive)
+                    problem << "assembled diagonal entry " << d << " at local cell " << cell << ", DoF " << i
+                            << " is not positive";
+                  positive = false;
+                }
+              else
+                d = host_mask.local()(cell, i) != Number(0) ? Number(1) / d : Number(0);
+            }
+      };
+      if constexpr (std::is_same_v<Memory, MemorySpace::Host>)
+        invert(inverse_diagonal_, mask);
+      else
+        {
+          typename VectorType::HostVector diagonal, host_mask;
+          inverse_diagonal_.copy_to_host(diagonal);
+          mask.copy_to_host(host_mask);
+          invert(diagonal, host_mask);
+          inverse_diagonal_.copy_from_host(diagonal);
+        }
       check_collectively(mask.level().comm, positive, problem.str());
     }
 
@@ -94,10 +108,10 @@ namespace cellwise
     VectorType            inverse_diagonal_;
   };
 
-  template <typename Number, typename Layout = CellContiguous>
-  using DistributedJacobiSmoother = PointJacobiSmoother<DistributedDssJacobi<Number, Layout>>;
-  template <typename Number, typename Layout = CellContiguous>
-  using DistributedChebyshevSmoother = PointChebyshevSmoother<DistributedDssJacobi<Number, Layout>>;
+  template <typename Number, typename Layout = CellContiguous, typename Memory = MemorySpace::Host>
+  using DistributedJacobiSmoother = PointJacobiSmoother<DistributedDssJacobi<Number, Layout, Memory>>;
+  template <typename Number, typename Layout = CellContiguous, typename Memory = MemorySpace::Host>
+  using DistributedChebyshevSmoother = PointChebyshevSmoother<DistributedDssJacobi<Number, Layout, Memory>>;
 
   /// The Lanczos start vector of the serial level (the same seeded values,
   /// cell by cell in serial order) on the owned cells of @p mask's level,

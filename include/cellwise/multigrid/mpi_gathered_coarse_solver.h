@@ -7,7 +7,9 @@
  * serial coarse solver on the serial coarse level, identically on every
  * rank, and keeps its local cells of the solution (ghosts included). One
  * collective per V-cycle; the serial solver's result, so the distributed
- * cycle's coarse correction is the serial one's.
+ * cycle's coarse correction is the serial one's. On device vectors the
+ * local cells go to the host and back around it (the coarse level is a few
+ * cells per rank).
  *
  * Built only with MPI (library cellwise::mpi).
  */
@@ -20,15 +22,16 @@
 #include <cellwise/storage/mpi_serial_gather.h>
 
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace cellwise
 {
-  template <typename Number, typename Layout = CellContiguous>
-  class GatheredCoarseSolver : public CoarseSolver<DistributedCellVector<Number, Layout>>
+  template <typename Number, typename Layout = CellContiguous, typename Memory = MemorySpace::Host>
+  class GatheredCoarseSolver : public CoarseSolver<DistributedCellVector<Number, Layout, Memory>>
   {
   public:
-    using VectorType       = DistributedCellVector<Number, Layout>;
+    using VectorType       = DistributedCellVector<Number, Layout, Memory>;
     using SerialVectorType = CellVector<Number, MemorySpace::Host, Layout>;
 
     /// Collective. @p serial solves the serial coarse level of
@@ -46,6 +49,21 @@ namespace cellwise
     void
     solve(VectorType &u, const VectorType &b) const override
     {
+      if constexpr (std::is_same_v<Memory, MemorySpace::Host>)
+        solve_on_host(u, b);
+      else
+        {
+          typename VectorType::HostVector host_u, host_b;
+          b.copy_to_host(host_b);
+          solve_on_host(host_u, host_b);
+          u.copy_from_host(host_u);
+        }
+    }
+
+  private:
+    void
+    solve_on_host(typename VectorType::HostVector &u, const typename VectorType::HostVector &b) const
+    {
       gather_.gather(b.local(), serial_b_);
       serial_->solve(serial_u_, serial_b_);
       if (u.n_cells() != b.n_cells() || u.level_pointer() != b.level_pointer())
@@ -59,7 +77,6 @@ namespace cellwise
         }
     }
 
-  private:
     std::shared_ptr<const CoarseSolver<SerialVectorType>> serial_;
     std::shared_ptr<const DistributedLevel>               level_;
     SerialGather                                          gather_;

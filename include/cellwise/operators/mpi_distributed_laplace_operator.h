@@ -8,25 +8,33 @@
  * iteration's preconditioner); it also computes the ghost cells, whose
  * results no owned value reads (a few per cent of the cells at the sizes a
  * rank holds; restricting it to the owned cells is an optimization left).
+ * On device vectors (@p Memory = MemorySpace::CUDA) it is the device
+ * LaplaceOperator of the local level.
  *
  * Built only with MPI (library cellwise::mpi).
  */
 
+#include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/operators/level_operator.h>
 #include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/mpi_distributed_cell_vector.h>
 
 #include <memory>
+#include <type_traits>
 
 namespace cellwise
 {
-  template <typename Number, typename Layout = CellContiguous>
-  class DistributedLaplaceOperator : public LevelOperator<DistributedCellVector<Number, Layout>>
+  template <typename Number, typename Layout = CellContiguous, typename Memory = MemorySpace::Host>
+  class DistributedLaplaceOperator : public LevelOperator<DistributedCellVector<Number, Layout, Memory>>
   {
   public:
     using value_type = Number;
-    using VectorType = DistributedCellVector<Number, Layout>;
+    using VectorType = DistributedCellVector<Number, Layout, Memory>;
+    /// The operator of the rank's local level: host or device.
+    using LocalOperator = std::conditional_t<std::is_same_v<Memory, MemorySpace::Host>,
+                                             LaplaceOperator<Number, Layout>,
+                                             cuda::LaplaceOperator<Number, Layout>>;
 
     DistributedLaplaceOperator(std::shared_ptr<const DistributedLevel> level, const unsigned int degree)
       : level_(std::move(level))
@@ -73,10 +81,10 @@ namespace cellwise
     TraceLayers
     trace_layers() const
     {
-      return operator_.trace_layers();
+      return lagrange_trace_layers(operator_.degree());
     }
-    /// The host operator of the local level.
-    const LaplaceOperator<Number, Layout> &
+    /// The operator of the local level.
+    const LocalOperator &
     local_operator() const
     {
       return operator_;
@@ -96,6 +104,6 @@ namespace cellwise
     }
 
     std::shared_ptr<const DistributedLevel> level_;
-    LaplaceOperator<Number, Layout>         operator_;
+    LocalOperator                           operator_;
   };
 } // namespace cellwise

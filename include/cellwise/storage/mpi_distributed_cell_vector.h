@@ -11,7 +11,9 @@
  * owned result reads), reductions sum the owned cells and MPI_Allreduce
  * them. Ghost values are not meaningful between operations: only DSS
  * (which fills the layers it needs) and the transfers (which exchange what
- * they need) cross ranks.
+ * they need) cross ranks. The local cells live in host or device memory
+ * (@p Memory): the device vector is the same over a device CellVector, whose
+ * reductions over the owned cells run on the device.
  *
  * Built only with MPI (library cellwise::mpi).
  */
@@ -19,6 +21,7 @@
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/cuda_cell_vector.h>
 #include <cellwise/storage/mpi_distributed_dss.h>
 
 #include <cmath>
@@ -47,16 +50,16 @@ namespace cellwise
     DistributedDss    dss;
   };
 
-  template <typename Number, typename Layout = CellContiguous>
+  template <typename Number, typename Layout = CellContiguous, typename Memory = MemorySpace::Host>
   class DistributedCellVector
   {
   public:
     using value_type   = Number;
-    using memory_space = MemorySpace::Host;
+    using memory_space = Memory;
     using layout_type  = Layout;
-    using LocalVector  = CellVector<Number, MemorySpace::Host, Layout>;
-    /// The vector of the estimates that start on the host (it is one).
-    using HostVector = DistributedCellVector;
+    using LocalVector  = CellVector<Number, Memory, Layout>;
+    /// The host vector of the same cells (the vector itself on the host).
+    using HostVector = DistributedCellVector<Number, Layout, MemorySpace::Host>;
 
     DistributedCellVector() = default;
     /// Zero on the local cells of @p level, FE_Q(@p degree) storage.
@@ -97,7 +100,7 @@ namespace cellwise
     /// widened correction)
     template <typename OtherNumber, typename = std::enable_if_t<!std::is_same_v<OtherNumber, Number>>>
     void
-    add(const Number a, const DistributedCellVector<OtherNumber, Layout> &x)
+    add(const Number a, const DistributedCellVector<OtherNumber, Layout, Memory> &x)
     {
       local_.add(a, x.local());
     }
@@ -118,7 +121,7 @@ namespace cellwise
     }
     template <typename OtherNumber>
     void
-    copy_from(const DistributedCellVector<OtherNumber, Layout> &other)
+    copy_from(const DistributedCellVector<OtherNumber, Layout, Memory> &other)
     {
       level_ = other.level_pointer();
       local_.copy_from(other.local());
@@ -134,9 +137,7 @@ namespace cellwise
                               local_.degree() == x.local_.degree();
       double mine[2] = {0., compatible ? 0. : 1.};
       if (compatible)
-        for (unsigned int cell = 0; cell < n_owned_cells(); ++cell)
-          for (unsigned int i = 0; i < local_.dofs_per_cell(); ++i)
-            mine[0] += double(local_(cell, i)) * double(x.local_(cell, i));
+        mine[0] = local_.dot(x.local_, n_owned_cells());
       const MPI_Comm comm = level_ ? level_->comm : x.level().comm;
       double         sum[2] = {0., 0.};
       CELLWISE_MPI_CHECK(MPI_Allreduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, comm));
@@ -157,11 +158,8 @@ namespace cellwise
     bool
     all_finite() const
     {
-      int mine = 1;
-      for (unsigned int cell = 0; cell < n_owned_cells() && mine; ++cell)
-        for (unsigned int i = 0; i < local_.dofs_per_cell(); ++i)
-          mine &= std::isfinite(double(local_(cell, i)));
-      int all = 0;
+      int mine = local_.all_finite(n_owned_cells()) ? 1 : 0;
+      int all  = 0;
       CELLWISE_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, level_->comm));
       return all != 0;
     }
@@ -169,12 +167,25 @@ namespace cellwise
     void
     copy_to_host(HostVector &host) const
     {
-      host = *this;
+      if constexpr (std::is_same_v<Memory, MemorySpace::Host>)
+        host = *this;
+      else
+        {
+          if (host.level_pointer() != level_ || host.n_cells() != n_cells() || host.degree() != degree())
+            host = HostVector(level_, degree());
+          local_.copy_to_host(host.local());
+        }
     }
     void
     copy_from_host(const HostVector &host)
     {
-      *this = host;
+      if constexpr (std::is_same_v<Memory, MemorySpace::Host>)
+        *this = host;
+      else
+        {
+          level_ = host.level_pointer();
+          local_.copy_from_host(host.local());
+        }
     }
 
     /// Local cells (owned and ghost).

@@ -1,0 +1,145 @@
+#pragma once
+// DistributedMultigridSolver::make_cycle (multigrid/mpi_distributed_multigrid_solver.h),
+// written once over the memory space: the host solver's source instantiates
+// it for host vectors, the device solve's source
+// (mpi_cuda_distributed_multigrid_solver.cc) for device vectors, so that a
+// build without CUDA never references the device components. Not installed.
+
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
+#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
+#include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
+#include <cellwise/multigrid/mpi_distributed_vertex_patch_smoother.h>
+#include <cellwise/multigrid/mpi_gathered_coarse_solver.h>
+#include <cellwise/operators/laplace_operator.h>
+#include <cellwise/storage/dirichlet_mask.h>
+#include <cellwise/storage/mpi_distributed_dirichlet_mask.h>
+
+#ifdef CELLWISE_WITH_CUDA
+#  include <cellwise/multigrid/mpi_cuda_distributed_cell_transfer.h>
+#endif
+
+#include <iomanip>
+#include <ostream>
+#include <type_traits>
+
+namespace cellwise
+{
+  template <typename Number, typename Memory>
+  std::shared_ptr<const Preconditioner<DistributedCellVector<Number, CellContiguous, Memory>>>
+  DistributedMultigridSolver::make_cycle(
+    std::ostream                                                                *log,
+    std::shared_ptr<const DistributedLaplaceOperator<double, CellContiguous, Memory>> fine_operator,
+    const DistributedCellVector<double, CellContiguous, Memory>                    &fine_mask)
+  {
+    using V                      = DistributedCellVector<Number, CellContiguous, Memory>;
+    using Operator               = DistributedLaplaceOperator<Number, CellContiguous, Memory>;
+    constexpr bool on_host       = std::is_same_v<Memory, MemorySpace::Host>;
+    const unsigned int n_levels  = serial_.n_levels();
+    const int          rank      = mpi_rank(comm_), size = mpi_size(comm_);
+    const MultigridParameters &parameters = parameters_;
+    const unsigned int degree    = degree_;
+    value_bytes_                 = sizeof(Number);
+    typename VCycle<V>::Components components;
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        // an FP64 cycle shares the outer iteration's finest operator and mask
+        V                               mask;
+        std::shared_ptr<const Operator> op;
+        if constexpr (std::is_same_v<Number, double>)
+          if (l + 1 == n_levels)
+            {
+              mask = fine_mask;
+              op   = fine_operator;
+            }
+        if (!op)
+          {
+            mask.copy_from_host(make_distributed_dirichlet_mask<Number>(levels_[l], degree, parameters.dirichlet_ids));
+            op = std::make_shared<const Operator>(levels_[l], degree);
+          }
+        components.operators.push_back(op);
+        components.level_shapes.push_back(V(levels_[l], degree));
+        if (l == 0)
+          {
+            components.smoothers.push_back(nullptr);
+            const LaplaceOperator<Number> serial_op(serial_.level(0), degree);
+            auto coarse = std::make_shared<CholeskyCoarseSolver<Number>>(
+              serial_.level(0), serial_op, make_dirichlet_mask<Number>(serial_.level(0), degree, parameters.dirichlet_ids));
+            components.coarse_solver =
+              std::make_shared<GatheredCoarseSolver<Number, CellContiguous, Memory>>(coarse, levels_[l], degree);
+          }
+        else if (parameters.smoother == SmootherType::chebyshev)
+          {
+            ChebyshevParameters chebyshev;
+            chebyshev.degree                = parameters.chebyshev_degree;
+            chebyshev.smoothing_range       = parameters.smoothing_range;
+            chebyshev.eigenvalue_iterations = parameters.eigenvalue_iterations;
+            components.smoothers.push_back(
+              std::make_shared<DistributedChebyshevSmoother<Number, CellContiguous, Memory>>(local_[l].level, *op, mask, chebyshev));
+          }
+        else if (parameters.smoother == SmootherType::jacobi)
+          components.smoothers.push_back(std::make_shared<DistributedJacobiSmoother<Number, CellContiguous, Memory>>(
+            local_[l].level, *op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}));
+        else if constexpr (on_host)
+          {
+            auto patch = std::make_shared<DistributedVertexPatchSmoother<Number>>(*op, parameters.patch_sweeps);
+            // the halo values of a V-cycle as it calls the smoother: the
+            // first pre-smoothing from zero
+            PatchHalo halo;
+            const SweepDirection post = parameters.post_smoothing_direction();
+            for (unsigned int k = 0; k < parameters.smoothing_steps; ++k)
+              {
+                halo.values += patch->values_sent_per_smooth(k == 0, SweepDirection::forward) +
+                               patch->values_sent_per_smooth(false, post);
+                halo.messages +=
+                  patch->messages_per_smooth(k == 0, SweepDirection::forward) + patch->messages_per_smooth(false, post);
+              }
+            patch_halo_.push_back(halo);
+            components.smoothers.push_back(patch);
+          }
+        else
+          CELLWISE_CHECK(false, "the vertex-patch smoother across ranks runs on the host only so far");
+        if (log)
+          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << serial_.level(l).n_cells() << " cells, "
+               << std::setw(8) << local_[l].n_owned_cells() << " owned and " << local_[l].level.n_cells() - local_[l].n_owned_cells()
+               << " ghosts on rank " << rank << " of " << size << ", "
+               << (l == 0 ? "gathered Cholesky coarse solve" : "smoother " + to_string(parameters.smoother))
+               << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << std::endl;
+      }
+    if (n_levels > 1)
+      {
+        if constexpr (on_host)
+          {
+            const auto transfer = std::make_shared<const DistributedLevelTransfer<Number>>(serial_, owner_, local_, comm_, degree);
+            for (unsigned int l = 1; l < n_levels; ++l)
+              {
+                const auto &pair = transfer->at(l);
+                transfer_cells_.push_back(pair.cells_sent_per_prolongation() + pair.cells_sent_per_restriction());
+                transfer_messages_.push_back(pair.messages_per_prolongation() + pair.messages_per_restriction());
+              }
+            components.transfer = transfer;
+          }
+        else
+          {
+#ifdef CELLWISE_WITH_CUDA
+            // the serial device kernels on the local levels with their
+            // families (the local levels hold the family ghosts)
+            const auto transfer = std::make_shared<const cuda::DistributedLevelTransfer<Number>>(serial_, local_, comm_, degree);
+            for (unsigned int l = 1; l < n_levels; ++l)
+              {
+                transfer_cells_.push_back(transfer->cells_sent_per_prolongation(l) + transfer->cells_sent_per_restriction(l));
+                transfer_messages_.push_back(transfer->messages_per_prolongation(l) + transfer->messages_per_restriction(l));
+              }
+            components.transfer = transfer;
+#endif
+          }
+      }
+    typename VCycle<V>::Parameters cycle;
+    cycle.pre_smoothing  = parameters.smoothing_steps;
+    cycle.post_smoothing = parameters.smoothing_steps;
+    cycle.pre_direction  = SweepDirection::forward;
+    cycle.post_direction = parameters.post_smoothing_direction();
+    return std::make_shared<const VCycle<V>>(std::move(components), cycle);
+  }
+
+} // namespace cellwise

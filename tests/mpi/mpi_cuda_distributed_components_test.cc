@@ -1,0 +1,429 @@
+// The distributed components on device vectors (one GPU shared by all
+// ranks) against the serial device ones: the DSS across ranks on device
+// vectors (packed and unpacked by device kernels, through pinned host
+// buffers or, where MPI is CUDA-aware, device buffers) equals the serial
+// device DSS on the owned cells bit for bit on every level; the device
+// distributed vector's reductions equal the host's; the Chebyshev and
+// Jacobi smoothers on device vectors give the serial device smoothers'
+// result on the owned cells; the whole device solve across ranks
+// (DistributedMultigridSolver on Backend::cuda: transfers on whole local
+// families, the gathered coarse solve) gives the serial device solver's
+// iteration counts and solution (FP64 to 1e-12, mixed to 1e-7). Ghost cells start as NaN, so that a value the
+// exchange fails to deliver shows. Skipped, on every rank, without a GPU.
+
+#include <cellwise/base/cuda_check.h>
+#include <cellwise/base/mpi_check.h>
+#include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/mesh/partition.h>
+#include <cellwise/multigrid/cuda_cell_transfer.h>
+#include <cellwise/multigrid/cuda_point_smoothers.h>
+#include <cellwise/multigrid/mpi_cuda_distributed_cell_transfer.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
+#include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
+#include <cellwise/operators/mpi_distributed_laplace_operator.h>
+#include <cellwise/storage/cuda_dss.h>
+#include <cellwise/storage/dirichlet_mask.h>
+#include <cellwise/storage/mpi_distributed_cell_vector.h>
+#include <cellwise/storage/mpi_distributed_dirichlet_mask.h>
+#include <cellwise/storage/mpi_distributed_dss.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "mpi_test_utilities.h"
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+#define CELLWISE_SKIP_WITHOUT_CUDA_DEVICE()                                                   \
+  do                                                                                          \
+    {                                                                                         \
+      if (!::cellwise::cuda::device_available())                                              \
+        GTEST_SKIP() << "no CUDA device: " << ::cellwise::cuda::device_description();         \
+    }                                                                                         \
+  while (false)
+
+namespace
+{
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::Host, Layout>
+  to_host(const CellVector<Number, MemorySpace::CUDA, Layout> &device)
+  {
+    CellVector<Number, MemorySpace::Host, Layout> host;
+    device.copy_to_host(host);
+    return host;
+  }
+  template <typename Number, typename Layout>
+  CellVector<Number, MemorySpace::CUDA, Layout>
+  to_device(const CellVector<Number, MemorySpace::Host, Layout> &host)
+  {
+    CellVector<Number, MemorySpace::CUDA, Layout> device;
+    device.copy_from_host(host);
+    return device;
+  }
+
+  /// Device distributed against serial device DSS on every level of @p h.
+  template <typename Number, typename Layout>
+  void
+  check_dss_on_every_level(const LevelHierarchy &h, const unsigned int degree, const char *what)
+  {
+    const int  rank = mpi_rank(MPI_COMM_WORLD), size = mpi_size(MPI_COMM_WORLD);
+    const auto owner = morton_partition(h, size);
+    for (unsigned int l = 0; l < h.n_levels(); ++l)
+      {
+        const Level          &serial_level = h.level(l);
+        const cuda::LevelData serial_data(serial_level);
+        const LocalLevel      local = make_local_level(serial_level, owner[l], rank);
+        const DistributedDss  dss(local, MPI_COMM_WORLD, lagrange_trace_layers(degree));
+        for (const DssMode mode : {DssMode::sum, DssMode::mean})
+          {
+            CellVector<Number, MemorySpace::Host, Layout> serial(serial_level.n_cells(), degree);
+            fill_random(serial, 100 + l);
+            auto distributed = to_device(local_part(local, serial));
+            auto expected    = to_device(serial);
+            cuda::apply_dss(serial_data, expected, mode, cuda::DssSchedule::axis_passes);
+            dss.apply(distributed, mode);
+            EXPECT_EQ(owned_mismatches(local, to_host(distributed), to_host(expected)), 0u)
+              << what << ", degree " << degree << ", level " << l << ", mode " << (mode == DssMode::sum ? "sum" : "mean")
+              << ", rank " << rank << " of " << size;
+            // and the host's distributed DSS, from the same values
+            auto host = local_part(local, serial);
+            dss.apply(host, mode);
+            const auto  got   = to_host(distributed);
+            std::size_t wrong = 0;
+            for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
+              for (unsigned int i = 0; i < got.dofs_per_cell(); ++i)
+                wrong += !(got(k, i) == host(k, i));
+            EXPECT_EQ(wrong, 0u) << what << ", level " << l << ": device and host DSS across ranks";
+          }
+      }
+  }
+
+  /// Runs @p body once with the exchange staged through pinned host
+  /// buffers and once as mpi_cuda_aware() decides (the same where MPI is
+  /// not CUDA-aware).
+  template <typename Body>
+  void
+  with_both_exchange_paths(const Body &body)
+  {
+    setenv("CELLWISE_MPI_STAGING", "1", 1);
+    EXPECT_FALSE(mpi_cuda_aware());
+    body("staged");
+    unsetenv("CELLWISE_MPI_STAGING");
+    if (mpi_cuda_aware())
+      body("CUDA-aware");
+    else if (mpi_rank(MPI_COMM_WORLD) == 0)
+      std::cout << "  MPI does not report CUDA support: only the staged exchange was run" << std::endl;
+  }
+} // namespace
+
+TEST(DistributedDeviceDss, EqualsTheSerialDeviceDssOnEveryLevelOfABox)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy h = make_box_hierarchy(unequal_mpi_box(), 2);
+  with_both_exchange_paths([&](const char *path) {
+    for (const unsigned int degree : {1u, 2u, 3u})
+      check_dss_on_every_level<double, CellContiguous>(h, degree, path);
+    check_dss_on_every_level<float, CellContiguous>(h, 3, path);
+    check_dss_on_every_level<double, CellBlocked<32>>(h, 3, path);
+    check_dss_on_every_level<float, CellBlocked<32>>(h, 2, path);
+  });
+}
+
+TEST(DistributedDeviceDss, EqualsTheSerialDeviceDssOnLocallyRefinedLevels)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const BoxDescription box = unequal_mpi_box();
+  const LevelHierarchy h   = make_adaptive_box_hierarchy(box, 1, 2, make_octant_marker(box));
+  check_dss_on_every_level<double, CellContiguous>(h, 3, "octant");
+  check_dss_on_every_level<double, CellBlocked<32>>(h, 2, "octant, blocked");
+}
+
+TEST(DistributedDeviceDss, RefusesTheHermiteLayersOnDeviceVectors)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy h     = make_box_hierarchy(unequal_mpi_box(), 1);
+  const auto           owner = morton_partition(h, mpi_size(MPI_COMM_WORLD));
+  const LocalLevel     local = make_local_level(h.levels.back(), owner.back(), mpi_rank(MPI_COMM_WORLD));
+  const DistributedDss dss(local, MPI_COMM_WORLD, hermite_trace_layers());
+  CellVector<double, MemorySpace::CUDA> v(local.level.n_cells(), 3);
+  EXPECT_THROW(dss.apply(v), Error); // before any message: no rank waits
+}
+
+TEST(DistributedDeviceVector, ReductionsEqualTheHostOnes)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy h     = make_box_hierarchy(unequal_mpi_box(), 2);
+  const int            rank  = mpi_rank(MPI_COMM_WORLD);
+  const auto           owner = morton_partition(h, mpi_size(MPI_COMM_WORLD));
+  const LocalLevel     local = make_local_level(h.levels.back(), owner.back(), rank);
+  const auto level = std::make_shared<const DistributedLevel>(local, MPI_COMM_WORLD, h.levels.back().n_cells(),
+                                                              lagrange_trace_layers(2));
+  CellVector<double> serial_x(h.levels.back().n_cells(), 2), serial_y(h.levels.back().n_cells(), 2);
+  fill_random(serial_x, 1);
+  fill_random(serial_y, 2);
+  DistributedCellVector<double> x(level, 2), y(level, 2);
+  x.local() = local_part(local, serial_x); // ghosts NaN: no reduction reads them
+  y.local() = local_part(local, serial_y);
+  DistributedCellVector<double, CellContiguous, MemorySpace::CUDA> dx, dy;
+  dx.copy_from_host(x);
+  dy.copy_from_host(y);
+  const double expected = serial_x.dot(serial_y);
+  const double host = x.dot(y), device = dx.dot(dy);
+  const bool   finite = dx.all_finite();
+  // a non-finite owned value on the last rank only: false on every rank
+  if (rank == mpi_size(MPI_COMM_WORLD) - 1)
+    x.local()(0, 0) = std::nan("");
+  dx.copy_from_host(x);
+  const bool finite_after = dx.all_finite();
+  DistributedCellVector<double> back;
+  dy.copy_to_host(back);
+  EXPECT_NEAR(host, expected, 1e-13 * std::abs(expected));
+  EXPECT_NEAR(device, expected, 1e-13 * std::abs(expected));
+  EXPECT_TRUE(finite);
+  EXPECT_FALSE(finite_after);
+  EXPECT_EQ(owned_mismatches(local, back.local(), serial_y), 0u);
+}
+
+namespace
+{
+  /// One smooth() of the distributed device smoother against the serial
+  /// device smoother, from a zero and from a random guess; relative
+  /// difference on the owned cells. Collective.
+  template <typename DistributedSmoother, typename SerialSmoother, typename Parameters>
+  double
+  smoother_difference(const LevelHierarchy &h, const unsigned int degree, const Parameters &parameters)
+  {
+    using Device = CellVector<double, MemorySpace::CUDA>;
+    using DV     = DistributedCellVector<double, CellContiguous, MemorySpace::CUDA>;
+    const int          rank = mpi_rank(MPI_COMM_WORLD), size = mpi_size(MPI_COMM_WORLD);
+    const Level       &serial_level = h.levels.back();
+    const auto         owner        = morton_partition(h, size);
+    const LocalLevel   local        = make_local_level(serial_level, owner.back(), rank);
+    const auto level = std::make_shared<const DistributedLevel>(local, MPI_COMM_WORLD, serial_level.n_cells(),
+                                                                lagrange_trace_layers(degree));
+
+    // serial device smoother
+    const auto           serial_mask_host = make_dirichlet_mask<double>(serial_level, degree);
+    const Device         serial_mask      = to_device(serial_mask_host);
+    const cuda::LaplaceOperator<double> serial_op(serial_level, degree);
+    const SerialSmoother serial(serial_level, serial_op, serial_mask, parameters);
+    // distributed device smoother
+    DV mask;
+    mask.copy_from_host(make_distributed_dirichlet_mask<double>(level, degree));
+    const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA> op(level, degree);
+    const DistributedSmoother distributed(local.level, op, mask, parameters);
+
+    CellVector<double> b(serial_level.n_cells(), degree), u0(serial_level.n_cells(), degree);
+    fill_random(b, 21);
+    fill_random(u0, 22);
+    b.scale(serial_mask_host);
+    u0.scale(serial_mask_host);
+    double worst = 0;
+    for (const bool zero_guess : {true, false})
+      {
+        Device serial_u = to_device(zero_guess ? CellVector<double>(serial_level.n_cells(), degree) : u0);
+        serial.smooth(serial_u, to_device(b), zero_guess, SweepDirection::forward);
+        DistributedCellVector<double> host_b(level, degree), host_u(level, degree);
+        host_b.local() = local_part(local, b);
+        host_u.local() = local_part(local, zero_guess ? CellVector<double>(serial_level.n_cells(), degree) : u0);
+        DV u, bb;
+        u.copy_from_host(host_u);
+        bb.copy_from_host(host_b);
+        distributed.smooth(u, bb, zero_guess, SweepDirection::forward);
+        const CellVector<double> expected = to_host(serial_u);
+        const CellVector<double> got      = to_host(u.local());
+        double                   difference = 0, largest = 0;
+        for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
+          for (unsigned int i = 0; i < got.dofs_per_cell(); ++i)
+            {
+              difference = std::max(difference, std::abs(got(k, i) - expected(local.serial_index[k], i)));
+              largest    = std::max(largest, std::abs(expected(local.serial_index[k], i)));
+            }
+        double all[2] = {0, 0}, mine[2] = {difference, largest};
+        CELLWISE_MPI_CHECK(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+        worst = std::max(worst, all[0] / all[1]);
+      }
+    return worst;
+  }
+} // namespace
+
+TEST(DistributedDeviceSmoothers, ChebyshevAndJacobiEqualTheSerialDeviceSmoothers)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy h = make_box_hierarchy(unequal_mpi_box(), 2);
+  for (const unsigned int degree : {2u, 3u})
+    {
+      const double chebyshev =
+        smoother_difference<DistributedChebyshevSmoother<double, CellContiguous, MemorySpace::CUDA>,
+                            cuda::ChebyshevSmoother<double>>(h, degree, ChebyshevParameters());
+      const double jacobi = smoother_difference<DistributedJacobiSmoother<double, CellContiguous, MemorySpace::CUDA>,
+                                                cuda::JacobiSmoother<double>>(h, degree, JacobiParameters());
+      // the Lanczos estimate's global sums round differently: 1e-12, not 0
+      EXPECT_LE(chebyshev, 1e-12) << "Q" << degree;
+      EXPECT_LE(jacobi, 1e-14) << "Q" << degree;
+      if (mpi_rank(MPI_COMM_WORLD) == 0)
+        std::cout << "  Q" << degree << " on " << mpi_size(MPI_COMM_WORLD)
+                  << " ranks, one device: Chebyshev difference " << chebyshev << ", Jacobi " << jacobi << std::endl;
+    }
+}
+
+namespace
+{
+  /// The serial device solver (make_host_vector_solver on Backend::cuda) and
+  /// DistributedMultigridSolver on Backend::cuda, all ranks sharing the
+  /// GPU, to 1e-10: equal iteration counts, solutions within @p tolerance of
+  /// the serial maximum. Returns the relative difference.
+  double
+  compare_device_solvers(MultigridParameters parameters, const unsigned int degree, const double tolerance, const std::string &what)
+  {
+    parameters.backend     = Backend::cuda;
+    const MPI_Comm       comm = MPI_COMM_WORLD;
+    const int            rank = mpi_rank(comm), size = mpi_size(comm);
+    const LevelHierarchy h    = make_box_hierarchy(unequal_mpi_box(), 2);
+    CellVector<double>   b(h.levels.back().n_cells(), degree);
+    fill_random(b, 7);
+    b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
+
+    const auto         serial = make_host_vector_solver(h, degree, parameters);
+    CellVector<double> u_serial;
+    MonitorControl     serial_control(100, 1e-10);
+    const auto         serial_statistics = serial->solve(u_serial, b, serial_control);
+
+    const DistributedMultigridSolver distributed(h, degree, parameters, comm);
+    CellVector<double>               u;
+    MonitorControl                   control(100, 1e-10);
+    const auto                       statistics = distributed.solve(u, b, control);
+
+    double difference = 0, largest = 0;
+    for (unsigned int c = 0; c < u.n_cells(); ++c)
+      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
+        {
+          difference = std::max(difference, std::abs(u(c, i) - u_serial(c, i)));
+          largest    = std::max(largest, std::abs(u_serial(c, i)));
+        }
+    EXPECT_EQ(distributed.backend(), Backend::cuda);
+    EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << what << ", Q" << degree;
+    EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
+    EXPECT_LE(difference, tolerance * largest) << what << ", Q" << degree;
+    if (rank == 0)
+      std::cout << "  device, " << what << ", Q" << degree << ", " << size << " ranks on one GPU: " << statistics.iterations()
+                << " iterations (serial device " << serial_statistics.iterations() << "), solution difference "
+                << difference / largest << std::endl;
+    return difference / largest;
+  }
+} // namespace
+
+TEST(DistributedDeviceSolver, SolvesAsTheSerialDeviceSolver)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  for (const unsigned int degree : {2u, 3u, 4u})
+    {
+      MultigridParameters parameters; // Chebyshev, CG, FP64
+      compare_device_solvers(parameters, degree, 1e-12, "Chebyshev, CG");
+    }
+  MultigridParameters jacobi;
+  jacobi.smoother = SmootherType::jacobi;
+  compare_device_solvers(jacobi, 2, 1e-12, "Jacobi, CG");
+  MultigridParameters stationary;
+  stationary.outer = OuterIteration::stationary;
+  compare_device_solvers(stationary, 3, 1e-12, "Chebyshev, stationary");
+}
+
+TEST(DistributedDeviceSolver, MixedPrecisionSolvesAsTheSerialDeviceSolver)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  MultigridParameters parameters;
+  parameters.precision = Precision::mixed;
+  compare_device_solvers(parameters, 3, 1e-7, "mixed, Chebyshev, CG");
+  parameters.outer = OuterIteration::stationary;
+  compare_device_solvers(parameters, 3, 1e-7, "mixed, Chebyshev, stationary");
+}
+
+TEST(DistributedDeviceSolver, ThePatchSmootherOnTheDeviceIsRefusedOnEveryRank)
+{
+  // refused before any device is touched: runs without a GPU too
+  MultigridParameters parameters;
+  parameters.backend  = Backend::cuda;
+  parameters.smoother = SmootherType::patch;
+  const LevelHierarchy h = make_box_hierarchy(unequal_mpi_box(), 1);
+  EXPECT_THROW(DistributedMultigridSolver(h, 2, parameters, MPI_COMM_WORLD), Error);
+}
+
+TEST(DistributedDeviceTransfer, EqualsTheSerialDeviceTransferOnEveryLevel)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using DV                 = DistributedCellVector<double, CellContiguous, MemorySpace::CUDA>;
+  const MPI_Comm       comm = MPI_COMM_WORLD;
+  const int            rank = mpi_rank(comm), size = mpi_size(comm);
+  const LevelHierarchy h     = make_box_hierarchy(unequal_mpi_box(), 2);
+  const auto           owner = morton_partition(h, size);
+  std::vector<LocalLevel> local;
+  for (unsigned int l = 0; l < h.n_levels(); ++l)
+    local.push_back(make_local_level(h.level(l), owner[l], rank, GhostLayer::faces, family_ghosts(h, owner, l, rank)));
+  for (const unsigned int degree : {2u, 3u})
+    {
+      std::vector<std::shared_ptr<const DistributedLevel>> levels;
+      for (unsigned int l = 0; l < h.n_levels(); ++l)
+        levels.push_back(std::make_shared<const DistributedLevel>(local[l], comm, h.level(l).n_cells(), lagrange_trace_layers(degree)));
+      const cuda::DistributedLevelTransfer<double> distributed(h, local, comm, degree);
+      const cuda::CellTransfer<double>             serial(h, degree);
+      // a distributed device vector of level l from a serial one, ghosts NaN
+      const auto part = [&](const unsigned int l, const CellVector<double> &v) {
+        DistributedCellVector<double> host(levels[l], degree);
+        host.local() = local_part(local[l], v);
+        DV device;
+        device.copy_from_host(host);
+        return device;
+      };
+      for (unsigned int l = 1; l < h.n_levels(); ++l)
+        {
+          CellVector<double> coarse(h.level(l - 1).n_cells(), degree), fine(h.level(l).n_cells(), degree),
+            fine_au(h.level(l).n_cells(), degree);
+          fill_random(coarse, 31 + l);
+          fill_random(fine, 32 + l);
+          fill_random(fine_au, 33 + l);
+
+          auto serial_fine = to_device(fine);
+          serial.prolongate_add(l, serial_fine, to_device(coarse));
+          DV distributed_fine = part(l, fine);
+          distributed.prolongate_add(l, distributed_fine, part(l - 1, coarse));
+          EXPECT_EQ(owned_mismatches(local[l], to_host(distributed_fine.local()), to_host(serial_fine)), 0u)
+            << "prolongation to level " << l << ", Q" << degree << ", rank " << rank << " of " << size;
+
+          auto serial_coarse = to_device(coarse);
+          serial.restrict_residual_add(l, serial_coarse, to_device(fine), to_device(fine_au));
+          DV distributed_coarse = part(l - 1, coarse);
+          distributed.restrict_residual_add(l, distributed_coarse, part(l, fine), part(l, fine_au));
+          EXPECT_EQ(owned_mismatches(local[l - 1], to_host(distributed_coarse.local()), to_host(serial_coarse)), 0u)
+            << "restriction from level " << l << ", Q" << degree << ", rank " << rank << " of " << size;
+        }
+    }
+  // local levels without their families are refused on every rank
+  std::vector<LocalLevel> plain;
+  for (unsigned int l = 0; l < h.n_levels(); ++l)
+    plain.push_back(make_local_level(h.level(l), owner[l], rank));
+  // (where the partition cuts a family: then a family ghost is no face ghost)
+  int missing = 0;
+  for (unsigned int l = 0; l < h.n_levels(); ++l)
+    for (const unsigned int g : family_ghosts(h, owner, l, rank))
+      missing |= std::find(plain[l].serial_index.begin(), plain[l].serial_index.end(), g) == plain[l].serial_index.end();
+  int any_missing = 0;
+  CELLWISE_MPI_CHECK(MPI_Allreduce(&missing, &any_missing, 1, MPI_INT, MPI_LOR, comm));
+  if (any_missing)
+    EXPECT_THROW(cuda::DistributedLevelTransfer<double>(h, plain, comm, 2), Error);
+  else
+    EXPECT_NO_THROW(cuda::DistributedLevelTransfer<double>(h, plain, comm, 2));
+  if (rank == 0)
+    std::cout << "  " << size << " ranks: " << (any_missing ? "a family cut by the partition" : "no family cut") << std::endl;
+}
