@@ -39,39 +39,15 @@
 #include <iostream>
 #include <string>
 
+#include "cuda/cuda_test_utilities.h"
 #include "mpi_test_utilities.h"
 #include "test_utilities.h"
 
 using namespace cellwise;
 using namespace cellwise::testing;
 
-#define CELLWISE_SKIP_WITHOUT_CUDA_DEVICE()                                                   \
-  do                                                                                          \
-    {                                                                                         \
-      if (!::cellwise::cuda::device_available())                                              \
-        GTEST_SKIP() << "no CUDA device: " << ::cellwise::cuda::device_description();         \
-    }                                                                                         \
-  while (false)
-
 namespace
 {
-  template <typename Number, typename Layout>
-  CellVector<Number, MemorySpace::Host, Layout>
-  to_host(const CellVector<Number, MemorySpace::CUDA, Layout> &device)
-  {
-    CellVector<Number, MemorySpace::Host, Layout> host;
-    device.copy_to_host(host);
-    return host;
-  }
-  template <typename Number, typename Layout>
-  CellVector<Number, MemorySpace::CUDA, Layout>
-  to_device(const CellVector<Number, MemorySpace::Host, Layout> &host)
-  {
-    CellVector<Number, MemorySpace::CUDA, Layout> device;
-    device.copy_from_host(host);
-    return device;
-  }
-
   /// Device distributed against serial device DSS on every level of @p h.
   template <typename Number, typename Layout>
   void
@@ -280,47 +256,12 @@ TEST(DistributedDeviceSmoothers, ChebyshevAndJacobiEqualTheSerialDeviceSmoothers
 
 namespace
 {
-  /// The serial device solver (make_host_vector_solver on Backend::cuda) and
-  /// DistributedMultigridSolver on Backend::cuda, all ranks sharing the
-  /// GPU, to 1e-10: equal iteration counts, solutions within @p tolerance of
-  /// the serial maximum. Returns the relative difference.
-  double
+  /// compare_with_serial_solver on the device (all ranks share the GPU).
+  void
   compare_device_solvers(MultigridParameters parameters, const unsigned int degree, const double tolerance, const std::string &what)
   {
-    parameters.backend     = Backend::cuda;
-    const MPI_Comm       comm = MPI_COMM_WORLD;
-    const int            rank = mpi_rank(comm), size = mpi_size(comm);
-    const LevelHierarchy h    = make_box_hierarchy(unequal_mpi_box(), 2);
-    CellVector<double>   b(h.levels.back().n_cells(), degree);
-    fill_random(b, 7);
-    b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
-
-    const auto         serial = make_host_vector_solver(h, degree, parameters);
-    CellVector<double> u_serial;
-    MonitorControl     serial_control(100, 1e-10);
-    const auto         serial_statistics = serial->solve(u_serial, b, serial_control);
-
-    const DistributedMultigridSolver distributed(h, degree, parameters, comm);
-    CellVector<double>               u;
-    MonitorControl                   control(100, 1e-10);
-    const auto                       statistics = distributed.solve(u, b, control);
-
-    double difference = 0, largest = 0;
-    for (unsigned int c = 0; c < u.n_cells(); ++c)
-      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
-        {
-          difference = std::max(difference, std::abs(u(c, i) - u_serial(c, i)));
-          largest    = std::max(largest, std::abs(u_serial(c, i)));
-        }
-    EXPECT_EQ(distributed.backend(), Backend::cuda);
-    EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << what << ", Q" << degree;
-    EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
-    EXPECT_LE(difference, tolerance * largest) << what << ", Q" << degree;
-    if (rank == 0)
-      std::cout << "  device, " << what << ", Q" << degree << ", " << size << " ranks on one GPU: " << statistics.iterations()
-                << " iterations (serial device " << serial_statistics.iterations() << "), solution difference "
-                << difference / largest << std::endl;
-    return difference / largest;
+    parameters.backend = Backend::cuda;
+    compare_with_serial_solver(parameters, degree, tolerance, "device, " + what);
   }
 } // namespace
 

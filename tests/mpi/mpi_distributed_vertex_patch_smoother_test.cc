@@ -108,48 +108,6 @@ TEST(DistributedVertexPatchSmoother, FaceGhostsAreRefusedOnEveryRank)
   EXPECT_THROW(DistributedVertexPatchSmoother<double>(op, 1), Error);
 }
 
-namespace
-{
-  /// The serial solver (make_host_vector_solver) and DistributedMultigridSolver
-  /// with @p parameters to 1e-10: equal iteration counts, solutions within
-  /// @p tolerance of the serial maximum.
-  void
-  compare_solvers(const MultigridParameters &parameters, const unsigned int degree, const double tolerance, const std::string &what)
-  {
-    const MPI_Comm       comm = MPI_COMM_WORLD;
-    const int            rank = mpi_rank(comm), size = mpi_size(comm);
-    const LevelHierarchy h    = make_box_hierarchy(unequal_mpi_box(), 2);
-    CellVector<double>   b(h.levels.back().n_cells(), degree);
-    fill_random(b, 7);
-    b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
-
-    const auto         serial = make_host_vector_solver(h, degree, parameters);
-    CellVector<double> u_serial;
-    MonitorControl     serial_control(100, 1e-10);
-    const auto         serial_statistics = serial->solve(u_serial, b, serial_control);
-
-    const DistributedMultigridSolver distributed(h, degree, parameters, comm);
-    CellVector<double>               u;
-    MonitorControl                   control(100, 1e-10);
-    const auto                       statistics = distributed.solve(u, b, control);
-
-    double difference = 0, largest = 0;
-    for (unsigned int c = 0; c < u.n_cells(); ++c)
-      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
-        {
-          difference = std::max(difference, std::abs(u(c, i) - u_serial(c, i)));
-          largest    = std::max(largest, std::abs(u_serial(c, i)));
-        }
-    EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << what << ", Q" << degree;
-    EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
-    EXPECT_LE(difference, tolerance * largest) << what << ", Q" << degree;
-    if (rank == 0)
-      std::cout << "  " << what << ", Q" << degree << ", " << size << " ranks: " << statistics.iterations()
-                << " iterations (serial " << serial_statistics.iterations() << "), solution difference "
-                << difference / largest << std::endl;
-  }
-} // namespace
-
 TEST(DistributedVertexPatchSmoother, SolvesAsTheSerialSolver)
 {
   for (const OuterIteration outer : {OuterIteration::stationary, OuterIteration::cg})
@@ -158,7 +116,7 @@ TEST(DistributedVertexPatchSmoother, SolvesAsTheSerialSolver)
         MultigridParameters parameters;
         parameters.smoother = SmootherType::patch;
         parameters.outer    = outer;
-        compare_solvers(parameters, degree, 1e-12, "patch smoother, " + to_string(outer));
+        compare_with_serial_solver(parameters, degree, 1e-12, "patch smoother, " + to_string(outer));
       }
 }
 
@@ -172,8 +130,8 @@ TEST(DistributedVertexPatchSmoother, MixedPrecisionSolvesAsTheSerialSolver)
   parameters.precision = Precision::mixed;
   parameters.smoother  = SmootherType::patch;
   parameters.outer     = OuterIteration::stationary;
-  compare_solvers(parameters, 3, 0., "mixed, patch smoother, stationary");
+  compare_with_serial_solver(parameters, 3, 0., "mixed, patch smoother, stationary");
   parameters.smoother = SmootherType::chebyshev;
   parameters.outer    = OuterIteration::cg;
-  compare_solvers(parameters, 3, 1e-10, "mixed, Chebyshev, CG");
+  compare_with_serial_solver(parameters, 3, 1e-10, "mixed, Chebyshev, CG");
 }

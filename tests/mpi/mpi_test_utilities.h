@@ -1,14 +1,28 @@
 #pragma once
 // What the MPI tests share: a rank's part of a serial vector (ghosts NaN, so
-// that a value an exchange fails to deliver shows) and the exact comparison
-// of the owned cells with the serial vector.
+// that a value an exchange fails to deliver shows), the exact comparison
+// of the owned cells with the serial vector, and the distributed solver
+// against the serial one.
 
+#include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
+#include <cellwise/multigrid/solver_control.h>
 #include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/dirichlet_mask.h>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <iostream>
 #include <limits>
+#include <string>
+
+#include "test_utilities.h"
 
 namespace cellwise::testing
 {
@@ -48,5 +62,49 @@ namespace cellwise::testing
       for (unsigned int i = 0; i < serial.dofs_per_cell(); ++i)
         wrong += !(distributed(k, i) == serial(local.serial_index[k], i));
     return wrong;
+  }
+
+  /// The serial solver (make_host_vector_solver) and DistributedMultigridSolver
+  /// with @p parameters (either backend) on the twice refined test box, CG or
+  /// the stationary iteration to 1e-10: equal iteration counts, solutions
+  /// within @p tolerance of the serial maximum. Collective.
+  inline void
+  compare_with_serial_solver(const MultigridParameters &parameters,
+                             const unsigned int         degree,
+                             const double               tolerance,
+                             const std::string         &what)
+  {
+    const MPI_Comm       comm = MPI_COMM_WORLD;
+    const int            rank = mpi_rank(comm), size = mpi_size(comm);
+    const LevelHierarchy h    = make_box_hierarchy(unequal_mpi_box(), 2);
+    CellVector<double>   b(h.levels.back().n_cells(), degree);
+    fill_random(b, 7);
+    b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
+
+    const auto         serial = make_host_vector_solver(h, degree, parameters);
+    CellVector<double> u_serial;
+    MonitorControl     serial_control(100, 1e-10);
+    const auto         serial_statistics = serial->solve(u_serial, b, serial_control);
+
+    const DistributedMultigridSolver distributed(h, degree, parameters, comm);
+    CellVector<double>               u;
+    MonitorControl                   control(100, 1e-10);
+    const auto                       statistics = distributed.solve(u, b, control);
+
+    double difference = 0, largest = 0;
+    for (unsigned int c = 0; c < u.n_cells(); ++c)
+      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
+        {
+          difference = std::max(difference, std::abs(u(c, i) - u_serial(c, i)));
+          largest    = std::max(largest, std::abs(u_serial(c, i)));
+        }
+    EXPECT_EQ(distributed.backend(), parameters.backend) << what;
+    EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << what << ", Q" << degree;
+    EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
+    EXPECT_LE(difference, tolerance * largest) << what << ", Q" << degree;
+    if (rank == 0)
+      std::cout << "  " << what << ", Q" << degree << ", " << size << " ranks: " << statistics.iterations()
+                << " iterations (serial " << serial_statistics.iterations() << "), solution difference "
+                << difference / largest << std::endl;
   }
 } // namespace cellwise::testing
