@@ -65,21 +65,11 @@ namespace
       EXPECT_GT(all_travelled, 0u) << what << ": no family was cut, the test would not see the exchange";
   }
 
-  /// Five coarse cells in a row: the Morton cuts of 2, 3 and 4 ranks fall
-  /// inside coarse cells, so families are split across ranks.
-  BoxDescription
-  unequal_box()
-  {
-    BoxDescription box;
-    box.upper        = {{5., 1.2, 0.9}};
-    box.subdivisions = {{5, 1, 1}};
-    return box;
-  }
 } // namespace
 
 TEST(DistributedCellTransfer, EqualsTheSerialTransferOnEveryLevelOfABox)
 {
-  const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2);
+  const LevelHierarchy h = make_box_hierarchy(family_cutting_mpi_row(), 2);
   for (const unsigned int degree : {1u, 2u, 4u})
     check_every_level_pair<double, CellContiguous>(h, degree, "box");
   check_every_level_pair<float, CellBlocked<32>>(h, 3, "box, float, blocked");
@@ -87,7 +77,7 @@ TEST(DistributedCellTransfer, EqualsTheSerialTransferOnEveryLevelOfABox)
 
 TEST(DistributedCellTransfer, EqualsTheSerialTransferOnLocallyRefinedHierarchies)
 {
-  const BoxDescription box = unequal_box();
+  const BoxDescription box = family_cutting_mpi_row();
   for (const char *marker : {"octant", "ball"})
     check_every_level_pair<double, CellContiguous>(make_adaptive_box_hierarchy(box, 1, 2, make_marker(marker, box)), 2,
                                                    marker);

@@ -37,6 +37,18 @@ namespace cellwise::testing
     return box;
   }
 
+  /// Five coarse cells in a row: refined twice, the Morton cuts of 2, 3 and
+  /// 4 ranks fall inside coarse cells, so families are split across ranks
+  /// (the transfers then exchange cells; on unequal_mpi_box they do not).
+  inline BoxDescription
+  family_cutting_mpi_row()
+  {
+    BoxDescription box;
+    box.upper        = {{5., 1.2, 0.9}};
+    box.subdivisions = {{5, 1, 1}};
+    return box;
+  }
+
   /// The owned cells of @p serial on @p local; ghost cells NaN.
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
@@ -65,18 +77,19 @@ namespace cellwise::testing
   }
 
   /// The serial solver (make_host_vector_solver) and DistributedMultigridSolver
-  /// with @p parameters (either backend) on the twice refined test box, CG or
-  /// the stationary iteration to 1e-10: equal iteration counts, solutions
-  /// within @p tolerance of the serial maximum. Collective.
+  /// with @p parameters (either backend) on @p box refined twice, CG or the
+  /// stationary iteration to 1e-10: equal iteration counts, solutions within
+  /// @p tolerance of the serial maximum. Collective.
   inline void
   compare_with_serial_solver(const MultigridParameters &parameters,
                              const unsigned int         degree,
                              const double               tolerance,
-                             const std::string         &what)
+                             const std::string         &what,
+                             const BoxDescription      &box = unequal_mpi_box())
   {
     const MPI_Comm       comm = MPI_COMM_WORLD;
     const int            rank = mpi_rank(comm), size = mpi_size(comm);
-    const LevelHierarchy h    = make_box_hierarchy(unequal_mpi_box(), 2);
+    const LevelHierarchy h    = make_box_hierarchy(box, 2);
     CellVector<double>   b(h.levels.back().n_cells(), degree);
     fill_random(b, 7);
     b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
