@@ -23,7 +23,7 @@ namespace cellwise
     {
       constexpr int n = p + 1, m = 2 * p - 1;
       const int     cx = c & 1, cy = (c >> 1) & 1, cz = (c >> 2) & 1;
-      const int     lx = 1 - cx, ly = 1 - cy, lz = 1 - cz;
+      const int     lx = first_patch_interior_node(cx), ly = first_patch_interior_node(cy), lz = first_patch_interior_node(cz);
       for (int kz = lz; kz < lz + p; ++kz)
         for (int ky = ly; ky < ly + p; ++ky)
           {
@@ -44,7 +44,7 @@ namespace cellwise
       for (int i = 0; i < n * n * n; ++i)
         cell_values[i] = Number(0);
       const int cx = c & 1, cy = (c >> 1) & 1, cz = (c >> 2) & 1;
-      const int lx = 1 - cx, ly = 1 - cy, lz = 1 - cz;
+      const int lx = first_patch_interior_node(cx), ly = first_patch_interior_node(cy), lz = first_patch_interior_node(cz);
       for (int kz = lz; kz < lz + p; ++kz)
         for (int ky = ly; ky < ly + p; ++ky)
           {
@@ -169,7 +169,8 @@ namespace cellwise
           for (const auto &patch : patches_.cells[colour])
             for (unsigned int c = 0; c < 8; ++c)
               {
-                const int lx = 1 - (c & 1), ly = 1 - ((c >> 1) & 1), lz = 1 - ((c >> 2) & 1);
+                const int lx = first_patch_interior_node(c & 1), ly = first_patch_interior_node((c >> 1) & 1),
+                          lz = first_patch_interior_node((c >> 2) & 1);
                 for (int kz = lz; kz < lz + int(p); ++kz)
                   for (int ky = ly; ky < ly + int(p); ++ky)
                     for (int kx = lx; kx < lx + int(p); ++kx)
@@ -361,7 +362,8 @@ namespace cellwise
             {
               const unsigned int cell = patch[c];
               const int          cx = c & 1, cy = (c >> 1) & 1, cz = (c >> 2) & 1;
-              const int          lx = 1 - cx, ly = 1 - cy, lz = 1 - cz;
+              const int          lx = first_patch_interior_node(cx), ly = first_patch_interior_node(cy),
+                                 lz = first_patch_interior_node(cz);
               for (int kz = lz; kz < lz + p; ++kz)
                 for (int ky = ly; ky < ly + p; ++ky)
                   {

@@ -1,3 +1,4 @@
+#include <cellwise/mesh/vertex_patches.h>
 #include <cellwise/storage/mpi_cell_halo_exchange.h>
 
 #include <algorithm>
@@ -114,16 +115,12 @@ namespace cellwise
           visit(i);
         return;
       }
-    // the cell's corner of the colour's parity is the patch vertex: along
-    // axis d at k_d + e_d, e_d = (colour_d − k_d) mod 2. The cell is then
-    // in lane bit c_d = 1 − e_d of the patch, and its patch-interior nodes
-    // are 1 − c_d … p − c_d (vertex_patch_smoother.cc), i.e. e_d … e_d + p − 1
+    // the cell's lane in its patch of this colour, and the patch-interior
+    // nodes of that lane (mesh/vertex_patches.h): what the colour step wrote
     std::array<unsigned int, 3> first;
     for (unsigned int d = 0; d < 3; ++d)
-      {
-        const int k = local_->level.coordinates[cell][d];
-        first[d]    = static_cast<unsigned int>(((patch_colour_ >> d) - static_cast<unsigned int>(k)) & 1u);
-      }
+      first[d] = static_cast<unsigned int>(
+        first_patch_interior_node(patch_lane_bit(local_->level.coordinates[cell][d], (patch_colour_ >> d) & 1u)));
     for (unsigned int z = first[2]; z < first[2] + degree; ++z)
       for (unsigned int y = first[1]; y < first[1] + degree; ++y)
         for (unsigned int x = first[0]; x < first[0] + degree; ++x)

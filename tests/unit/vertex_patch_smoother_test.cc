@@ -198,6 +198,10 @@ TEST(VertexPatches, CountsMembershipsAndLaneGeometry)
                     else
                       EXPECT_NEAR(b.lower[d] + b.size[d], x[d], 1e-14) << "lane " << c << " axis " << d;
                     EXPECT_EQ(level.coordinates[patch[c]][d], v[d] - 1 + int((c >> d) & 1));
+                    // the lane a cell's coordinates and the colour give (the
+                    // halo exchange of a colour step relies on it)
+                    EXPECT_EQ(patch_lane_bit(level.coordinates[patch[c]][d], (colour >> d) & 1), (c >> d) & 1)
+                      << "lane " << c << " axis " << d;
                   }
               const unsigned int smallest = *std::min_element(patch.begin(), patch.end());
               if (k > 0)

@@ -28,6 +28,27 @@
 
 namespace cellwise
 {
+  /// The lane bit c_d along one axis (1: the cell lies on the upper side of
+  /// the patch vertex) of the cell at integer coordinate @p k in its patch of
+  /// the colour whose bit along that axis is @p colour_bit: the vertex lies at
+  /// k + e, e = (colour_bit − k) mod 2 (a vertex's parity is its colour), so
+  /// c_d = 1 − e.
+  constexpr unsigned int
+  patch_lane_bit(const int k, const unsigned int colour_bit)
+  {
+    return 1u - ((colour_bit - static_cast<unsigned int>(k)) & 1u);
+  }
+
+  /// The first of the p patch-interior nodes along an axis of a cell in lane
+  /// bit @p c: nodes 1 − c … p − c; its other node lies on the patch rim.
+  /// The patch smoother writes these nodes only, and the halo exchange of
+  /// its colour steps sends these only.
+  constexpr int
+  first_patch_interior_node(const unsigned int c)
+  {
+    return 1 - static_cast<int>(c);
+  }
+
   struct VertexPatches
   {
     /// Number of colours (vertex parities in 3D).
