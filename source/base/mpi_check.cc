@@ -36,6 +36,9 @@ namespace cellwise
   mpi_cuda_aware()
   {
     const char *staging = std::getenv("CELLWISE_MPI_STAGING");
+    CELLWISE_CHECK(staging == nullptr || std::strcmp(staging, "0") == 0 || std::strcmp(staging, "1") == 0,
+                   "CELLWISE_MPI_STAGING is '" << staging << "': 1 stages device exchanges through pinned host buffers, "
+                                               << "0 (or unset) lets MPI's reported CUDA support decide");
     if (staging != nullptr && std::strcmp(staging, "1") == 0)
       return false;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

@@ -381,3 +381,15 @@ TEST(DistributedDeviceTransfer, EqualsTheSerialDeviceTransferOnEveryLevel)
   if (rank == 0)
     std::cout << "  " << size << " ranks: " << all << " cells travel per pair of transfers over all levels" << std::endl;
 }
+
+TEST(DistributedDeviceDss, AStagingVariableOtherThan0Or1IsAnError)
+{
+  // read alike on every rank (the environment of mpirun): no GPU needed
+  setenv("CELLWISE_MPI_STAGING", "yes", 1);
+  EXPECT_THROW(mpi_cuda_aware(), Error);
+  setenv("CELLWISE_MPI_STAGING", "1", 1);
+  EXPECT_FALSE(mpi_cuda_aware());
+  setenv("CELLWISE_MPI_STAGING", "0", 1);
+  EXPECT_NO_THROW(mpi_cuda_aware());
+  unsetenv("CELLWISE_MPI_STAGING");
+}

@@ -71,7 +71,9 @@ namespace cellwise
    * Whether device buffers may be handed to MPI: the MPI library reports
    * CUDA support at run time (Open MPI's MPIX_Query_cuda_support; false
    * where the library cannot say), unless the environment variable
-   * CELLWISE_MPI_STAGING=1 asks for staging through pinned host buffers.
+   * CELLWISE_MPI_STAGING=1 asks for staging through pinned host buffers
+   * (0 or unset: the library decides; any other value throws
+   * cellwise::Error naming it).
    * The device exchanges stage through host buffers where it is false.
    */
   bool
