@@ -108,7 +108,8 @@ namespace cellwise::testing
     for (unsigned int c = 0; c < u.n_cells(); ++c)
       for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
         {
-          difference = std::max(difference, std::abs(u(c, i) - u_serial(c, i)));
+          const double e = std::abs(u(c, i) - u_serial(c, i));
+          difference     = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(difference, e); // NaN: a failure
           largest    = std::max(largest, std::abs(u_serial(c, i)));
         }
     EXPECT_EQ(distributed.backend(), parameters.backend) << what;
