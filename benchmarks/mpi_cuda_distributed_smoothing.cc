@@ -151,7 +151,7 @@ main(int argc, char **argv)
       const DistributedMultigridSolver solver(h, degree, parameters, MPI_COMM_WORLD);
       auto                             rhs = solver.vector();
       rhs.fill(1.);
-      rhs.scale(make_distributed_dirichlet_mask<double>(solver.fine_level(), degree));
+      rhs.scale(make_distributed_dirichlet_mask<double>(solver.outer_level(), degree));
       SolveStatistics statistics;
       for (int k = 0; k < 2; ++k)
         {

@@ -76,7 +76,7 @@ namespace
     const auto           setup_start = std::chrono::steady_clock::now();
     const LevelHierarchy hierarchy =
       make_adaptive_box_hierarchy(options.box, L, options.adaptive_steps, make_marker(options.marker, options.box));
-    const auto solver = make_adaptive_host_vector_solver(hierarchy, options.degree, options.multigrid, &std::cout);
+    const auto solver = make_adaptive_solver(hierarchy, options.degree, options.multigrid, &std::cout);
     const ActiveMesh &mesh = solver->active_mesh();
     std::cout << "  active cells per level:";
     for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
@@ -92,6 +92,8 @@ namespace
       solve_with_history(*control, [&](cellwise::IterationControl &c) { return solver->solve(u, b, c); });
     Row row;
     row.solve_seconds = solver->last_solve_seconds();
+    if (const std::string exchange = exchange_summary(*solver); !exchange.empty())
+      std::cout << exchange << std::endl;
     for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
       std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
     row.level                 = L;
@@ -196,16 +198,15 @@ namespace
         std::cout << backend_description(Backend::cuda) << std::endl;
       }
 
-    if (mpi_ranks() > 1 && (!options.problem_file.empty() || options.problem == "biharmonic" ||
-                            options.adaptive_steps > 0 || options.geometry == "ball"))
+    if (mpi_ranks() > 1 && (!options.problem_file.empty() || options.problem == "biharmonic" || options.geometry == "ball"))
       {
         // the same options on every rank: every rank refuses alike and says
         // why (the first rank to exit ends the job, and a rank's message
         // can be lost with it)
         std::cerr << "cellwise-poisson: on " << mpi_ranks()
                   << " MPI ranks the program solves the Poisson problem on uniform box, L-shape and "
-                     "Kershaw meshes (host or device); not yet problem files, the biharmonic problem, adaptive "
-                     "meshes or the ball (doc/mpi.md)"
+                     "Kershaw meshes (host or device) and locally refined boxes (host); not yet problem files, the "
+                     "biharmonic problem or the ball (doc/mpi.md)"
                   << std::endl;
         return 2;
       }

@@ -27,6 +27,54 @@ namespace poisson_program
       }
     };
     NullBuffer null_buffer;
+
+#ifdef CELLWISE_POISSON_WITH_MPI
+    /// The distributed solver on a locally refined hierarchy, as the
+    /// program's adaptive solve takes it (active vectors).
+    class DistributedAdaptiveSolver : public cellwise::AdaptiveHostVectorSolver
+    {
+    public:
+      DistributedAdaptiveSolver(const cellwise::LevelHierarchy      &hierarchy,
+                                const unsigned int                   degree,
+                                const cellwise::MultigridParameters &parameters,
+                                std::ostream                        *log)
+        : solver_(hierarchy, degree, parameters, MPI_COMM_WORLD, log)
+      {}
+      cellwise::SolveStatistics
+      solve(cellwise::CellVector<double> &u, const cellwise::CellVector<double> &b, cellwise::IterationControl &control) const override
+      {
+        return solver_.solve(u, b, control);
+      }
+      void
+      precondition(cellwise::CellVector<double> &z, const cellwise::CellVector<double> &r) const override
+      {
+        solver_.precondition(z, r);
+      }
+      cellwise::Backend
+      backend() const override
+      {
+        return solver_.backend();
+      }
+      double
+      last_solve_seconds() const override
+      {
+        return solver_.last_solve_seconds();
+      }
+      const cellwise::ActiveMesh &
+      active_mesh() const override
+      {
+        return *solver_.active_mesh();
+      }
+      const cellwise::DistributedMultigridSolver &
+      distributed() const
+      {
+        return solver_;
+      }
+
+    private:
+      cellwise::DistributedMultigridSolver solver_;
+    };
+#endif
   } // namespace
 
   MpiSession::MpiSession(int &argc, char **&argv)
@@ -71,7 +119,10 @@ namespace poisson_program
   exchange_summary(const cellwise::HostVectorSolver &solver)
   {
 #ifdef CELLWISE_POISSON_WITH_MPI
-    if (const auto *distributed = dynamic_cast<const cellwise::DistributedMultigridSolver *>(&solver))
+    const auto *distributed = dynamic_cast<const cellwise::DistributedMultigridSolver *>(&solver);
+    if (const auto *adaptive = dynamic_cast<const DistributedAdaptiveSolver *>(&solver))
+      distributed = &adaptive->distributed();
+    if (distributed)
       {
         const double mine = distributed->last_exchange_seconds();
         double       most = 0;
@@ -98,5 +149,18 @@ namespace poisson_program
       return std::make_unique<cellwise::DistributedMultigridSolver>(hierarchy, degree, parameters, MPI_COMM_WORLD, log);
 #endif
     return cellwise::make_host_vector_solver(hierarchy, degree, parameters, log);
+  }
+
+  std::unique_ptr<cellwise::AdaptiveHostVectorSolver>
+  make_adaptive_solver(const cellwise::LevelHierarchy      &hierarchy,
+                       const unsigned int                   degree,
+                       const cellwise::MultigridParameters &parameters,
+                       std::ostream                        *log)
+  {
+#ifdef CELLWISE_POISSON_WITH_MPI
+    if (session_ranks > 1)
+      return std::make_unique<DistributedAdaptiveSolver>(hierarchy, degree, parameters, log);
+#endif
+    return cellwise::make_adaptive_host_vector_solver(hierarchy, degree, parameters, log);
   }
 } // namespace poisson_program

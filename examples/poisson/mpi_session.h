@@ -61,4 +61,13 @@ namespace poisson_program
               unsigned int                         degree,
               const cellwise::MultigridParameters &parameters,
               std::ostream                        *log);
+
+  /// The solver of a locally refined hierarchy (local smoothing, active
+  /// vectors): the distributed one on more than one rank, otherwise
+  /// make_adaptive_host_vector_solver's.
+  std::unique_ptr<cellwise::AdaptiveHostVectorSolver>
+  make_adaptive_solver(const cellwise::LevelHierarchy      &hierarchy,
+                       unsigned int                         degree,
+                       const cellwise::MultigridParameters &parameters,
+                       std::ostream                        *log);
 } // namespace poisson_program

@@ -217,7 +217,7 @@ namespace cellwise::dealii
     // the copies of each DoF over all ranks: DSS of ones
     valence_ = solver_->vector();
     valence_.fill(1.);
-    solver_->fine_level()->dss.apply(valence_.local(), DssMode::sum);
+    solver_->outer_level()->dss.apply(valence_.local(), DssMode::sum);
 
     locally_owned_    = dof_handler.locally_owned_dofs();
     locally_relevant_ = ::dealii::DoFTools::extract_locally_relevant_dofs(dof_handler);
@@ -265,7 +265,7 @@ namespace cellwise::dealii
     if (solution.linfty_norm() != 0.)
       {
         DistributedMultigridSolver::VectorType au = solver_->vector();
-        solver_->fine_operator().vmult(au, u);
+        solver_->outer_operator().vmult(au, u);
         const unsigned int n3 = au.dofs_per_cell();
         for (unsigned int k = 0; k < au.n_owned_cells(); ++k)
           for (unsigned int i = 0; i < n3; ++i)

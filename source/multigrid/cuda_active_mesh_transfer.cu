@@ -240,7 +240,7 @@ namespace cellwise
                                                               << " levels");
       // every active entry is written below: no zeroing needed
       if (active.n_cells() != n_active_cells() || active.degree() != level_vectors[0].degree())
-        active.reinit(n_active_cells(), level_vectors[0].degree());
+        active.reinit(static_cast<unsigned int>(n_active_cells()), level_vectors[0].degree());
       for (unsigned int l = 0; l < n_levels(); ++l)
         reassemble_level(l, level_vectors[l], active);
     }

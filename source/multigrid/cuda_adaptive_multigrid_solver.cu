@@ -105,7 +105,7 @@ namespace cellwise
       cycle.post_smoothing = parameters.smoothing_steps;
       cycle.pre_direction  = SweepDirection::forward;
       cycle.post_direction = parameters.post_smoothing_direction();
-      cycle_ = std::make_shared<LocalSmoothingVCycle<V>>(mesh_, std::make_shared<ActiveMeshTransfer<double, Layout>>(mesh_),
+      cycle_ = std::make_shared<LocalSmoothingVCycle<V>>(std::make_shared<ActiveMeshTransfer<double, Layout>>(mesh_),
                                                          std::move(components), cycle);
       if (log)
         *log << "  adaptive set-up of " << hierarchy.n_levels() << " levels, " << mesh_.n_active_cells()

@@ -65,14 +65,14 @@ namespace cellwise
            << std::endl;
     device->fine_mask.copy_from_host(fine_mask_);
     device->fine_operator =
-      std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(levels_.back(), degree_);
+      std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(outer_level_, degree_);
     if (parameters_.precision == Precision::fp64)
       device->cycle = make_cycle<double, MemorySpace::CUDA>(log, device->fine_operator, device->fine_mask);
     else
       device->cycle = std::make_shared<
         const MixedPrecisionPreconditioner<DeviceSolve::Vector, DistributedCellVector<float, CellContiguous, MemorySpace::CUDA>>>(
         make_cycle<float, MemorySpace::CUDA>(log, device->fine_operator, device->fine_mask),
-        DistributedCellVector<float, CellContiguous, MemorySpace::CUDA>(levels_.back(), degree_));
+        DistributedCellVector<float, CellContiguous, MemorySpace::CUDA>(outer_level_, degree_));
     device_ = std::move(device);
   }
 
@@ -86,7 +86,7 @@ namespace cellwise
     CELLWISE_MPI_CHECK(MPI_Barrier(comm_));
     const auto   start    = std::chrono::steady_clock::now();
     const double exchange = exchange_seconds();
-    const auto   mean_dss = [this](DeviceSolve::Vector &r) { levels_.back()->dss.apply(r.local(), DssMode::mean); };
+    const auto   mean_dss = [this](DeviceSolve::Vector &r) { outer_level_->dss.apply(r.local(), DssMode::mean); };
     const SolveStatistics statistics =
       solve_outer(parameters_, *device_->fine_operator, device_->fine_operator->n_cells(), degree_, *device_->cycle, device_u,
                   device_b, device_->fine_mask, control, mean_dss);

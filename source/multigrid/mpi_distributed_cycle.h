@@ -5,11 +5,14 @@
 // (mpi_cuda_distributed_multigrid_solver.cc) for device vectors, so that a
 // build without CUDA never references the device components. Not installed.
 
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/mpi_distributed_active_level_transfer.h>
 #include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 #include <cellwise/multigrid/mpi_distributed_point_smoothers.h>
 #include <cellwise/multigrid/mpi_distributed_vertex_patch_smoother.h>
+#include <cellwise/multigrid/mpi_distributed_refinement_edge.h>
 #include <cellwise/multigrid/mpi_gathered_coarse_solver.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/dirichlet_mask.h>
@@ -43,18 +46,21 @@ namespace cellwise
     typename VCycle<V>::Components components;
     for (unsigned int l = 0; l < n_levels; ++l)
       {
-        // an FP64 cycle shares the outer iteration's finest operator and mask
+        // an FP64 cycle on a uniform hierarchy shares the outer iteration's
+        // finest operator and mask; the smoothers' mask is the free one,
+        // zero on the refinement edge of a locally refined level (on a
+        // uniform level it is the Dirichlet mask)
         V                               mask;
         std::shared_ptr<const Operator> op;
         if constexpr (std::is_same_v<Number, double>)
-          if (l + 1 == n_levels)
+          if (l + 1 == n_levels && fine_operator)
             {
               mask = fine_mask;
               op   = fine_operator;
             }
         if (!op)
           {
-            mask.copy_from_host(make_distributed_dirichlet_mask<Number>(levels_[l], degree, parameters.dirichlet_ids));
+            mask.copy_from_host(make_distributed_free_mask<Number>(levels_[l], degree, parameters.dirichlet_ids));
             op = std::make_shared<const Operator>(levels_[l], degree);
           }
         components.operators.push_back(op);
@@ -101,6 +107,7 @@ namespace cellwise
           CELLWISE_CHECK(false, "the vertex-patch smoother across ranks runs on the host only so far");
         if (log)
           *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << serial_.level(l).n_cells() << " cells, "
+               << (active_mesh_ ? std::to_string(active_mesh_->active_cells[l].size()) + " active, " : std::string())
                << std::setw(8) << local_[l].n_owned_cells() << " owned and " << local_[l].level.n_cells() - local_[l].n_owned_cells()
                << " ghosts on rank " << rank << " of " << size << ", "
                << (l == 0 ? "gathered Cholesky coarse solve" : "smoother " + to_string(parameters.smoother))
@@ -139,6 +146,15 @@ namespace cellwise
     cycle.post_smoothing = parameters.smoothing_steps;
     cycle.pre_direction  = SweepDirection::forward;
     cycle.post_direction = parameters.post_smoothing_direction();
+    if (active_mesh_)
+      {
+        // local smoothing: the host's only (refused on the device at set-up)
+        if constexpr (on_host)
+          return std::make_shared<const LocalSmoothingVCycle<V>>(
+            std::make_shared<const DistributedActiveLevelTransfer<Number>>(*active_mesh_, levels_, outer_level_),
+            std::move(components), cycle);
+        CELLWISE_CHECK(false, "the distributed adaptive V-cycle runs on the host only so far");
+      }
     return std::make_shared<const VCycle<V>>(std::move(components), cycle);
   }
 

@@ -14,6 +14,16 @@ namespace cellwise
 {
   namespace
   {
+    /// Whether a level above the finest has active cells (local smoothing).
+    bool
+    is_locally_refined(const LevelHierarchy &serial)
+    {
+      for (unsigned int l = 0; l + 1 < serial.n_levels(); ++l)
+        if (serial.level(l).n_active_cells() != 0)
+          return true;
+      return false;
+    }
+
     /// Why @p parameters cannot run distributed yet (empty: they can).
     std::string
     unsupported(const LevelHierarchy &serial, const unsigned int degree, const MultigridParameters &parameters)
@@ -32,13 +42,10 @@ namespace cellwise
         why << "the pure Neumann problem";
       else if (coarse_solver_for(parameters, serial.level(0), degree) != CoarseSolverType::cholesky)
         why << "a coarse level beyond the Cholesky solve (" << serial.level(0).n_cells() << " coarse cells)";
-      else
-        for (unsigned int l = 0; l < serial.n_levels(); ++l)
-          if (serial.level(l).n_active_cells() != 0 && l + 1 < serial.n_levels())
-            {
-              why << "locally refined meshes (local smoothing)";
-              break;
-            }
+      else if (is_locally_refined(serial) && parameters.backend == Backend::cuda)
+        why << "locally refined meshes on the device (the host runs them across ranks)";
+      else if (is_locally_refined(serial) && parameters.precision != Precision::fp64)
+        why << "mixed precision on locally refined meshes (the serial adaptive solver is FP64 too)";
       return why.str();
     }
   } // namespace
@@ -62,7 +69,7 @@ namespace cellwise
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
                          " yet; it runs on the host (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch smoother, on the "
                          "device with the Chebyshev or Jacobi smoother, CG or the stationary iteration, a Cholesky coarse solve, "
-                         "and uniform box or lattice meshes (doc/mpi.md)");
+                         "and uniform box or lattice meshes, and locally refined ones on the host in FP64 (doc/mpi.md)");
     const unsigned int n_levels = serial.n_levels();
     if (owners.empty())
       owner_ = morton_partition(serial, size);
@@ -93,9 +100,27 @@ namespace cellwise
     for (unsigned int l = 0; l < n_levels; ++l)
       levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, serial.level(l).n_cells(),
                                                                  lagrange_trace_layers(degree)));
-    // the outer iteration's FP64 operator and mask on the finest level
-    fine_mask_     = make_distributed_dirichlet_mask<double>(levels_.back(), degree, parameters.dirichlet_ids);
-    fine_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(levels_.back(), degree);
+    // the outer iteration's level: the finest one, or on a locally refined
+    // hierarchy the active mesh, an active cell owned where it is on its
+    // level
+    if (is_locally_refined(serial))
+      {
+        active_mesh_ = std::make_unique<ActiveMesh>(make_active_mesh(serial));
+        std::vector<int> active_owner(active_mesh_->n_active_cells());
+        for (unsigned int a = 0; a < active_owner.size(); ++a)
+          active_owner[a] = owner_[active_mesh_->level_of[a]][active_mesh_->cell_of[a]];
+        active_local_ = std::make_unique<LocalLevel>(make_local_level(active_mesh_->level, active_owner, rank));
+        outer_local_  = active_local_.get();
+        outer_level_  = std::make_shared<const DistributedLevel>(*active_local_, comm, active_mesh_->n_active_cells(),
+                                                                lagrange_trace_layers(degree));
+      }
+    else
+      {
+        outer_local_ = &local_.back();
+        outer_level_ = levels_.back();
+      }
+    fine_mask_     = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
+    fine_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree);
     if (on_device)
       {
 #ifdef CELLWISE_WITH_CUDA
@@ -105,7 +130,7 @@ namespace cellwise
     else
       {
         if (parameters.precision == Precision::fp64)
-          cycle_ = make_cycle<double, MemorySpace::Host>(log, fine_operator_, fine_mask_);
+          cycle_ = make_cycle<double, MemorySpace::Host>(log, active_mesh_ ? nullptr : fine_operator_, fine_mask_);
         else
           cycle_ = std::make_shared<const MixedPrecisionPreconditioner<VectorType, DistributedCellVector<float>>>(
             make_cycle<float, MemorySpace::Host>(log, fine_operator_, fine_mask_),
@@ -113,7 +138,7 @@ namespace cellwise
       }
 
     // the gather of the finest level's solution
-    fine_gather_ = std::make_unique<SerialGather>(local_.back(), comm, serial.levels.back().n_cells(), degree);
+    fine_gather_ = std::make_unique<SerialGather>(*outer_local_, comm, outer_level_->serial_cells, degree);
 
     // the exchange of a V-cycle: this rank's and the largest over the ranks
     const ExchangePerCycle exchange = exchange_per_cycle();
@@ -138,12 +163,13 @@ namespace cellwise
   void
   DistributedMultigridSolver::scatter(const CellVector<double> &serial, VectorType &v) const
   {
-    const LocalLevel &fine = local_.back();
-    CELLWISE_CHECK(serial.n_cells() == serial_.levels.back().n_cells() && serial.degree() == degree_,
+    const LocalLevel &fine = *outer_local_;
+    CELLWISE_CHECK(serial.n_cells() == outer_level_->serial_cells && serial.degree() == degree_,
                    "DistributedMultigridSolver: a vector of " << serial.n_cells() << " cells of degree " << serial.degree()
-                                                              << " for a finest level of " << serial_.levels.back().n_cells()
-                                                              << " cells of degree " << degree_);
-    v = VectorType(levels_.back(), degree_);
+                                                              << " for " << (active_mesh_ ? "an active mesh" : "a finest level")
+                                                              << " of " << outer_level_->serial_cells << " cells of degree "
+                                                              << degree_);
+    v = VectorType(outer_level_, degree_);
     for (unsigned int k = 0; k < fine.n_owned_cells(); ++k)
       for (unsigned int i = 0; i < serial.dofs_per_cell(); ++i)
         v.local()(k, i) = serial(fine.serial_index[k], i);
@@ -172,12 +198,12 @@ namespace cellwise
   {
     // collectively: a rank with a wrong vector must not leave the others
     // waiting in the solve's first reduction
-    const bool b_fits = distributed_b.level_pointer() == levels_.back() && distributed_b.degree() == degree_;
+    const bool b_fits = distributed_b.level_pointer() == outer_level_ && distributed_b.degree() == degree_;
     if (b_fits && distributed_u.n_cells() == 0)
       distributed_u.reinit(distributed_b);
-    check_collectively(comm_, b_fits && distributed_u.level_pointer() == levels_.back() && distributed_u.degree() == degree_,
+    check_collectively(comm_, b_fits && distributed_u.level_pointer() == outer_level_ && distributed_u.degree() == degree_,
                        "DistributedMultigridSolver::solve: the right-hand side or the initial guess is not a vector of the "
-                       "finest level (vector())");
+                       "outer level (vector())");
     if (device_)
       {
 #ifdef CELLWISE_WITH_CUDA
@@ -190,7 +216,7 @@ namespace cellwise
     // the serial solvers' outer solve, on distributed vectors: CG or the
     // stationary iteration, and a NaN in b or u named (collectively: the
     // monitors and all_finite are global)
-    const auto mean_dss = [this](VectorType &r) { levels_.back()->dss.apply(r.local(), DssMode::mean); };
+    const auto mean_dss = [this](VectorType &r) { outer_level_->dss.apply(r.local(), DssMode::mean); };
     const SolveStatistics statistics = solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *cycle_,
                                                    distributed_u, distributed_b, fine_mask_, control, mean_dss);
     last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -132,8 +132,12 @@ namespace cellwise
    * The distribution (17) of an active vector into the level vectors and the
    * reassembly (18) of an active vector from them, one implementation per
    * backend (host: HostActiveLevelTransfer below; CUDA:
-   * cuda::ActiveMeshTransfer in multigrid/cuda_active_mesh_transfer.h). The only
-   * backend-specific step of the adaptive cycle.
+   * cuda::ActiveMeshTransfer in multigrid/cuda_active_mesh_transfer.h; across
+   * MPI ranks: DistributedActiveLevelTransfer in
+   * multigrid/mpi_distributed_active_level_transfer.h). The only
+   * backend-specific step of the adaptive cycle; it also knows the shapes of
+   * the vectors it joins (a rank's local cells when distributed), which the
+   * cycle checks at set-up.
    */
   template <typename VectorType>
   class ActiveLevelTransfer
@@ -147,6 +151,13 @@ namespace cellwise
     /// active|_K = level_vectors[ℓ]|_K for the active cells K of every level.
     virtual void
     reassemble(const std::vector<VectorType> &level_vectors, VectorType &active) const = 0;
+    virtual unsigned int
+    n_levels() const = 0;
+    /// Cells of the vectors of level @p level and of the active vectors.
+    virtual std::size_t
+    n_level_cells(unsigned int level) const = 0;
+    virtual std::size_t
+    n_active_cells() const = 0;
   };
 
   /// The host's ActiveLevelTransfer: distribute_to_levels and gather_from_levels.
@@ -170,6 +181,21 @@ namespace cellwise
     {
       gather_from_levels(mesh_, level_vectors, active);
     }
+    unsigned int
+    n_levels() const override
+    {
+      return mesh_.n_levels();
+    }
+    std::size_t
+    n_level_cells(const unsigned int level) const override
+    {
+      return mesh_.active_index.at(level).size();
+    }
+    std::size_t
+    n_active_cells() const override
+    {
+      return mesh_.n_active_cells();
+    }
 
   private:
     const ActiveMesh &mesh_;
@@ -191,22 +217,19 @@ namespace cellwise
     /// coarse solver of level 0; level_shapes sizes the level vectors.
     using Components = typename VCycle<VectorType>::Components;
 
-    /// @p mesh is kept by reference (used for the shape checks only).
-    LocalSmoothingVCycle(const ActiveMesh                                         &mesh,
-                         std::shared_ptr<const ActiveLevelTransfer<VectorType>> active_transfer,
-                         Components                                                components,
-                         const Parameters                                         &parameters)
-      : mesh_(mesh)
-      , active_transfer_(std::move(active_transfer))
+    LocalSmoothingVCycle(std::shared_ptr<const ActiveLevelTransfer<VectorType>> active_transfer,
+                         Components                                             components,
+                         const Parameters                                      &parameters)
+      : active_transfer_(std::move(active_transfer))
       , components_(std::move(components))
       , parameters_(parameters)
     {
+      CELLWISE_CHECK(active_transfer_, "adaptive V-cycle: no distribution/reassembly between active and level vectors");
       const std::size_t n_levels = components_.operators.size();
-      CELLWISE_CHECK(n_levels >= 1 && n_levels == mesh.n_levels() && components_.smoothers.size() == n_levels &&
+      CELLWISE_CHECK(n_levels >= 1 && n_levels == active_transfer_->n_levels() && components_.smoothers.size() == n_levels &&
                        components_.level_shapes.size() == n_levels && components_.coarse_solver &&
                        (n_levels == 1 || components_.transfer),
-                     "adaptive V-cycle: the components do not cover the " << mesh.n_levels() << " levels");
-      CELLWISE_CHECK(active_transfer_, "adaptive V-cycle: no distribution/reassembly between active and level vectors");
+                     "adaptive V-cycle: the components do not cover the " << active_transfer_->n_levels() << " levels");
       for (std::size_t l = 1; l < n_levels; ++l)
         CELLWISE_CHECK(components_.smoothers[l], "adaptive V-cycle: no smoother on level " << l);
       u_.resize(n_levels);
@@ -214,9 +237,9 @@ namespace cellwise
       Au_.resize(n_levels);
       for (std::size_t l = 0; l < n_levels; ++l)
         {
-          CELLWISE_CHECK(components_.level_shapes[l].n_cells() == mesh.active_index[l].size(),
+          CELLWISE_CHECK(components_.level_shapes[l].n_cells() == active_transfer_->n_level_cells(l),
                          "adaptive V-cycle: level " << l << " shape has " << components_.level_shapes[l].n_cells()
-                                                    << " cells, the level " << mesh.active_index[l].size());
+                                                    << " cells, the level " << active_transfer_->n_level_cells(l));
           u_[l].reinit(components_.level_shapes[l]);
           b_[l].reinit(components_.level_shapes[l]);
           if (l > 0)
@@ -235,8 +258,8 @@ namespace cellwise
     void
     vmult(VectorType &z, const VectorType &r) const override
     {
-      CELLWISE_CHECK(r.n_cells() == mesh_.n_active_cells(),
-                     "adaptive V-cycle: active vector of " << r.n_cells() << " cells for " << mesh_.n_active_cells()
+      CELLWISE_CHECK(r.n_cells() == active_transfer_->n_active_cells(),
+                     "adaptive V-cycle: active vector of " << r.n_cells() << " cells for " << active_transfer_->n_active_cells()
                                                            << " active cells");
       active_transfer_->distribute(r, b_);
       cycle(n_levels() - 1);
@@ -287,7 +310,6 @@ namespace cellwise
         smoother.smooth(u, b, false, parameters_.post_direction);
     }
 
-    const ActiveMesh                                      &mesh_;
     std::shared_ptr<const ActiveLevelTransfer<VectorType>> active_transfer_;
     Components                                             components_;
     Parameters                                             parameters_;
@@ -307,7 +329,7 @@ namespace cellwise
 
     /// @p mesh is kept by reference.
     AdaptiveVCycle(const ActiveMesh &mesh, Components components, const Parameters &parameters)
-      : Base(mesh, std::make_shared<HostActiveLevelTransfer<Number, Layout>>(mesh), std::move(components), parameters)
+      : Base(std::make_shared<HostActiveLevelTransfer<Number, Layout>>(mesh), std::move(components), parameters)
     {}
   };
 } // namespace cellwise

@@ -48,12 +48,17 @@ namespace cellwise
       reinit(const ActiveMesh &mesh);
 
       unsigned int
-      n_levels() const
+      n_levels() const override
       {
         return static_cast<unsigned int>(level_n_cells_.size());
       }
-      unsigned int
-      n_active_cells() const
+      std::size_t
+      n_level_cells(const unsigned int level) const override
+      {
+        return level_n_cells_.at(level);
+      }
+      std::size_t
+      n_active_cells() const override
       {
         return level_offset_.empty() ? 0 : level_offset_.back();
       }

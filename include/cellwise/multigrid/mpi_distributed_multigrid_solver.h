@@ -13,15 +13,25 @@
  * or ranks sharing one): Chebyshev or Jacobi smoothing, FP64 or mixed,
  * each rank's levels in device memory and every exchange packed on the
  * device (source/multigrid/mpi_cuda_distributed_multigrid_solver.cc).
- * CG or the stationary iteration, a coarse level the Cholesky solve takes, meshes that morton_partition takes (boxes and
- * lattices, uniform); every other choice is refused with a message, on every
+ * CG or the stationary iteration, a coarse level the Cholesky solve takes,
+ * meshes that morton_partition takes (boxes and lattices, uniform or
+ * locally refined); every other choice is refused with a message, on every
  * rank.
+ *
+ * On a locally refined hierarchy (host, FP64; doc/adaptive.md) the outer
+ * iteration runs on the active mesh, as AdaptiveMultigridSolver's: its
+ * vectors, serial or distributed, are active vectors (serial ones in the
+ * order of active_mesh()), and the V-cycle is LocalSmoothingVCycle with
+ * each level's smoother masked on the refinement edge
+ * (multigrid/mpi_distributed_refinement_edge.h). An active cell belongs to
+ * the rank that owns it on its level.
  *
  * Built only with MPI (library cellwise::mpi).
  */
 
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
 #include <cellwise/multigrid/mpi_distributed_vertex_patch_smoother.h>
@@ -55,34 +65,42 @@ namespace cellwise
 
     /// u = A^{-1} b by CG or the stationary iteration with the distributed
     /// V-cycle (solve_outer, as the serial solver); @p b and @p u are
-    /// serial vectors of the finest level, the same on every rank (an
-    /// empty u: the zero guess); u comes back whole on every rank.
-    /// Collective.
+    /// serial vectors of the outer level (the finest level, or the active
+    /// mesh), the same on every rank (an empty u: the zero guess); u comes
+    /// back whole on every rank. Collective.
     SolveStatistics
     solve(CellVector<double> &u, const CellVector<double> &b, IterationControl &control) const override;
 
-    /// The same on distributed vectors of the finest level (vector(); @p u
+    /// The same on distributed vectors of the outer level (vector(); @p u
     /// empty: the zero guess). Collective.
     SolveStatistics
     solve(VectorType &u, const VectorType &b, IterationControl &control) const;
 
-    /// A zero vector of the finest level.
+    /// A zero vector of the outer level.
     VectorType
     vector() const
     {
-      return VectorType(levels_.back(), degree_);
+      return VectorType(outer_level_, degree_);
     }
-    /// The finest level's context (local level, DSS, communicator).
+    /// The outer iteration's level (local level, DSS, communicator): the
+    /// finest level, or the active mesh on a locally refined hierarchy.
     const std::shared_ptr<const DistributedLevel> &
-    fine_level() const
+    outer_level() const
     {
-      return levels_.back();
+      return outer_level_;
     }
-    /// The finest level's operator.
+    /// The outer iteration's operator (A on the finest level, or A_act).
     const DistributedLaplaceOperator<double> &
-    fine_operator() const
+    outer_operator() const
     {
       return *fine_operator_;
+    }
+    /// The active mesh of a locally refined hierarchy; nullptr on a
+    /// uniform one.
+    const ActiveMesh *
+    active_mesh() const
+    {
+      return active_mesh_.get();
     }
 
     /// z = V r for serial vectors. Collective.
@@ -136,9 +154,10 @@ namespace cellwise
 
   private:
     /// The V-cycle with all level components in precision Number and
-    /// memory space Memory (source/multigrid/mpi_distributed_cycle.h). An
-    /// FP64 cycle shares @p fine_operator and @p fine_mask, the outer
-    /// iteration's.
+    /// memory space Memory (source/multigrid/mpi_distributed_cycle.h):
+    /// VCycle, or LocalSmoothingVCycle on a locally refined hierarchy. An
+    /// FP64 cycle on a uniform hierarchy shares @p fine_operator and
+    /// @p fine_mask, the outer iteration's.
     template <typename Number, typename Memory>
     std::shared_ptr<const Preconditioner<DistributedCellVector<Number, CellContiguous, Memory>>>
     make_cycle(std::ostream                                                                *log,
@@ -156,7 +175,8 @@ namespace cellwise
     void
     precondition_on_device(VectorType &z, const VectorType &r) const;
 
-    /// The owned cells of the serial @p serial into @p v (ghosts zero).
+    /// The owned cells of the serial outer-level vector @p serial into @p v
+    /// (ghosts zero).
     void
     scatter(const CellVector<double> &serial, VectorType &v) const;
     /// The owned cells of all ranks into a serial vector. Collective.
@@ -170,6 +190,13 @@ namespace cellwise
     std::vector<std::vector<int>>                             owner_;
     std::vector<LocalLevel>                                   local_;
     std::vector<std::shared_ptr<const DistributedLevel>>      levels_;
+    /// On a locally refined hierarchy: the serial active mesh and this
+    /// rank's part of its level.
+    std::unique_ptr<ActiveMesh>                               active_mesh_;
+    std::unique_ptr<LocalLevel>                               active_local_;
+    /// The outer iteration's level: levels_.back() or the active mesh's.
+    const LocalLevel                                         *outer_local_ = nullptr;
+    std::shared_ptr<const DistributedLevel>                   outer_level_;
     std::shared_ptr<const DistributedLaplaceOperator<double>> fine_operator_;
     VectorType                                                fine_mask_;
     /// The V-cycle: FP64, or FP32 inside MixedPrecisionPreconditioner.
