@@ -457,6 +457,17 @@ namespace cellwise
     void
     VertexPatchSmoother<Number, Layout>::smooth(VectorType &u, const VectorType &b, const bool zero_initial_guess, const SweepDirection direction) const
     {
+      smooth(u, b, zero_initial_guess, direction, nullptr);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    VertexPatchSmoother<Number, Layout>::smooth(VectorType                                                &u,
+                                                const VectorType                                          &b,
+                                                const bool                                                 zero_initial_guess,
+                                                const SweepDirection                                       direction,
+                                                const std::function<void(unsigned int colour, bool last)> &after_colour) const
+    {
       check_vectors(u, b);
       if (zero_initial_guess)
         u.set_zero();
@@ -465,6 +476,8 @@ namespace cellwise
           {
             const unsigned int colour = sweep_colour(step, direction); // the host order, 000 Table 10
             apply_colour(u, b, colour, zero_initial_guess && sweep == 0 && step == 0);
+            if (after_colour)
+              after_colour(colour, sweep + 1 == n_sweeps_ && step == 7);
           }
     }
 

@@ -86,9 +86,10 @@ namespace cellwise
         else if (parameters.smoother == SmootherType::jacobi)
           components.smoothers.push_back(std::make_shared<DistributedJacobiSmoother<Number, CellContiguous, Memory>>(
             local_[l].level, *op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}));
-        else if constexpr (on_host)
+        else
           {
-            auto patch = std::make_shared<DistributedVertexPatchSmoother<Number>>(*op, parameters.patch_sweeps);
+            auto patch =
+              std::make_shared<DistributedVertexPatchSmoother<Number, CellContiguous, Memory>>(*op, parameters.patch_sweeps);
             // the halo values of a V-cycle as it calls the smoother: the
             // first pre-smoothing from zero
             PatchHalo halo;
@@ -103,8 +104,6 @@ namespace cellwise
             patch_halo_.push_back(halo);
             components.smoothers.push_back(patch);
           }
-        else
-          CELLWISE_CHECK(false, "the vertex-patch smoother across ranks runs on the host only so far");
         if (log)
           *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << serial_.level(l).n_cells() << " cells, "
                << (active_mesh_ ? std::to_string(active_mesh_->active_cells[l].size()) + " active, " : std::string())

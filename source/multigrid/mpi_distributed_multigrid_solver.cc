@@ -34,9 +34,7 @@ namespace cellwise
         why << "the CUDA backend (this build has none)";
       else
 #endif
-      if (parameters.backend == Backend::cuda && parameters.smoother == SmootherType::patch)
-        why << "the vertex-patch smoother on the device (the host runs it across ranks)";
-      else if (parameters.coefficient)
+      if (parameters.coefficient)
         why << "a coefficient";
       else if (parameters.pure_neumann)
         why << "the pure Neumann problem";
@@ -67,9 +65,9 @@ namespace cellwise
     // the same options on every rank: the same refusal everywhere
     check_collectively(comm, why.empty(),
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
-                         " yet; it runs on the host (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch smoother, on the "
-                         "device with the Chebyshev or Jacobi smoother, CG or the stationary iteration, a Cholesky coarse solve, "
-                         "and uniform box or lattice meshes, and locally refined ones on the host in FP64 (doc/mpi.md)");
+                         " yet; it runs on the host or the device (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch "
+                         "smoother, CG or the stationary iteration, a Cholesky coarse solve, and uniform box or lattice meshes, "
+                         "and locally refined ones on the host in FP64 (doc/mpi.md)");
     const unsigned int n_levels = serial.n_levels();
     if (owners.empty())
       owner_ = morton_partition(serial, size);

@@ -46,6 +46,7 @@
 #include <cellwise/storage/cuda_cell_vector.h>
 
 #include <array>
+#include <functional>
 #include <vector>
 
 namespace cellwise
@@ -89,6 +90,16 @@ namespace cellwise
       /// its residual.
       void
       smooth(VectorType &u, const VectorType &b, bool zero_initial_guess, SweepDirection direction) const override;
+      /// smooth() calling @p after_colour(colour, last) after each colour
+      /// step, last = whether it was the call's final one: the distributed
+      /// smoother updates its ghost cells there (multigrid/
+      /// mpi_distributed_vertex_patch_smoother.h), as on the host.
+      void
+      smooth(VectorType                                                &u,
+             const VectorType                                          &b,
+             bool                                                       zero_initial_guess,
+             SweepDirection                                             direction,
+             const std::function<void(unsigned int colour, bool last)> &after_colour) const;
 
       /// One colour step: all patches of @p colour.
       void

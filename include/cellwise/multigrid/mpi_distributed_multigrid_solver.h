@@ -10,7 +10,7 @@
  * solution gathered back to a serial vector on every rank. On the host
  * (FP64, or FP32 levels in the FP64 outer iteration): Chebyshev, Jacobi or
  * vertex-patch smoothing. On the device (Backend::cuda; one GPU per rank,
- * or ranks sharing one): Chebyshev or Jacobi smoothing, FP64 or mixed,
+ * or ranks sharing one): Chebyshev, Jacobi or vertex-patch smoothing, FP64 or mixed,
  * each rank's levels in device memory and every exchange packed on the
  * device (source/multigrid/mpi_cuda_distributed_multigrid_solver.cc).
  * CG or the stationary iteration, a coarse level the Cholesky solve takes,

@@ -23,9 +23,15 @@
  *
  * Exchanges per call with s sweeps: 2 (1 with a zero initial guess) + 8 s − 1.
  *
+ * On device vectors (@p Memory = MemorySpace::CUDA) the local smoother is
+ * cuda::VertexPatchSmoother of the local level (its colour-step kernels,
+ * the generic one on a local level) and the halo exchanges pack on the
+ * device (source/multigrid/mpi_cuda_distributed_vertex_patch_smoother.cc).
+ *
  * Built only with MPI (library cellwise::mpi).
  */
 
+#include <cellwise/multigrid/cuda_vertex_patch_smoother.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
 #include <cellwise/operators/mpi_distributed_laplace_operator.h>
@@ -34,21 +40,28 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
+#include <type_traits>
 
 namespace cellwise
 {
-  template <typename Number, typename Layout = CellContiguous>
-  class DistributedVertexPatchSmoother : public LevelSmoother<DistributedCellVector<Number, Layout>>
+  template <typename Number, typename Layout = CellContiguous, typename Memory = MemorySpace::Host>
+  class DistributedVertexPatchSmoother : public LevelSmoother<DistributedCellVector<Number, Layout, Memory>>
   {
   public:
     using value_type = Number;
-    using VectorType = DistributedCellVector<Number, Layout>;
+    using VectorType = DistributedCellVector<Number, Layout, Memory>;
+    /// The serial smoother of the rank's local level: host or device.
+    using LocalSmoother = std::conditional_t<std::is_same_v<Memory, MemorySpace::Host>,
+                                             VertexPatchSmoother<Number, Layout>,
+                                             cuda::VertexPatchSmoother<Number, Layout>>;
 
     /// Collective. @p op on a level whose local part was built with
     /// GhostLayer::vertices (kept by reference); @p n_sweeps sweeps per
     /// smooth(). Box cells (exact local solves) and the other meshes that
-    /// the serial VertexPatchSmoother takes without a skeleton.
-    DistributedVertexPatchSmoother(const DistributedLaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1);
+    /// the serial VertexPatchSmoother takes without a skeleton (on the
+    /// device: what cuda::VertexPatchSmoother takes).
+    DistributedVertexPatchSmoother(const DistributedLaplaceOperator<Number, Layout, Memory> &op, unsigned int n_sweeps = 1);
 
     /// u ← S(u, b), the serial sweep's owned values. Updates the ghost
     /// cells of @p b, which are scratch between operations (as deal.II's
@@ -58,10 +71,10 @@ namespace cellwise
 
     /// The serial smoother of the rank's local level (its patches: those
     /// that touch an owned cell).
-    const VertexPatchSmoother<Number, Layout> &
+    const LocalSmoother &
     local_smoother() const
     {
-      return smoother_;
+      return *smoother_;
     }
 
     /// Values and messages this rank sends in one smooth() call.
@@ -71,8 +84,9 @@ namespace cellwise
     messages_per_smooth(bool zero_initial_guess, SweepDirection direction) const;
 
   private:
-    const DistributedLaplaceOperator<Number, Layout> &operator_;
-    VertexPatchSmoother<Number, Layout>               smoother_;
+    const DistributedLaplaceOperator<Number, Layout, Memory> &operator_;
+    /// Not movable on the device: held by pointer.
+    std::unique_ptr<LocalSmoother> smoother_;
     /// Every ghost cell, from its owner (b, and u at the start of a call).
     CellHaloExchange whole_halo_;
     /// Per colour: the ghost cells that the colour changes in patches that
