@@ -67,7 +67,8 @@ namespace cellwise
     device->fine_operator =
       std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(outer_level_, degree_);
     if (parameters_.precision == Precision::fp64)
-      device->cycle = make_cycle<double, MemorySpace::CUDA>(log, device->fine_operator, device->fine_mask);
+      device->cycle =
+        make_cycle<double, MemorySpace::CUDA>(log, active_mesh_ ? nullptr : device->fine_operator, device->fine_mask);
     else
       device->cycle = std::make_shared<
         const MixedPrecisionPreconditioner<DeviceSolve::Vector, DistributedCellVector<float, CellContiguous, MemorySpace::CUDA>>>(

@@ -19,6 +19,7 @@
 #include <cellwise/storage/mpi_distributed_dirichlet_mask.h>
 
 #ifdef CELLWISE_WITH_CUDA
+#  include <cellwise/multigrid/mpi_cuda_distributed_active_level_transfer.h>
 #  include <cellwise/multigrid/mpi_cuda_distributed_cell_transfer.h>
 #endif
 
@@ -147,12 +148,18 @@ namespace cellwise
     cycle.post_direction = parameters.post_smoothing_direction();
     if (active_mesh_)
       {
-        // local smoothing: the host's only (refused on the device at set-up)
+        // local smoothing: the distribution and reassembly of the memory space
+        std::shared_ptr<const ActiveLevelTransfer<V>> active_transfer;
         if constexpr (on_host)
-          return std::make_shared<const LocalSmoothingVCycle<V>>(
-            std::make_shared<const DistributedActiveLevelTransfer<Number>>(*active_mesh_, levels_, outer_level_),
-            std::move(components), cycle);
-        CELLWISE_CHECK(false, "the distributed adaptive V-cycle runs on the host only so far");
+          active_transfer = std::make_shared<const DistributedActiveLevelTransfer<Number>>(*active_mesh_, levels_, outer_level_);
+        else
+          {
+#ifdef CELLWISE_WITH_CUDA
+            active_transfer =
+              std::make_shared<const cuda::DistributedActiveLevelTransfer<Number>>(*active_mesh_, levels_, outer_level_, degree);
+#endif
+          }
+        return std::make_shared<const LocalSmoothingVCycle<V>>(std::move(active_transfer), std::move(components), cycle);
       }
     return std::make_shared<const VCycle<V>>(std::move(components), cycle);
   }

@@ -40,10 +40,8 @@ namespace cellwise
         why << "the pure Neumann problem";
       else if (coarse_solver_for(parameters, serial.level(0), degree) != CoarseSolverType::cholesky)
         why << "a coarse level beyond the Cholesky solve (" << serial.level(0).n_cells() << " coarse cells)";
-      else if (is_locally_refined(serial) && parameters.backend == Backend::cuda)
-        why << "locally refined meshes on the device (the host runs them across ranks)";
       else if (is_locally_refined(serial) && parameters.precision != Precision::fp64)
-        why << "mixed precision on locally refined meshes (the serial adaptive solver is FP64 too)";
+        why << "mixed precision on locally refined meshes (the serial adaptive solvers are FP64 too)";
       return why.str();
     }
   } // namespace
@@ -67,7 +65,7 @@ namespace cellwise
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
                          " yet; it runs on the host or the device (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch "
                          "smoother, CG or the stationary iteration, a Cholesky coarse solve, and uniform box or lattice meshes, "
-                         "and locally refined ones on the host in FP64 (doc/mpi.md)");
+                         "and locally refined ones in FP64 (doc/mpi.md)");
     const unsigned int n_levels = serial.n_levels();
     if (owners.empty())
       owner_ = morton_partition(serial, size);

@@ -8,7 +8,8 @@
 // result on the owned cells; the whole device solve across ranks
 // (DistributedMultigridSolver on Backend::cuda: transfers on whole local
 // families, the gathered coarse solve; Chebyshev, Jacobi and the
-// vertex-patch smoother with its halo) gives the serial device solver's
+// vertex-patch smoother with its halo; local smoothing on locally refined
+// levels) gives the serial device solvers'
 // iteration counts and solution (FP64 to 1e-12, mixed to 1e-7). Ghost cells start as NaN, so that a value the
 // exchange fails to deliver shows. Skipped, on every rank, without a GPU.
 
@@ -314,6 +315,24 @@ TEST(DistributedDeviceSolver, VertexPatchSmootherSolvesAsTheSerialDeviceSolver)
   // iteration (the register kernel where the serial solver runs it)
   stationary.precision = Precision::mixed;
   compare_device_solvers(stationary, 3, 1e-7, "mixed, patch, stationary");
+}
+
+TEST(DistributedDeviceSolver, LocalSmoothingSolvesAsTheSerialDeviceAdaptiveSolver)
+{
+  // locally refined levels on the device across ranks: the free masks,
+  // transfers on families cut by the partition, and the active mesh's
+  // distribution and reassembly through device entry lists
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  MultigridParameters parameters;
+  parameters.backend = Backend::cuda;
+  compare_with_serial_adaptive_solver(parameters, 2, 1e-12, "device, Chebyshev, CG", unequal_mpi_box(), "octant");
+  compare_with_serial_adaptive_solver(parameters, 3, 1e-12, "device, Chebyshev, CG", family_cutting_mpi_row(), "octant");
+  parameters.smoother = SmootherType::patch;
+  parameters.outer    = OuterIteration::stationary;
+  compare_with_serial_adaptive_solver(parameters, 3, 1e-12, "device, patch, stationary", unequal_mpi_box(), "ball");
+  parameters.smoother = SmootherType::jacobi;
+  parameters.outer    = OuterIteration::cg;
+  compare_with_serial_adaptive_solver(parameters, 2, 1e-12, "device, Jacobi, CG", family_cutting_mpi_row(), "ball");
 }
 
 TEST(DistributedDeviceTransfer, EqualsTheSerialDeviceTransferOnEveryLevel)

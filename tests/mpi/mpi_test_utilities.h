@@ -2,14 +2,16 @@
 // What the MPI tests share: a rank's part of a serial vector (ghosts NaN, so
 // that a value an exchange fails to deliver shows), the exact comparison
 // of the owned cells with the serial vector, and the distributed solver
-// against the serial one.
+// against the serial one (uniform and locally refined).
 
 #include <cellwise/base/mpi_check.h>
+#include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
+#include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/cell_vector.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
@@ -120,5 +122,57 @@ namespace cellwise::testing
       std::cout << "  " << what << ", Q" << degree << ", " << size << " ranks: " << statistics.iterations()
                 << " iterations (serial " << serial_statistics.iterations() << "), solution difference "
                 << difference / largest << std::endl;
+  }
+
+  /// The serial adaptive solver (make_adaptive_host_vector_solver) and
+  /// DistributedMultigridSolver with @p parameters (either backend) on
+  /// @p box refined once and then twice locally by @p marker: the sine
+  /// problem's right-hand side, CG or the stationary iteration to 1e-10,
+  /// equal iteration counts, solutions within @p tolerance of the serial
+  /// maximum. Collective.
+  inline void
+  compare_with_serial_adaptive_solver(const MultigridParameters &parameters,
+                                      const unsigned int         degree,
+                                      const double               tolerance,
+                                      const std::string         &what,
+                                      const BoxDescription      &box,
+                                      const std::string         &marker)
+  {
+    const int            rank = mpi_rank(MPI_COMM_WORLD), size = mpi_size(MPI_COMM_WORLD);
+    const LevelHierarchy h    = make_adaptive_box_hierarchy(box, 1, 2, make_marker(marker, box));
+    const auto           serial = make_adaptive_host_vector_solver(h, degree, parameters);
+    CellVector<double>   b, u_serial(serial->active_mesh().n_active_cells(), degree);
+    assemble_right_hand_side(serial->active_mesh().level, degree,
+                             [](const Point &x) {
+                               return 3 * M_PI * M_PI * std::sin(M_PI * x[0]) * std::sin(M_PI * x[1]) * std::sin(M_PI * x[2]);
+                             },
+                             b);
+    MonitorControl serial_control(100, 1e-10);
+    const auto     serial_statistics = serial->solve(u_serial, b, serial_control);
+
+    const DistributedMultigridSolver distributed(h, degree, parameters, MPI_COMM_WORLD);
+    ASSERT_NE(distributed.active_mesh(), nullptr);
+    EXPECT_EQ(distributed.active_mesh()->n_active_cells(), serial->active_mesh().n_active_cells());
+    CellVector<double> u;
+    MonitorControl     control(100, 1e-10);
+    const auto         statistics = distributed.solve(u, b, control);
+
+    double difference = 0, largest = 0;
+    ASSERT_EQ(u.n_cells(), u_serial.n_cells());
+    for (unsigned int c = 0; c < u.n_cells(); ++c)
+      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
+        {
+          const double e = std::abs(u(c, i) - u_serial(c, i));
+          difference     = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(difference, e); // NaN: a failure
+          largest        = std::max(largest, std::abs(u_serial(c, i)));
+        }
+    const std::string label = what + " on the " + marker + " refinement, Q" + std::to_string(degree);
+    EXPECT_EQ(distributed.backend(), parameters.backend) << label;
+    EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << label;
+    EXPECT_GE(serial_statistics.iterations(), 3u) << "a solve that tests nothing";
+    EXPECT_LE(difference, tolerance * largest) << label;
+    if (rank == 0)
+      std::cout << "  " << label << ", " << size << " ranks: " << statistics.iterations() << " iterations (serial "
+                << serial_statistics.iterations() << "), solution difference " << difference / largest << std::endl;
   }
 } // namespace cellwise::testing

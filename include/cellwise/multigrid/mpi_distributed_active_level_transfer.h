@@ -6,7 +6,9 @@
  * partitioned by the levels (an active cell belongs to the rank that owns
  * it on its level: morton_partition cuts the active cells of all levels),
  * so both are copies between a rank's own cells and need no message: each
- * owned active cell is an owned cell of its level's local level.
+ * owned active cell is an owned cell of its level's local level. On device
+ * vectors: cuda::DistributedActiveLevelTransfer
+ * (multigrid/mpi_cuda_distributed_active_level_transfer.h).
  *
  * Built only with MPI (library cellwise::mpi).
  */
@@ -23,40 +25,51 @@
 
 namespace cellwise
 {
+  /// Per level of @p mesh (the active mesh of the serial hierarchy): the
+  /// pairs (owned cell of @p active, its owned cell on @p levels[ℓ]) of
+  /// this rank's active cells of ℓ, in increasing order of both. @p levels:
+  /// this rank's part of every level; @p active: its part of the active
+  /// mesh's level, partitioned as the levels (cell a of it owned where cell
+  /// cell_of[a] of level level_of[a] is). Throws cellwise::Error where the
+  /// two partitions disagree (a defect of the caller).
+  inline std::vector<std::vector<std::pair<unsigned int, unsigned int>>>
+  active_level_copies(const ActiveMesh                                           &mesh,
+                      const std::vector<std::shared_ptr<const DistributedLevel>> &levels,
+                      const DistributedLevel                                     &active)
+  {
+    CELLWISE_CHECK(levels.size() == mesh.n_levels(), "active_level_copies: " << levels.size() << " local levels for an active mesh of "
+                                                                             << mesh.n_levels() << " levels");
+    std::vector<std::vector<long>> owned(levels.size());
+    for (unsigned int l = 0; l < levels.size(); ++l)
+      owned[l] = owned_local_indices(*levels[l]->local, static_cast<unsigned int>(mesh.active_index[l].size()));
+    std::vector<std::vector<std::pair<unsigned int, unsigned int>>> copies(levels.size());
+    const LocalLevel &local = *active.local;
+    for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
+      {
+        const unsigned int a = local.serial_index[k], l = mesh.level_of.at(a), c = mesh.cell_of.at(a);
+        CELLWISE_CHECK(owned[l][c] >= 0, "active_level_copies: active cell " << a << " (cell " << c << " of level " << l
+                                                                             << ") is owned here on the active mesh but not on "
+                                                                                "its level");
+        copies[l].emplace_back(k, static_cast<unsigned int>(owned[l][c]));
+      }
+    return copies;
+  }
+
   template <typename Number, typename Layout = CellContiguous>
   class DistributedActiveLevelTransfer : public ActiveLevelTransfer<DistributedCellVector<Number, Layout>>
   {
   public:
     using VectorType = DistributedCellVector<Number, Layout>;
 
-    /// @p mesh: the active mesh of the serial hierarchy; @p levels: this
-    /// rank's part of every level; @p active: its part of the active mesh's
-    /// level, partitioned as the levels (cell a of it owned where cell
-    /// cell_of[a] of level level_of[a] is). Throws cellwise::Error where the
-    /// two partitions disagree (a defect of the caller).
+    /// @p mesh, @p levels and @p active as for active_level_copies; the
+    /// levels are kept (the vectors' levels, checked at every call).
     DistributedActiveLevelTransfer(const ActiveMesh                                           &mesh,
                                    const std::vector<std::shared_ptr<const DistributedLevel>> &levels,
                                    std::shared_ptr<const DistributedLevel>                     active)
       : levels_(levels)
       , active_(std::move(active))
-      , copies_(levels.size())
-    {
-      CELLWISE_CHECK(levels.size() == mesh.n_levels() && active_, "DistributedActiveLevelTransfer: " << levels.size()
-                                                                                                     << " local levels for an active mesh of "
-                                                                                                     << mesh.n_levels() << " levels");
-      std::vector<std::vector<long>> owned(levels.size());
-      for (unsigned int l = 0; l < levels.size(); ++l)
-        owned[l] = owned_local_indices(*levels[l]->local, static_cast<unsigned int>(mesh.active_index[l].size()));
-      const LocalLevel &local = *active_->local;
-      for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
-        {
-          const unsigned int a = local.serial_index[k], l = mesh.level_of.at(a), c = mesh.cell_of.at(a);
-          CELLWISE_CHECK(owned[l][c] >= 0, "DistributedActiveLevelTransfer: active cell " << a << " (cell " << c << " of level " << l
-                                                                                          << ") is owned here on the active mesh but "
-                                                                                             "not on its level");
-          copies_[l].emplace_back(k, static_cast<unsigned int>(owned[l][c]));
-        }
-    }
+      , copies_(active_level_copies(mesh, levels, *active_))
+    {}
 
     /// level_vectors[ℓ] = the active values on this rank's active cells of
     /// ℓ, zero elsewhere (refined and ghost cells).
