@@ -83,7 +83,8 @@ namespace cellwise
                       const unsigned int n_cells,
                       const unsigned int n_items,
                       const unsigned int d,
-                      const Number       factor)
+                      const Number       factor,
+                      const DssPairs     pairs)
       {
         constexpr unsigned int B             = Layout::cell_block;
         constexpr unsigned int n             = p + 1;
@@ -103,6 +104,8 @@ namespace cellwise
             ab[u]                   = rest / B;
             // padding cells of the blocked layout (cell >= n_cells) have no pair
             other[u] = item < n_items && cell[u] < n_cells ? neighbors[6 * static_cast<std::size_t>(cell[u]) + 2 * d + 1] : -1;
+            if (other[u] >= 0 && !pairs.selects(cell[u], static_cast<unsigned int>(other[u])))
+              other[u] = -1;
           }
         std::size_t mine[U], theirs[U];
         Number      a[U], b[U];
@@ -280,7 +283,8 @@ namespace cellwise
                  const DssMode                                   mode,
                  const bool                                      one_pass,
                  const unsigned int                              first_axis,
-                 const unsigned int                              end_axis)
+                 const unsigned int                              end_axis,
+                 const DssPairs                                 &pairs = {})
       {
         CELLWISE_CHECK(v.n_cells() == level_data.n_cells(),
                        "cuda::apply_dss: vector has " << v.n_cells() << " cells, the level " << level_data.n_cells());
@@ -307,7 +311,7 @@ namespace cellwise
           for (unsigned int d = first_axis; d < end_axis; ++d)
             {
               dss_pass_kernel<p, Number, Layout><<<blocks, dss_threads>>>(
-                v.data(), level_data.neighbors(), v.n_cells(), static_cast<unsigned int>(items), d, factor);
+                v.data(), level_data.neighbors(), v.n_cells(), static_cast<unsigned int>(items), d, factor, pairs);
               CELLWISE_CUDA_CHECK_LAUNCH();
             }
         });
@@ -327,19 +331,23 @@ namespace cellwise
 
     template <typename Number, typename Layout>
     void
-    dss_axis_pass(const LevelData &level_data, CellVector<Number, MemorySpace::CUDA, Layout> &v, const DssMode mode, const unsigned int d)
+    dss_axis_pass(const LevelData                               &level_data,
+                  CellVector<Number, MemorySpace::CUDA, Layout> &v,
+                  const DssMode                                  mode,
+                  const unsigned int                             d,
+                  const DssPairs                                &pairs)
     {
       CELLWISE_CHECK(d < 3, "cuda::dss_axis_pass: axis " << d);
-      launch_dss(level_data, v, mode, false, d, d + 1);
+      launch_dss(level_data, v, mode, false, d, d + 1, pairs);
     }
 
     template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, DssSchedule);
-    template void dss_axis_pass(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, unsigned int);
-    template void dss_axis_pass(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, unsigned int);
-    template void dss_axis_pass(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, unsigned int);
-    template void dss_axis_pass(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, unsigned int);
+    template void dss_axis_pass(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, unsigned int, const DssPairs &);
+    template void dss_axis_pass(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, unsigned int, const DssPairs &);
+    template void dss_axis_pass(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, unsigned int, const DssPairs &);
+    template void dss_axis_pass(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, unsigned int, const DssPairs &);
   } // namespace cuda
 } // namespace cellwise

@@ -14,7 +14,8 @@ namespace cellwise
                 CellVector<Number, MemorySpace::Host, Layout> &v,
                 const DssMode                                  mode,
                 const TraceLayers                             &layers,
-                const unsigned int                             d)
+                const unsigned int                             d,
+                const DssPairs                                &pairs)
   {
     const unsigned int n       = v.degree() + 1;
     const Number       factor  = mode == DssMode::mean ? Number(0.5) : Number(1);
@@ -24,7 +25,7 @@ namespace cellwise
     // distinct).
     parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
       const int other = level.structured_neighbor(static_cast<unsigned int>(cell), 2 * d + 1);
-      if (!face_neighbor::is_cell(other))
+      if (!face_neighbor::is_cell(other) || !pairs.selects(static_cast<unsigned int>(cell), static_cast<unsigned int>(other)))
         return;
       for (unsigned int l = 0; l < layers.n_layers; ++l)
         for (unsigned int b = 0; b < n; ++b)
@@ -185,7 +186,7 @@ namespace cellwise
 
 #define CELLWISE_INSTANTIATE(Number, Layout)                                                                      \
   template void dss_axis_pass(const Level &, CellVector<Number, MemorySpace::Host, Layout> &, DssMode, const TraceLayers &, \
-                              unsigned int);                                                                    \
+                              unsigned int, const DssPairs &);                                                  \
   template void apply_dss(const Level &, CellVector<Number, MemorySpace::Host, Layout> &, DssMode);                  \
   template void apply_dss(const Level &, CellVector<Number, MemorySpace::Host, Layout> &, DssMode, const TraceLayers &); \
   template void apply_dss(const Level &, const DssSkeleton &, CellVector<Number, MemorySpace::Host, Layout> &, DssMode); \

@@ -1,7 +1,8 @@
 // DistributedDss on device vectors (storage/mpi_distributed_dss.h): per axis
 // pass, the face layers of the host's lists travel through a device
 // EntryExchange (packed and unpacked by device kernels; device or pinned
-// host buffers) and the device's axis pass sums the face pairs. The same
+// host buffers) while the device's axis pass sums the pairs of owned cells,
+// and a second launch sums the pairs that touch a ghost. The same
 // lists and the same pairs as on the host, so the owned values equal the
 // serial device DSS's bit for bit. Built into cellwise::mpi only with the
 // CUDA backend.
@@ -41,13 +42,22 @@ namespace cellwise
       }
     for (unsigned int d = 0; d < 3; ++d)
       {
+        if (!exchanges_in_pass(d)) // nothing to overlap: the whole pass in one launch
+          {
+            cuda::dss_axis_pass(device_->level, v, mode, d);
+            continue;
+          }
         {
-          const ExchangeTimer timer; // the exchange, not the pass
-          device_->passes[d]->exchange(v, [&](const void *send, void *receive) {
-            exchange_pass(d, send, receive, sizeof(Number));
-          });
+          // the pairs of owned cells queued on the device while the face
+          // layers travel (the timer counts the host's time: the exchange
+          // and the launch)
+          const ExchangeTimer      timer;
+          std::vector<MPI_Request> requests;
+          device_->passes[d]->exchange(
+            v, [&](const void *send, void *receive) { post_pass(d, send, receive, sizeof(Number), requests); },
+            [&] { cuda::dss_axis_pass(device_->level, v, mode, d, owned_pairs()); }, [&] { wait_pass(requests); });
         }
-        cuda::dss_axis_pass(device_->level, v, mode, d);
+        cuda::dss_axis_pass(device_->level, v, mode, d, pairs_touching_ghosts());
       }
   }
 

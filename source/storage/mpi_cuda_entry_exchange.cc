@@ -64,20 +64,35 @@ namespace cellwise
     EntryExchange::exchange(CellVector<Number, MemorySpace::CUDA, Layout>     &v,
                             const std::function<void(const void *, void *)> &post_and_wait) const
     {
+      exchange(v, post_and_wait, [] {}, [] {});
+    }
+
+    template <typename Number, typename Layout>
+    void
+    EntryExchange::exchange(CellVector<Number, MemorySpace::CUDA, Layout>     &v,
+                            const std::function<void(const void *, void *)> &post,
+                            const std::function<void()>                     &overlapped,
+                            const std::function<void()>                     &wait) const
+    {
       Number *const send    = reinterpret_cast<Number *>(send_);
       Number *const receive = reinterpret_cast<Number *>(receive_);
       gather_entries(v, sent_, n_sent_, send);
       if (cuda_aware_)
         {
           CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); // the packed values, before MPI reads them
-          post_and_wait(send, receive);
+          post(send, receive);
+          overlapped();
+          wait();
         }
       else
         {
           // cudaMemcpy to pinned memory waits for the gather before it copies
           if (n_sent_ > 0)
             CELLWISE_CUDA_CHECK(cudaMemcpy(send_host_, send, n_sent_ * sizeof(Number), cudaMemcpyDeviceToHost));
-          post_and_wait(send_host_, receive_host_);
+          post(send_host_, receive_host_);
+          overlapped();
+          wait();
+          // on the default stream: after the overlapped work
           if (n_received_ > 0)
             CELLWISE_CUDA_CHECK(cudaMemcpy(receive, receive_host_, n_received_ * sizeof(Number), cudaMemcpyHostToDevice));
         }
@@ -86,7 +101,10 @@ namespace cellwise
 
 #define CELLWISE_INSTANTIATE(Number, Layout)                                                                      \
   template void EntryExchange::exchange(CellVector<Number, MemorySpace::CUDA, Layout> &,                          \
-                                        const std::function<void(const void *, void *)> &) const;
+                                        const std::function<void(const void *, void *)> &) const;                  \
+  template void EntryExchange::exchange(CellVector<Number, MemorySpace::CUDA, Layout> &,                          \
+                                        const std::function<void(const void *, void *)> &,                         \
+                                        const std::function<void()> &, const std::function<void()> &) const;
     CELLWISE_INSTANTIATE(double, CellContiguous)
     CELLWISE_INSTANTIATE(float, CellContiguous)
     CELLWISE_INSTANTIATE(double, CellBlocked<32>)

@@ -132,10 +132,14 @@ namespace cellwise
   }
 
   void
-  DistributedDss::exchange_pass(const unsigned int d, const void *send, void *receive, const std::size_t bytes_per_value) const
+  DistributedDss::post_pass(const unsigned int        d,
+                            const void               *send,
+                            void                     *receive,
+                            const std::size_t         bytes_per_value,
+                            std::vector<MPI_Request> &requests) const
   {
-    std::vector<MPI_Request> requests;
-    const auto               bytes = [&](const Exchange &exchange) {
+    requests.clear();
+    const auto bytes = [&](const Exchange &exchange) {
       return static_cast<int>(exchange.faces.size() * values_per_face() * bytes_per_value);
     };
     for (const Exchange &exchange : receives_[d])
@@ -150,7 +154,13 @@ namespace cellwise
         CELLWISE_MPI_CHECK(MPI_Isend(static_cast<const unsigned char *>(send) + exchange.offset * bytes_per_value, bytes(exchange),
                                      MPI_BYTE, exchange.rank, static_cast<int>(d), comm_, &requests.back()));
       }
+  }
+
+  void
+  DistributedDss::wait_pass(std::vector<MPI_Request> &requests)
+  {
     CELLWISE_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+    requests.clear();
   }
 
   template <typename Number, typename Layout>
@@ -158,19 +168,31 @@ namespace cellwise
   DistributedDss::apply(CellVector<Number, MemorySpace::Host, Layout> &v, const DssMode mode) const
   {
     check_vector(v.n_cells(), v.degree());
+    std::vector<MPI_Request> requests;
     for (unsigned int d = 0; d < 3; ++d)
       {
+        if (!exchanges_in_pass(d)) // nothing to overlap: the whole pass at once
+          {
+            dss_axis_pass(local_.level, v, mode, layers_, d);
+            continue;
+          }
+        send_buffer_.resize(std::max(send_buffer_.size(), send_entries_[d].size() * sizeof(Number)));
+        receive_buffer_.resize(std::max(receive_buffer_.size(), receive_entries_[d].size() * sizeof(Number)));
+        Number *const send_values    = reinterpret_cast<Number *>(send_buffer_.data());
+        Number *const receive_values = reinterpret_cast<Number *>(receive_buffer_.data());
         {
           const ExchangeTimer timer; // the exchange, not the pass
-          send_buffer_.resize(std::max(send_buffer_.size(), send_entries_[d].size() * sizeof(Number)));
-          receive_buffer_.resize(std::max(receive_buffer_.size(), receive_entries_[d].size() * sizeof(Number)));
-          Number *const send_values    = reinterpret_cast<Number *>(send_buffer_.data());
-          Number *const receive_values = reinterpret_cast<Number *>(receive_buffer_.data());
           gather_entries(v, send_entries_[d], send_values);
-          exchange_pass(d, send_values, receive_values, sizeof(Number));
+          post_pass(d, send_values, receive_values, sizeof(Number), requests);
+        }
+        // while the face layers travel
+        dss_axis_pass(local_.level, v, mode, layers_, d, owned_pairs());
+        {
+          const ExchangeTimer timer;
+          wait_pass(requests);
           scatter_entries(v, receive_entries_[d], receive_values);
         }
-        dss_axis_pass(local_.level, v, mode, layers_, d);
+        dss_axis_pass(local_.level, v, mode, layers_, d, pairs_touching_ghosts());
       }
   }
 

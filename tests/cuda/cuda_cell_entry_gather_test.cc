@@ -160,3 +160,34 @@ TYPED_TEST(CudaCellEntryGather, one_axis_pass_matches_host)
   auto v = to_device(HostVector(level.n_cells(), 1));
   EXPECT_THROW(cuda::dss_axis_pass(level_data, v, DssMode::sum, 3), Error);
 }
+
+TYPED_TEST(CudaCellEntryGather, axis_pass_split_at_the_owned_cells_matches_host)
+{
+  // the distributed DSS's overlap: the pairs between the first n_owned
+  // cells, then the others; each selection alone equals the host's, and
+  // both together the whole pass (a pair dropped or summed twice shows)
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using HostVector           = typename TestFixture::HostVector;
+  const LevelHierarchy  mesh = make_box_hierarchy(BoxDescription{{0., 0., 0.}, {1.5, 1., 0.5}, {3, 2, 1}}, 1);
+  const Level          &level = mesh.levels.back();
+  const cuda::LevelData level_data(level);
+  const unsigned int    degree = 2;
+  for (const unsigned int n_owned : {0u, 7u, 29u, level.n_cells()})
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        SCOPED_TRACE(::testing::Message() << n_owned << " owned cells, axis " << d);
+        const DssPairs owned{DssPairs::Kind::owned, n_owned}, rest{DssPairs::Kind::touching_ghosts, n_owned};
+        HostVector     expected(level.n_cells(), degree);
+        fill_random(expected, 5 + d);
+        HostVector whole = expected;
+        auto       v     = to_device(expected);
+        dss_axis_pass(level, expected, DssMode::sum, lagrange_trace_layers(degree), d, owned);
+        cuda::dss_axis_pass(level_data, v, DssMode::sum, d, owned);
+        EXPECT_EQ(relative_difference(to_host(v), expected), 0.);
+        dss_axis_pass(level, expected, DssMode::sum, lagrange_trace_layers(degree), d, rest);
+        cuda::dss_axis_pass(level_data, v, DssMode::sum, d, rest);
+        EXPECT_EQ(relative_difference(to_host(v), expected), 0.);
+        dss_axis_pass(level, whole, DssMode::sum, lagrange_trace_layers(degree), d);
+        EXPECT_EQ(relative_difference(whole, expected), 0.) << "the two selections are not the whole pass";
+      }
+}

@@ -156,3 +156,34 @@ TEST(Dss, MismatchedVectorIsRejected)
   CellVector<double>   r(5, 2);
   EXPECT_THROW(apply_dss(h.levels.back(), r), Error);
 }
+
+TEST(Dss, AxisPassSplitAtTheOwnedCellsIsTheWholePass)
+{
+  // the distributed DSS sums the pairs between owned cells while the ghost
+  // layers travel and the others after: together exactly the whole pass
+  // (each pair once), for any split, and neither part alone is the whole
+  const LevelHierarchy h     = make_box_hierarchy(BoxDescription{{0., 0., 0.}, {1.5, 1., 0.5}, {3, 2, 1}}, 1);
+  const Level         &level = h.levels.back();
+  const unsigned int   degree = 2;
+  for (const unsigned int n_owned : {0u, 7u, 29u, level.n_cells()})
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        CellVector<double> whole(level.n_cells(), degree);
+        fill_random(whole, 3 + d);
+        CellVector<double> split = whole, owned_only = whole;
+        dss_axis_pass(level, whole, DssMode::sum, lagrange_trace_layers(degree), d);
+        dss_axis_pass(level, split, DssMode::sum, lagrange_trace_layers(degree), d, {DssPairs::Kind::owned, n_owned});
+        dss_axis_pass(level, owned_only, DssMode::sum, lagrange_trace_layers(degree), d, {DssPairs::Kind::owned, n_owned});
+        dss_axis_pass(level, split, DssMode::sum, lagrange_trace_layers(degree), d, {DssPairs::Kind::touching_ghosts, n_owned});
+        std::size_t differ = 0, owned_differ = 0;
+        for (unsigned int c = 0; c < level.n_cells(); ++c)
+          for (unsigned int i = 0; i < whole.dofs_per_cell(); ++i)
+            {
+              differ += !(split(c, i) == whole(c, i));
+              owned_differ += !(owned_only(c, i) == whole(c, i));
+            }
+        EXPECT_EQ(differ, 0u) << n_owned << " owned cells, axis " << d;
+        if (n_owned != level.n_cells())
+          EXPECT_GT(owned_differ, 0u) << "the pairs touching a ghost changed nothing: the test splits nothing";
+      }
+}

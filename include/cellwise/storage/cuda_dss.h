@@ -38,11 +38,16 @@ namespace cellwise
               DssMode                                         mode     = DssMode::sum,
               DssSchedule                                     schedule = DssSchedule::automatic);
 
-    /// Axis pass @p d (0, 1, 2) of the cascade alone, the twin of the host
-    /// dss_axis_pass: the DSS across MPI ranks exchanges the face layers of
-    /// axis d before it (storage/mpi_distributed_dss.h).
+    /// Axis pass @p d (0, 1, 2) of the cascade alone over the pairs that
+    /// @p pairs selects, the twin of the host dss_axis_pass: the DSS across
+    /// MPI ranks sums the owned pairs while the face layers of axis d
+    /// travel and the others after (storage/mpi_distributed_dss.h).
     template <typename Number, typename Layout>
     void
-    dss_axis_pass(const LevelData &level_data, CellVector<Number, MemorySpace::CUDA, Layout> &v, DssMode mode, unsigned int d);
+    dss_axis_pass(const LevelData                               &level_data,
+                  CellVector<Number, MemorySpace::CUDA, Layout> &v,
+                  DssMode                                        mode,
+                  unsigned int                                   d,
+                  const DssPairs                                &pairs = {});
   } // namespace cuda
 } // namespace cellwise

@@ -24,6 +24,7 @@
  * groups of copies are built (DssSkeleton, from the level's numbering).
  */
 
+#include <cellwise/base/host_device.h>
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/storage/cell_vector.h>
@@ -95,17 +96,46 @@ namespace cellwise
   void
   apply_dss(const Level &level, CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode, const TraceLayers &layers);
 
-  /// One axis pass (axis @p d) of the cascade over the structured pairs:
-  /// the copies on every face pair normal to d replaced by their sum
-  /// (mean). The distributed DSS exchanges the face layers on rank
-  /// boundaries between the passes (storage/distributed_dss.h).
+  /**
+   * Which face pairs an axis pass sums: all of them, or, on a rank's local
+   * level (whose owned cells come first, mesh/partition.h), those between
+   * two of its first @p n_owned cells (owned) or the others (touching a
+   * ghost). The distributed DSS sums the owned pairs while the ghosts'
+   * face layers travel, and the others once they have arrived: each pair
+   * is summed once, from the same two values, whatever the split.
+   */
+  struct DssPairs
+  {
+    enum class Kind : unsigned char
+    {
+      all,
+      owned,
+      touching_ghosts
+    };
+    Kind         kind    = Kind::all;
+    unsigned int n_owned = 0;
+
+    /// Whether the pair (cell, other) is summed.
+    CELLWISE_HOST_DEVICE bool
+    selects(const unsigned int cell, const unsigned int other) const
+    {
+      return kind == Kind::all || ((cell < n_owned && other < n_owned) == (kind == Kind::owned));
+    }
+  };
+
+  /// One axis pass (axis @p d) of the cascade over the structured pairs
+  /// that @p pairs selects (all by default): the copies on every face pair
+  /// normal to d replaced by their sum (mean). The distributed DSS
+  /// exchanges the face layers on rank boundaries between the passes
+  /// (storage/mpi_distributed_dss.h).
   template <typename Number, typename Layout>
   void
   dss_axis_pass(const Level                                   &level,
                 CellVector<Number, MemorySpace::Host, Layout> &v,
                 DssMode                                        mode,
                 const TraceLayers                             &layers,
-                unsigned int                                   d);
+                unsigned int                                   d,
+                const DssPairs                                &pairs = {});
 
   /// FE_Q's DSS with the level's skeleton phase kept by the caller (empty on
   /// a level without skeleton).

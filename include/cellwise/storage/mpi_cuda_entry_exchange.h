@@ -46,6 +46,18 @@ namespace cellwise
       exchange(CellVector<Number, MemorySpace::CUDA, Layout>     &v,
                const std::function<void(const void *, void *)> &post_and_wait) const;
 
+      /// The same in three steps, with @p overlapped run while the messages
+      /// travel: @p post(send, receive) posts them on the buffers MPI may
+      /// take, @p overlapped() queues device work that needs none of the
+      /// received values (the DSS's pairs of owned cells; it runs on the
+      /// device while the host waits), @p wait() completes them.
+      template <typename Number, typename Layout>
+      void
+      exchange(CellVector<Number, MemorySpace::CUDA, Layout>     &v,
+               const std::function<void(const void *, void *)> &post,
+               const std::function<void()>                     &overlapped,
+               const std::function<void()>                     &wait) const;
+
       bool
       cuda_aware() const
       {

@@ -6,7 +6,10 @@
  * before each axis pass of the cascade (dss_axis_pass), every rank sends the
  * face layers of its owned cells that lie across a face normal to that axis
  * from a cell of another rank, and receives the matching layers into its
- * ghost cells. The pass then sums every face pair as on one rank; edges and
+ * ghost cells. While they travel the pass sums the face pairs between two
+ * owned cells (which need no ghost layer; the layers sent are on faces to
+ * ghosts, which these pairs do not touch), and once they have arrived the
+ * pairs that touch a ghost: every face pair summed as on one rank; edges and
  * vertices follow from the cascade, as locally, because each pass sends what
  * the previous passes made of the layer. A pair is summed by its lower cell
  * on whichever rank holds it, from the same two values as in the serial
@@ -103,10 +106,30 @@ namespace cellwise
       return std::size_t(layers_.n_layers) * layers_.n_1d * layers_.n_1d;
     }
     /// Posts the receives and sends of pass @p d (values already packed
-    /// into @p send) and waits for them: host or, CUDA-aware, device
-    /// buffers.
+    /// into @p send) into @p requests: host or, CUDA-aware, device
+    /// buffers. wait_pass completes them.
     void
-    exchange_pass(unsigned int d, const void *send, void *receive, std::size_t bytes_per_value) const;
+    post_pass(unsigned int d, const void *send, void *receive, std::size_t bytes_per_value, std::vector<MPI_Request> &requests) const;
+    static void
+    wait_pass(std::vector<MPI_Request> &requests);
+    /// Whether this rank sends or receives in pass @p d.
+    bool
+    exchanges_in_pass(const unsigned int d) const
+    {
+      return !sends_[d].empty() || !receives_[d].empty();
+    }
+    /// The pairs of an axis pass between two owned cells, summed while the
+    /// face layers travel, and the others, summed after.
+    DssPairs
+    owned_pairs() const
+    {
+      return {DssPairs::Kind::owned, local_.n_owned_cells()};
+    }
+    DssPairs
+    pairs_touching_ghosts() const
+    {
+      return {DssPairs::Kind::touching_ghosts, local_.n_owned_cells()};
+    }
     /// Checks the shape of @p n_cells cells of degree @p degree against the
     /// local level.
     void
