@@ -202,12 +202,15 @@ namespace
       {
         // the same options on every rank: every rank refuses alike and says
         // why (the first rank to exit ends the job, and a rank's message
-        // can be lost with it)
-        std::cerr << "cellwise-poisson: on " << mpi_ranks()
-                  << " MPI ranks the program solves the Poisson problem on uniform box, L-shape and "
-                     "Kershaw meshes (host or device) and locally refined boxes (host); not yet problem files, the "
-                     "biharmonic problem or the ball (doc/mpi.md)"
-                  << std::endl;
+        // can be lost with it). One write of the whole line: std::cerr is
+        // unbuffered, and the ranks' pieces interleaved mid-line
+        // ("on on 22 MPI ranks"), which the refusal test could not match.
+        const std::string line = "cellwise-poisson: on " + std::to_string(mpi_ranks()) +
+                                 " MPI ranks the program solves the Poisson problem on uniform box, L-shape and Kershaw "
+                                 "meshes (host or device) and locally refined boxes; not yet problem files, the "
+                                 "biharmonic problem or the ball (doc/mpi.md)\n";
+        std::fputs(line.c_str(), stderr);
+        std::fflush(stderr);
         return 2;
       }
     if (mpi_ranks() > 1)
