@@ -1,0 +1,114 @@
+#pragma once
+/**
+ * @file
+ * A rank's part of a uniform box hierarchy built without the hierarchy:
+ * the first step toward distributed runs that replicate only the coarse
+ * mesh, as p4est does (doc/mpi.md, "Next steps").
+ *
+ * A cell of level l has a forest index, tree · 8^l + the Morton code of its
+ * coordinates in its coarse cell (x lowest): the order of p4est's forest.
+ * make_box_hierarchy numbers the cells of a level in this order with
+ * CellOrdering::cell_major, and slot by slot (the finest slot most
+ * significant, the coarse cell least) with child_major, its default;
+ * BoxPartition maps both ways. morton_partition cuts the finest level's
+ * forest order evenly and moves every family of eight siblings that a cut
+ * splits to the rank holding most of it (the lowest on a tie); a cell of a
+ * coarser level belongs to the rank of its first descendant on the finest
+ * level. BoxPartition computes these cuts from the counts alone, and a
+ * cell's owner by a binary search over them; a rank's cells of every level
+ * are one range of forest indices.
+ * make_local_box_level builds the LocalLevel that make_local_level would
+ * cut from the serial level — the same cells, order, boxes (by the same
+ * halvings), neighbours, flags and owners — in work proportional to the
+ * rank's cells and their ghosts.
+ *
+ * Uniform box hierarchies (left-out coarse cells allowed), box cells.
+ * Checked against make_local_level(make_box_hierarchy(...),
+ * morton_partition(...)) in tests/unit/box_partition_test.cc.
+ */
+
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/level.h>
+#include <cellwise/mesh/partition.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace cellwise
+{
+  class BoxPartition
+  {
+  public:
+    /// The partition of make_box_hierarchy(@p box, @p n_refinements,
+    /// @p ordering) over @p n_ranks ranks, equal to morton_partition's.
+    /// Throws cellwise::Error where morton_partition does (a rank without
+    /// cells). Cells are named by their serial index (the hierarchy's)
+    /// below.
+    BoxPartition(const BoxDescription &box,
+                 unsigned int          n_refinements,
+                 int                   n_ranks,
+                 CellOrdering          ordering = CellOrdering::child_major);
+
+    unsigned int
+    n_levels() const
+    {
+      return n_refinements_ + 1;
+    }
+    /// The coarse level (replicated, as p4est replicates the coarse mesh).
+    const Level &
+    coarse() const
+    {
+      return coarse_.level(0);
+    }
+    /// Cells of level @p l (serial count).
+    std::uint64_t
+    n_cells(unsigned int l) const;
+    /// The owner of cell @p index of level @p l.
+    int
+    owner(unsigned int l, std::uint64_t index) const;
+    /// The cells of level @p l that @p rank owns, in increasing index.
+    std::vector<std::uint64_t>
+    owned_cells(unsigned int l, int rank) const;
+    /// The index of the level-@p l cell at lattice @p coordinates, −1 where
+    /// no cell is (outside the box or in a left-out coarse cell).
+    std::int64_t
+    index_of(unsigned int l, const std::array<int, 3> &coordinates) const;
+    /// The lattice coordinates of cell @p index of level @p l.
+    std::array<int, 3>
+    coordinates_of(unsigned int l, std::uint64_t index) const;
+    /// The box of cell @p index of level @p l, by the box builder's
+    /// halvings from its coarse cell (bit for bit the builder's).
+    CellBox
+    box_of(unsigned int l, std::uint64_t index) const;
+    /// The face neighbour of cell @p index of level @p l across @p face:
+    /// its index (>= 0), or the builder's boundary value
+    /// (face_neighbor::boundary of the face, or of removed_boundary_id
+    /// toward a left-out coarse cell).
+    std::int64_t
+    neighbor_of(unsigned int l, std::uint64_t index, unsigned int face) const;
+
+    /// The forest index of cell @p index of level @p l, and back.
+    std::uint64_t
+    forest_index(unsigned int l, std::uint64_t index) const;
+    std::uint64_t
+    serial_index(unsigned int l, std::uint64_t forest) const;
+
+  private:
+    LevelHierarchy              coarse_;
+    unsigned int                n_refinements_ = 0;
+    int                         n_ranks_       = 1;
+    CellOrdering                ordering_      = CellOrdering::child_major;
+    std::array<unsigned int, 3> subdivisions_{};
+    /// Per coarse lattice position (x fastest): the coarse cell, −1 if left out.
+    std::vector<int> coarse_index_;
+    /// cuts_[r]: the first finest-level cell of rank r; cuts_[n_ranks] = n.
+    std::vector<std::uint64_t> cuts_;
+  };
+
+  /// The part of level @p l that @p rank owns, with the ghosts of
+  /// @p ghost_layer: make_local_level(serial level l, owners, rank,
+  /// ghost_layer) without the serial level.
+  LocalLevel
+  make_local_box_level(const BoxPartition &partition, unsigned int l, int rank, GhostLayer ghost_layer = GhostLayer::faces);
+} // namespace cellwise

@@ -1,0 +1,333 @@
+#include <cellwise/base/exceptions.h>
+#include <cellwise/mesh/box_partition.h>
+
+#include <algorithm>
+#include <map>
+
+namespace cellwise
+{
+  namespace
+  {
+    using u128 = unsigned __int128;
+
+    /// Bits of x, y, z interleaved (x lowest), @p bits each: the Morton code
+    /// of morton_partition and the box builder's cell_major order.
+    std::uint64_t
+    interleave(const std::array<std::uint64_t, 3> &x, const unsigned int bits)
+    {
+      std::uint64_t code = 0;
+      for (unsigned int b = 0; b < bits; ++b)
+        for (unsigned int d = 0; d < 3; ++d)
+          code |= ((x[d] >> b) & 1) << (3 * b + d);
+      return code;
+    }
+
+    std::array<std::uint64_t, 3>
+    deinterleave(const std::uint64_t code, const unsigned int bits)
+    {
+      std::array<std::uint64_t, 3> x{{0, 0, 0}};
+      for (unsigned int b = 0; b < bits; ++b)
+        for (unsigned int d = 0; d < 3; ++d)
+          x[d] |= ((code >> (3 * b + d)) & 1) << b;
+      return x;
+    }
+
+    std::uint64_t
+    power_of_8(const unsigned int k)
+    {
+      return std::uint64_t(1) << (3 * k);
+    }
+  } // namespace
+
+  BoxPartition::BoxPartition(const BoxDescription &box, const unsigned int n_refinements, const int n_ranks, const CellOrdering ordering)
+    : coarse_(make_coarse_box(box))
+    , n_refinements_(n_refinements)
+    , n_ranks_(n_ranks)
+    , ordering_(ordering)
+    , subdivisions_(box.subdivisions)
+  {
+    CELLWISE_CHECK(n_ranks >= 1, "BoxPartition: " << n_ranks << " ranks");
+    CELLWISE_CHECK(n_refinements <= 20, "BoxPartition: " << n_refinements << " refinements; the Morton keys take 20");
+    const Level &coarse = coarse_.level(0);
+    coarse_index_.assign(std::size_t(subdivisions_[0]) * subdivisions_[1] * subdivisions_[2], -1);
+    for (unsigned int c = 0; c < coarse.n_cells(); ++c)
+      {
+        const auto &x = coarse.coordinates[c];
+        coarse_index_[(std::size_t(x[2]) * subdivisions_[1] + x[1]) * subdivisions_[0] + x[0]] = static_cast<int>(c);
+      }
+    const u128 n = u128(coarse.n_cells()) * power_of_8(n_refinements);
+    CELLWISE_CHECK(n < (u128(1) << 62), "BoxPartition: too many cells for 64-bit forest indices");
+    const std::uint64_t n_cells = static_cast<std::uint64_t>(n);
+    CELLWISE_CHECK(n_cells >= std::uint64_t(n_ranks), "the mesh has " << n_cells << " active cells for " << n_ranks
+                                                                      << " MPI ranks: every rank needs at least one (use "
+                                                                         "fewer ranks or refine)");
+
+    // the even cut: rank of the i-th finest cell, floor(((i + 1) P − 1) / N)
+    const auto even_rank = [&](const std::uint64_t i) {
+      return static_cast<int>((u128(i + 1) * u128(n_ranks) - 1) / n);
+    };
+    // p4est's partition for coarsening: a family that a cut splits goes to
+    // the rank holding most of it, the lowest on a tie (none on level 0)
+    const auto rank_of = [&](const std::uint64_t i) {
+      if (n_refinements == 0)
+        return even_rank(i);
+      const std::uint64_t first = i - i % 8;
+      if (even_rank(first) == even_rank(first + 7))
+        return even_rank(first);
+      std::map<int, unsigned int> held;
+      for (unsigned int s = 0; s < 8; ++s)
+        ++held[even_rank(first + s)];
+      int          taker = even_rank(first);
+      unsigned int most  = 0;
+      for (const auto &[rank, count] : held) // increasing rank: the lowest wins a tie
+        if (count > most)
+          {
+            most  = count;
+            taker = rank;
+          }
+      return taker;
+    };
+    // rank_of is non-decreasing: cut r is the first cell of rank >= r
+    cuts_.assign(std::size_t(n_ranks) + 1, n_cells);
+    for (int r = 0; r < n_ranks; ++r)
+      {
+        std::uint64_t low = 0, high = n_cells; // the first i with rank_of(i) >= r lies in [low, high]
+        while (low < high)
+          {
+            const std::uint64_t mid = low + (high - low) / 2;
+            if (rank_of(mid) >= r)
+              high = mid;
+            else
+              low = mid + 1;
+          }
+        cuts_[r] = low;
+      }
+    for (int r = 0; r < n_ranks; ++r)
+      CELLWISE_CHECK(cuts_[r + 1] > cuts_[r], "the mesh has " << n_cells << " active cells for " << n_ranks << " MPI ranks: rank "
+                                                              << r
+                                                              << " keeps none once the families of sibling cells are kept whole, as "
+                                                                 "p4est does (use fewer ranks or refine)");
+  }
+
+  std::uint64_t
+  BoxPartition::n_cells(const unsigned int l) const
+  {
+    return std::uint64_t(coarse().n_cells()) * power_of_8(l);
+  }
+
+  std::uint64_t
+  BoxPartition::forest_index(const unsigned int l, const std::uint64_t index) const
+  {
+    if (ordering_ == CellOrdering::cell_major || l == 0)
+      return index;
+    // child_major: index = tree + Σ_k slot_k · n_{k−1}, n_k the cells of level k
+    const std::uint64_t trees = coarse().n_cells();
+    std::uint64_t       rest  = index, code = 0;
+    for (unsigned int k = l; k >= 1; --k)
+      {
+        const std::uint64_t n_parents = trees * power_of_8(k - 1);
+        code |= (rest / n_parents) << (3 * (l - k)); // level k's slot: Morton digit l − k
+        rest %= n_parents;
+      }
+    return rest * power_of_8(l) + code;
+  }
+
+  std::uint64_t
+  BoxPartition::serial_index(const unsigned int l, const std::uint64_t forest) const
+  {
+    if (ordering_ == CellOrdering::cell_major || l == 0)
+      return forest;
+    const std::uint64_t trees = coarse().n_cells(), code = forest % power_of_8(l);
+    std::uint64_t       index = forest / power_of_8(l);
+    for (unsigned int k = 1; k <= l; ++k)
+      index += ((code >> (3 * (l - k))) & 7) * trees * power_of_8(k - 1);
+    return index;
+  }
+
+  int
+  BoxPartition::owner(const unsigned int l, const std::uint64_t index) const
+  {
+    CELLWISE_CHECK(l <= n_refinements_ && index < n_cells(l), "BoxPartition::owner: cell " << index << " of level " << l);
+    // the rank of the first descendant on the finest level
+    const std::uint64_t first = forest_index(l, index) * power_of_8(n_refinements_ - l);
+    return static_cast<int>(std::upper_bound(cuts_.begin(), cuts_.end(), first) - cuts_.begin()) - 1;
+  }
+
+  std::vector<std::uint64_t>
+  BoxPartition::owned_cells(const unsigned int l, const int rank) const
+  {
+    CELLWISE_CHECK(l <= n_refinements_ && rank >= 0 && rank < n_ranks_, "BoxPartition::owned_cells: level " << l << ", rank " << rank);
+    // cells whose first descendant lies in [cuts_[rank], cuts_[rank + 1])
+    const std::uint64_t        s = power_of_8(n_refinements_ - l);
+    std::vector<std::uint64_t> cells;
+    for (std::uint64_t f = (cuts_[rank] + s - 1) / s; f < (cuts_[rank + 1] + s - 1) / s; ++f)
+      cells.push_back(serial_index(l, f));
+    std::sort(cells.begin(), cells.end());
+    return cells;
+  }
+
+  std::int64_t
+  BoxPartition::index_of(const unsigned int l, const std::array<int, 3> &x) const
+  {
+    std::array<std::uint64_t, 3> position, local;
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        if (x[d] < 0 || std::uint64_t(x[d]) >= (std::uint64_t(subdivisions_[d]) << l))
+          return -1;
+        position[d] = std::uint64_t(x[d]) >> l;
+        local[d]    = std::uint64_t(x[d]) - (position[d] << l);
+      }
+    const int tree = coarse_index_[(position[2] * subdivisions_[1] + position[1]) * subdivisions_[0] + position[0]];
+    if (tree < 0)
+      return -1;
+    return static_cast<std::int64_t>(serial_index(l, std::uint64_t(tree) * power_of_8(l) + interleave(local, l)));
+  }
+
+  std::array<int, 3>
+  BoxPartition::coordinates_of(const unsigned int l, const std::uint64_t index) const
+  {
+    const std::uint64_t forest = forest_index(l, index);
+    const std::uint64_t tree   = forest / power_of_8(l);
+    const auto          local  = deinterleave(forest % power_of_8(l), l);
+    std::array<int, 3>  x;
+    for (unsigned int d = 0; d < 3; ++d)
+      x[d] = static_cast<int>((std::uint64_t(coarse().coordinates[tree][d]) << l) + local[d]);
+    return x;
+  }
+
+  CellBox
+  BoxPartition::box_of(const unsigned int l, const std::uint64_t index) const
+  {
+    const std::uint64_t forest = forest_index(l, index);
+    const std::uint64_t tree   = forest / power_of_8(l);
+    const auto          local  = deinterleave(forest % power_of_8(l), l);
+    CellBox             box    = coarse().boxes[tree];
+    // the builder's halvings, level by level from the coarse cell
+    for (unsigned int k = l; k-- > 0;)
+      for (unsigned int d = 0; d < 3; ++d)
+        {
+          const bool   upper = (local[d] >> k) & 1;
+          const double mid   = box.lower[d] + 0.5 * box.size[d];
+          const double end   = box.lower[d] + box.size[d];
+          if (upper)
+            {
+              box.lower[d] = mid;
+              box.size[d]  = end - mid;
+            }
+          else
+            box.size[d] = mid - box.lower[d];
+        }
+    return box;
+  }
+
+  std::int64_t
+  BoxPartition::neighbor_of(const unsigned int l, const std::uint64_t index, const unsigned int face) const
+  {
+    std::array<int, 3> x = coordinates_of(l, index);
+    const unsigned int d = face / 2;
+    x[d] += face % 2 ? 1 : -1;
+    if (x[d] < 0 || std::uint64_t(x[d]) >= (std::uint64_t(subdivisions_[d]) << l))
+      return face_neighbor::boundary(face);
+    const std::int64_t other = index_of(l, x);
+    return other >= 0 ? other : face_neighbor::boundary(removed_boundary_id);
+  }
+
+  LocalLevel
+  make_local_box_level(const BoxPartition &partition, const unsigned int l, const int rank, const GhostLayer ghost_layer)
+  {
+    CELLWISE_CHECK(l < partition.n_levels(), "make_local_box_level: level " << l << " of " << partition.n_levels());
+    const std::vector<std::uint64_t> owned    = partition.owned_cells(l, rank);
+    const auto                       is_owned = [&](const std::uint64_t c) { return partition.owner(l, c) == rank; };
+
+    // the ghosts: the face neighbours, or every cell that a path of face
+    // steps along distinct axes reaches (make_local_level's vertex layer)
+    std::vector<std::uint64_t> ghosts;
+    for (const std::uint64_t c : owned)
+      {
+        if (ghost_layer == GhostLayer::faces)
+          {
+            for (unsigned int face = 0; face < 6; ++face)
+              {
+                const std::int64_t other = partition.neighbor_of(l, c, face);
+                if (other >= 0 && !is_owned(std::uint64_t(other)))
+                  ghosts.push_back(std::uint64_t(other));
+              }
+            continue;
+          }
+        std::vector<std::pair<std::uint64_t, unsigned int>> frontier{{c, 0u}};
+        for (unsigned int step = 0; step < 3; ++step)
+          {
+            std::vector<std::pair<std::uint64_t, unsigned int>> next;
+            for (const auto &[from, used] : frontier)
+              for (unsigned int d = 0; d < 3; ++d)
+                if (!((used >> d) & 1))
+                  for (const unsigned int face : {2 * d, 2 * d + 1})
+                    {
+                      const std::int64_t other = partition.neighbor_of(l, from, face);
+                      if (other >= 0)
+                        {
+                          next.emplace_back(std::uint64_t(other), used | (1u << d));
+                          if (!is_owned(std::uint64_t(other)))
+                            ghosts.push_back(std::uint64_t(other));
+                        }
+                    }
+            frontier = std::move(next);
+          }
+      }
+    std::sort(ghosts.begin(), ghosts.end());
+    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+
+    const std::uint64_t n_owned = owned.size();
+    const std::uint64_t count   = n_owned + ghosts.size();
+    CELLWISE_CHECK(count <= max_cells_per_level, "make_local_box_level: " << count << " local cells exceed a level's "
+                                                                          << max_cells_per_level);
+    const auto local_index = [&](const std::uint64_t c) -> int {
+      const auto mine = std::lower_bound(owned.begin(), owned.end(), c);
+      if (mine != owned.end() && *mine == c)
+        return static_cast<int>(mine - owned.begin());
+      const auto it = std::lower_bound(ghosts.begin(), ghosts.end(), c);
+      return it != ghosts.end() && *it == c ? static_cast<int>(n_owned + (it - ghosts.begin())) : -1;
+    };
+
+    LocalLevel local;
+    local.ghost_layer = ghost_layer;
+    Level &level      = local.level;
+    level.boxes.resize(count);
+    level.coordinates.resize(count);
+    level.parent.resize(count);
+    level.child_slot.resize(count);
+    level.children.resize(count);
+    level.neighbors.resize(count);
+    level.flags.resize(count);
+    level.n_owned_cells = static_cast<unsigned int>(n_owned);
+    local.serial_index.resize(count);
+    local.owner.resize(count);
+    const std::uint8_t kind = l + 1 < partition.n_levels() ? cell_flags::refined : cell_flags::active;
+    for (std::uint64_t k = 0; k < count; ++k)
+      {
+        const std::uint64_t c = k < n_owned ? owned[k] : ghosts[k - n_owned];
+        CELLWISE_CHECK(c <= std::uint64_t(~0u), "make_local_box_level: cell " << c << " beyond 32-bit serial indices");
+        local.serial_index[k] = static_cast<unsigned int>(c);
+        local.owner[k]        = k < n_owned ? rank : partition.owner(l, c);
+        level.boxes[k]        = partition.box_of(l, c);
+        level.coordinates[k]  = partition.coordinates_of(l, c);
+        level.parent[k]       = -1;
+        const auto &x         = level.coordinates[k];
+        level.child_slot[k]   = l == 0 ? 0 : static_cast<std::uint8_t>((x[0] & 1) | ((x[1] & 1) << 1) | ((x[2] & 1) << 2));
+        level.children[k]     = {{-1, -1, -1, -1, -1, -1, -1, -1}};
+        level.flags[k]        = static_cast<std::uint8_t>(kind | (k < n_owned ? 0 : cell_flags::ghost));
+        for (unsigned int face = 0; face < 6; ++face)
+          {
+            const std::int64_t other = partition.neighbor_of(l, c, face);
+            if (other < 0)
+              level.neighbors[k][face] = static_cast<int>(other); // a boundary value
+            else
+              {
+                const int j              = local_index(std::uint64_t(other));
+                level.neighbors[k][face] = j >= 0 ? j : face_neighbor::none;
+              }
+          }
+      }
+    return local;
+  }
+} // namespace cellwise
