@@ -63,7 +63,7 @@ namespace cellwise
       *log << "  device solve: " << cuda::device_description() << "; " << count << " GPU(s) per node, " << sharing
            << " rank(s) on GPU 0; MPI " << (mpi_cuda_aware() ? "CUDA-aware (device buffers)" : "staged through pinned host buffers")
            << std::endl;
-    device->fine_mask.copy_from_host(fine_mask_);
+    device->fine_mask.copy_from_host(outer_mask_);
     device->fine_operator =
       std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(outer_level_, degree_);
     if (parameters_.precision == Precision::fp64)

@@ -115,8 +115,8 @@ namespace cellwise
         outer_local_ = &local_.back();
         outer_level_ = levels_.back();
       }
-    fine_mask_     = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
-    fine_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree);
+    outer_mask_     = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
+    outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree);
     if (on_device)
       {
 #ifdef CELLWISE_WITH_CUDA
@@ -126,15 +126,15 @@ namespace cellwise
     else
       {
         if (parameters.precision == Precision::fp64)
-          cycle_ = make_cycle<double, MemorySpace::Host>(log, active_mesh_ ? nullptr : fine_operator_, fine_mask_);
+          cycle_ = make_cycle<double, MemorySpace::Host>(log, active_mesh_ ? nullptr : outer_operator_, outer_mask_);
         else
           cycle_ = std::make_shared<const MixedPrecisionPreconditioner<VectorType, DistributedCellVector<float>>>(
-            make_cycle<float, MemorySpace::Host>(log, fine_operator_, fine_mask_),
+            make_cycle<float, MemorySpace::Host>(log, outer_operator_, outer_mask_),
             DistributedCellVector<float>(levels_.back(), degree));
       }
 
-    // the gather of the finest level's solution
-    fine_gather_ = std::make_unique<SerialGather>(*outer_local_, comm, outer_level_->serial_cells, degree);
+    // the gather of the outer level's solution
+    outer_gather_ = std::make_unique<SerialGather>(*outer_local_, comm, outer_level_->serial_cells, degree);
 
     // the exchange of a V-cycle: this rank's and the largest over the ranks
     const ExchangePerCycle exchange = exchange_per_cycle();
@@ -174,7 +174,7 @@ namespace cellwise
   void
   DistributedMultigridSolver::gather(const VectorType &v, CellVector<double> &serial) const
   {
-    fine_gather_->gather(v.local(), serial);
+    outer_gather_->gather(v.local(), serial);
   }
 
   SolveStatistics
@@ -213,8 +213,8 @@ namespace cellwise
     // stationary iteration, and a NaN in b or u named (collectively: the
     // monitors and all_finite are global)
     const auto mean_dss = [this](VectorType &r) { outer_level_->dss.apply(r.local(), DssMode::mean); };
-    const SolveStatistics statistics = solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *cycle_,
-                                                   distributed_u, distributed_b, fine_mask_, control, mean_dss);
+    const SolveStatistics statistics = solve_outer(parameters_, *outer_operator_, outer_operator_->n_cells(), degree_, *cycle_,
+                                                   distributed_u, distributed_b, outer_mask_, control, mean_dss);
     last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     last_exchange_seconds_           = exchange_seconds() - exchange;
     return statistics;

@@ -93,7 +93,7 @@ namespace cellwise
     const DistributedLaplaceOperator<double> &
     outer_operator() const
     {
-      return *fine_operator_;
+      return *outer_operator_;
     }
     /// The active mesh of a locally refined hierarchy; nullptr on a
     /// uniform one.
@@ -197,8 +197,8 @@ namespace cellwise
     /// The outer iteration's level: levels_.back() or the active mesh's.
     const LocalLevel                                         *outer_local_ = nullptr;
     std::shared_ptr<const DistributedLevel>                   outer_level_;
-    std::shared_ptr<const DistributedLaplaceOperator<double>> fine_operator_;
-    VectorType                                                fine_mask_;
+    std::shared_ptr<const DistributedLaplaceOperator<double>> outer_operator_;
+    VectorType                                                outer_mask_;
     /// The V-cycle: FP64, or FP32 inside MixedPrecisionPreconditioner.
     std::shared_ptr<const Preconditioner<VectorType>>         cycle_;
     /// Bytes per value of the cycle's levels (8 or 4).
@@ -212,7 +212,7 @@ namespace cellwise
     };
     std::vector<PatchHalo>   patch_halo_;
     std::vector<std::size_t> transfer_cells_, transfer_messages_;
-    std::unique_ptr<SerialGather>                             fine_gather_;
+    std::unique_ptr<SerialGather>                             outer_gather_;
     /// With Backend::cuda (its type is complete where it is built).
     std::shared_ptr<DeviceSolve> device_;
     mutable double            last_solve_seconds_ = 0, last_exchange_seconds_ = 0;

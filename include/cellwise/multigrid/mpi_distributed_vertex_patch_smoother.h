@@ -24,9 +24,10 @@
  * Exchanges per call with s sweeps: 2 (1 with a zero initial guess) + 8 s − 1.
  *
  * On device vectors (@p Memory = MemorySpace::CUDA) the local smoother is
- * cuda::VertexPatchSmoother of the local level (its colour-step kernels,
- * the generic one on a local level) and the halo exchanges pack on the
- * device (source/multigrid/mpi_cuda_distributed_vertex_patch_smoother.cc).
+ * cuda::VertexPatchSmoother of the local level (the colour-step kernel it
+ * picks for the local level's patch lists: the register kernel for FP32
+ * Q3 on equal cells, the generic one otherwise) and the halo exchanges
+ * pack on the device (source/multigrid/mpi_cuda_distributed_vertex_patch_smoother.cc).
  *
  * Built only with MPI (library cellwise::mpi).
  */
