@@ -7,8 +7,9 @@
  * it, unchanged (their steps, the Chebyshev recurrence and the Lanczos
  * estimate of λ_max run on distributed vectors, whose dot products are
  * global). The Lanczos start vector is the serial one's values on the
- * owned cells, so that the estimate, and with it the smoother, is the
- * serial one's up to the rounding of the global sums.
+ * owned cells (a hash of each entry's serial position, drawn by each rank
+ * for its own cells), so that the estimate, and with it the smoother, is
+ * the serial one's up to the rounding of the global sums.
  *
  * Built only with MPI (library cellwise::mpi).
  */
@@ -19,7 +20,7 @@
 #include <cellwise/operators/mpi_distributed_laplace_operator.h>
 #include <cellwise/storage/mpi_distributed_cell_vector.h>
 
-#include <random>
+#include <cstdint>
 #include <sstream>
 #include <type_traits>
 #include <vector>
@@ -113,27 +114,21 @@ namespace cellwise
   template <typename Number, typename Layout = CellContiguous, typename Memory = MemorySpace::Host>
   using DistributedChebyshevSmoother = PointChebyshevSmoother<DistributedDssJacobi<Number, Layout, Memory>>;
 
-  /// The Lanczos start vector of the serial level (the same seeded values,
-  /// cell by cell in serial order) on the owned cells of @p mask's level,
-  /// masked; the estimate_max_eigenvalue of point_smoother_steps.h finds it
-  /// for distributed vectors. Draws the whole serial sequence: O(serial
-  /// cells) per rank, as the replicated set-up of this first step.
+  /// The Lanczos start vector of the serial level on the owned cells of
+  /// @p mask's level (lanczos_start_value of each cell's serial index),
+  /// masked: the estimate_max_eigenvalue of point_smoother_steps.h finds it
+  /// for distributed vectors. Work proportional to the rank's cells.
   template <typename Number, typename Layout>
   DistributedCellVector<Number, Layout>
   lanczos_start_vector(const DistributedCellVector<Number, Layout> &mask)
   {
     DistributedCellVector<Number, Layout> r;
     r.reinit(mask);
-    const std::vector<long> owned_index = owned_local_indices(*mask.level().local, mask.level().serial_cells);
-    std::mt19937                           generator(42);
-    std::uniform_real_distribution<double> distribution(0.5, 1.5);
-    for (unsigned int cell = 0; cell < mask.level().serial_cells; ++cell)
+    const LocalLevel &local = *mask.level().local;
+    for (unsigned int cell = 0; cell < local.n_owned_cells(); ++cell)
       for (unsigned int i = 0; i < r.dofs_per_cell(); ++i)
-        {
-          const double value = distribution(generator);
-          if (owned_index[cell] >= 0)
-            r.local()(owned_index[cell], i) = Number(value) * mask.local()(owned_index[cell], i);
-        }
+        r.local()(cell, i) =
+          Number(lanczos_start_value(local.serial_index[cell], i, r.dofs_per_cell())) * mask.local()(cell, i);
     return r;
   }
 } // namespace cellwise

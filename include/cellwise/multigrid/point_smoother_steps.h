@@ -18,7 +18,7 @@
 
 #include <cmath>
 #include <limits>
-#include <random>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -203,21 +203,35 @@ namespace cellwise
       }
   }
 
-  /// The start vector of the Lanczos estimate: seeded uniform values in
-  /// [0.5, 1.5] times the mask. A smooth start vector would have little weight
-  /// on the high-frequency eigenvectors that set λ_max. Host and device
-  /// estimates start from the same vector.
+  /// The value of the Lanczos start vector at DoF @p i of the cell with
+  /// serial index @p cell (@p dofs_per_cell per cell): uniform in [0.5, 1.5)
+  /// from a counter hash (splitmix64) of the entry's serial position, so
+  /// that a rank draws the values of its own cells without the sequence of
+  /// all the others (mpi_distributed_point_smoothers.h) and equals the
+  /// serial vector there.
+  inline double
+  lanczos_start_value(const std::uint64_t cell, const unsigned int i, const unsigned int dofs_per_cell)
+  {
+    std::uint64_t z = cell * dofs_per_cell + i + 0x9e3779b97f4a7c15ULL;
+    z               = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z               = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z               = z ^ (z >> 31);
+    return 0.5 + double(z >> 11) * 0x1.0p-53;
+  }
+
+  /// The start vector of the Lanczos estimate: pseudo-random values in
+  /// [0.5, 1.5) (lanczos_start_value) times the mask. A smooth start vector
+  /// would have little weight on the high-frequency eigenvectors that set
+  /// λ_max. Host and device estimates start from the same vector.
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
   lanczos_start_vector(const CellVector<Number, MemorySpace::Host, Layout> &mask)
   {
     CellVector<Number, MemorySpace::Host, Layout> r;
     r.reinit(mask);
-    std::mt19937                           generator(42);
-    std::uniform_real_distribution<double> distribution(0.5, 1.5);
     for (unsigned int cell = 0; cell < r.n_cells(); ++cell)
       for (unsigned int i = 0; i < r.dofs_per_cell(); ++i)
-        r(cell, i) = Number(distribution(generator)) * mask(cell, i);
+        r(cell, i) = Number(lanczos_start_value(cell, i, r.dofs_per_cell())) * mask(cell, i);
     return r;
   }
 
