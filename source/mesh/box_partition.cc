@@ -232,8 +232,42 @@ namespace cellwise
     return other >= 0 ? other : face_neighbor::boundary(removed_boundary_id);
   }
 
+  std::int64_t
+  BoxPartition::parent(const unsigned int l, const std::uint64_t index) const
+  {
+    if (l == 0)
+      return -1;
+    std::array<int, 3> x = coordinates_of(l, index);
+    for (int &coordinate : x)
+      coordinate /= 2;
+    return index_of(l - 1, x);
+  }
+
+  std::array<std::uint64_t, 8>
+  BoxPartition::children(const unsigned int l, const std::uint64_t index) const
+  {
+    CELLWISE_CHECK(l < n_refinements_, "BoxPartition::children: cell " << index << " of the finest level " << l);
+    const std::array<int, 3>     x = coordinates_of(l, index);
+    std::array<std::uint64_t, 8> children;
+    for (unsigned int slot = 0; slot < 8; ++slot)
+      children[slot] = static_cast<std::uint64_t>(
+        index_of(l + 1, {{2 * x[0] + int(slot & 1), 2 * x[1] + int((slot >> 1) & 1), 2 * x[2] + int((slot >> 2) & 1)}}));
+    return children;
+  }
+
   LocalLevel
-  make_local_box_level(const BoxPartition &partition, const unsigned int l, const int rank, const GhostLayer ghost_layer)
+  BoxPartition::local_level(const unsigned int l, const int rank, const GhostLayer ghost_layer,
+                            const std::vector<unsigned int> &extra_ghosts) const
+  {
+    return make_local_box_level(*this, l, rank, ghost_layer, extra_ghosts);
+  }
+
+  LocalLevel
+  make_local_box_level(const BoxPartition              &partition,
+                       const unsigned int               l,
+                       const int                        rank,
+                       const GhostLayer                 ghost_layer,
+                       const std::vector<unsigned int> &extra_ghosts)
   {
     CELLWISE_CHECK(l < partition.n_levels(), "make_local_box_level: level " << l << " of " << partition.n_levels());
     const std::vector<std::uint64_t> owned    = partition.owned_cells(l, rank);
@@ -273,6 +307,13 @@ namespace cellwise
                     }
             frontier = std::move(next);
           }
+      }
+    for (const unsigned int g : extra_ghosts)
+      {
+        CELLWISE_CHECK(g < partition.n_cells(l), "make_local_box_level: extra ghost " << g << " of a level of "
+                                                                                       << partition.n_cells(l) << " cells");
+        if (!is_owned(g))
+          ghosts.push_back(g);
       }
     std::sort(ghosts.begin(), ghosts.end());
     ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());

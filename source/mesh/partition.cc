@@ -257,44 +257,6 @@ namespace cellwise
     return local;
   }
 
-  std::vector<unsigned int>
-  family_ghosts(const LevelHierarchy &serial, const std::vector<std::vector<int>> &owner, const unsigned int l, const int rank)
-  {
-    CELLWISE_CHECK(l < serial.n_levels() && owner.size() == serial.n_levels(),
-                   "family_ghosts: level " << l << " of " << serial.n_levels() << " with owners for " << owner.size());
-    const Level              &level = serial.level(l);
-    std::vector<unsigned int> cells;
-    const auto add_children = [&](const Level &parents, const unsigned int parent) {
-      if (parents.is_refined(parent))
-        for (const int child : parents.children[parent])
-          if (owner[l][child] != rank)
-            cells.push_back(static_cast<unsigned int>(child));
-    };
-    if (l > 0)
-      {
-        const Level &coarse = serial.level(l - 1);
-        // siblings of owned cells: their parent's family, whole
-        for (unsigned int c = 0; c < level.n_cells(); ++c)
-          if (owner[l][c] == rank && level.parent[c] >= 0)
-            add_children(coarse, static_cast<unsigned int>(level.parent[c]));
-        // children of owned refined cells of the level below
-        for (unsigned int c = 0; c < coarse.n_cells(); ++c)
-          if (owner[l - 1][c] == rank)
-            add_children(coarse, c);
-      }
-    if (l + 1 < serial.n_levels())
-      {
-        // parents of owned cells of the level above
-        const Level &fine = serial.level(l + 1);
-        for (unsigned int c = 0; c < fine.n_cells(); ++c)
-          if (owner[l + 1][c] == rank && fine.parent[c] >= 0 && owner[l][fine.parent[c]] != rank)
-            cells.push_back(static_cast<unsigned int>(fine.parent[c]));
-      }
-    std::sort(cells.begin(), cells.end());
-    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
-    return cells;
-  }
-
   std::vector<long>
   owned_local_indices(const LocalLevel &local, const unsigned int n_serial_cells)
   {

@@ -6,6 +6,7 @@
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/multigrid/mpi_cuda_distributed_cell_transfer.h>
 
+#include <array>
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -14,32 +15,18 @@ namespace cellwise
 {
   namespace cuda
   {
-    namespace
-    {
-      /// Per serial cell of a level of @p n_serial cells: its local index
-      /// on @p local (owned or ghost), −1 where it is not local.
-      std::vector<long>
-      local_indices(const LocalLevel &local, const unsigned int n_serial)
-      {
-        std::vector<long> index(n_serial, -1);
-        for (unsigned int k = 0; k < local.level.n_cells(); ++k)
-          index[local.serial_index[k]] = k;
-        return index;
-      }
-    } // namespace
-
     template <typename Number, typename Layout>
-    DistributedLevelTransfer<Number, Layout>::DistributedLevelTransfer(const LevelHierarchy          &serial,
+    DistributedLevelTransfer<Number, Layout>::DistributedLevelTransfer(const PartitionedHierarchy    &hierarchy,
                                                                        const std::vector<LocalLevel> &local,
                                                                        const MPI_Comm                 comm,
                                                                        const unsigned int             degree)
     {
       const int          rank     = mpi_rank(comm);
-      const unsigned int n_levels = serial.n_levels();
+      const unsigned int n_levels = hierarchy.n_levels();
       check_collectively(comm, local.size() == n_levels,
                          "cuda::DistributedLevelTransfer: " + std::to_string(local.size()) + " local levels for " +
                            std::to_string(n_levels));
-      families_.coarse_subdivisions = serial.coarse_subdivisions;
+      families_.coarse_subdivisions = hierarchy.coarse_subdivisions();
       for (unsigned int l = 0; l < n_levels; ++l)
         families_.levels.push_back(local[l].level);
       parents_.resize(n_levels);
@@ -47,9 +34,9 @@ namespace cellwise
 
       for (unsigned int l = 1; l < n_levels; ++l)
         {
-          const Level       &parents = serial.level(l - 1), &children = serial.level(l);
           const LocalLevel  &coarse = local[l - 1], &fine = local[l];
-          const std::vector<long> fine_index = local_indices(fine, children.n_cells());
+          // a serial cell's local index on the fine level (owned or ghost)
+          const auto         fine_index = [&](const std::uint64_t c) { return local_index_of(fine, c); };
           Level             &coarse_family = families_.levels[l - 1], &fine_family = families_.levels[l];
           for (unsigned int k = 0; k < fine_family.n_cells(); ++k)
             fine_family.parent[k] = -1;
@@ -62,11 +49,18 @@ namespace cellwise
           for (unsigned int k = 0; k < coarse.level.n_cells(); ++k)
             {
               const unsigned int c       = coarse.serial_index[k];
-              const bool         refined = parents.is_refined(c);
-              bool               whole = refined, owned_child = false;
+              const bool         refined = hierarchy.is_refined(l - 1, c);
+              std::array<long, 8> child_index{{-1, -1, -1, -1, -1, -1, -1, -1}};
+              if (refined)
+                {
+                  const std::array<std::uint64_t, 8> children = hierarchy.children(l - 1, c);
+                  for (unsigned int slot = 0; slot < 8; ++slot)
+                    child_index[slot] = fine_index(children[slot]);
+                }
+              bool whole = refined, owned_child = false;
               for (unsigned int slot = 0; refined && slot < 8; ++slot)
                 {
-                  const long child = fine_index[parents.children[c][slot]];
+                  const long child = child_index[slot];
                   whole &= child >= 0;
                   owned_child |= child >= 0 && static_cast<unsigned int>(child) < fine.n_owned_cells();
                 }
@@ -87,7 +81,7 @@ namespace cellwise
                 }
               for (unsigned int slot = 0; slot < 8; ++slot)
                 {
-                  const int child                 = static_cast<int>(fine_index[parents.children[c][slot]]);
+                  const int child                 = static_cast<int>(child_index[slot]);
                   coarse_family.children[k][slot] = child;
                   fine_family.parent[child]       = static_cast<int>(k);
                   fine_family.child_slot[child]   = static_cast<std::uint8_t>(slot);

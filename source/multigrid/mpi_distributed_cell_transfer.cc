@@ -64,13 +64,12 @@ namespace cellwise
   } // namespace
 
   template <typename Number, typename Layout>
-  DistributedCellTransfer<Number, Layout>::DistributedCellTransfer(const LevelHierarchy                &serial,
-                                                                   const std::vector<std::vector<int>> &owner,
-                                                                   const unsigned int                   fine_level,
-                                                                   const LocalLevel                    &coarse,
-                                                                   const LocalLevel                    &fine,
-                                                                   const MPI_Comm                       comm,
-                                                                   const unsigned int                   degree)
+  DistributedCellTransfer<Number, Layout>::DistributedCellTransfer(const PartitionedHierarchy &hierarchy,
+                                                                   const unsigned int          fine_level,
+                                                                   const LocalLevel           &coarse,
+                                                                   const LocalLevel           &fine,
+                                                                   const MPI_Comm              comm,
+                                                                   const unsigned int          degree)
     : coarse_(coarse)
     , fine_(fine)
     , comm_(comm)
@@ -79,20 +78,18 @@ namespace cellwise
     const int rank = mpi_rank(comm), size = mpi_size(comm);
     {
       std::ostringstream problem;
-      bool               fits = fine_level >= 1 && fine_level < serial.n_levels() && owner.size() == serial.n_levels();
+      bool               fits = fine_level >= 1 && fine_level < hierarchy.n_levels() && hierarchy.n_ranks() == size;
       if (!fits)
-        problem << "DistributedCellTransfer: fine level " << fine_level << " of a hierarchy of " << serial.n_levels()
-                << " levels with owners for " << owner.size();
+        problem << "DistributedCellTransfer: fine level " << fine_level << " of a hierarchy of " << hierarchy.n_levels()
+                << " levels partitioned over " << hierarchy.n_ranks() << " ranks, on " << size;
       else
         {
-          fits = owner[fine_level - 1].size() == serial.level(fine_level - 1).n_cells() &&
-                 owner[fine_level].size() == serial.level(fine_level).n_cells() &&
-                 coarse.serial_index.size() == coarse.level.n_cells() && fine.serial_index.size() == fine.level.n_cells();
+          fits = coarse.serial_index.size() == coarse.level.n_cells() && fine.serial_index.size() == fine.level.n_cells();
           for (unsigned int k = 0; fits && k < coarse.n_owned_cells(); ++k)
-            fits = coarse.serial_index[k] < owner[fine_level - 1].size() &&
-                   owner[fine_level - 1][coarse.serial_index[k]] == rank;
+            fits = coarse.serial_index[k] < hierarchy.n_cells(fine_level - 1) &&
+                   hierarchy.owner(fine_level - 1, coarse.serial_index[k]) == rank;
           for (unsigned int k = 0; fits && k < fine.n_owned_cells(); ++k)
-            fits = fine.serial_index[k] < owner[fine_level].size() && owner[fine_level][fine.serial_index[k]] == rank;
+            fits = fine.serial_index[k] < hierarchy.n_cells(fine_level) && hierarchy.owner(fine_level, fine.serial_index[k]) == rank;
           if (!fits)
             problem << "DistributedCellTransfer: the local levels of rank " << rank
                     << " are not the parts of levels " << fine_level - 1 << " and " << fine_level
@@ -103,76 +100,77 @@ namespace cellwise
     check_degree(degree);
     prolongation_      = packed_prolongation_matrices<Number>(degree);
     const unsigned int n = degree + 1;
-
-    const Level             &parents = serial.level(fine_level - 1), &children = serial.level(fine_level);
-    const std::vector<int>  &parent_owner = owner[fine_level - 1], &child_owner = owner[fine_level];
-    const std::vector<long>  coarse_local = owned_local_indices(coarse, parents.n_cells());
-    const std::vector<long>  fine_local   = owned_local_indices(fine, children.n_cells());
+    const unsigned int l = fine_level;
+    // local indices by binary search over the local levels (owned cells, in
+    // serial order): nothing per serial cell
+    const auto coarse_local = [&](const std::uint64_t c) { return local_index_of(coarse, c, true); };
+    const auto fine_local   = [&](const std::uint64_t c) { return local_index_of(fine, c, true); };
 
     // prolongation: owned parents to the other ranks of their children
     std::map<int, Message> parents_sent;
     for (unsigned int k = 0; k < coarse.n_owned_cells(); ++k)
       {
         const unsigned int c = coarse.serial_index[k];
-        if (!parents.is_refined(c))
+        if (!hierarchy.is_refined(l - 1, c))
           continue;
         std::vector<int> ranks;
-        for (const int child : parents.children[c])
-          if (child_owner[child] != rank)
-            ranks.push_back(child_owner[child]);
+        for (const std::uint64_t child : hierarchy.children(l - 1, c))
+          if (hierarchy.owner(l, child) != rank)
+            ranks.push_back(hierarchy.owner(l, child));
         std::sort(ranks.begin(), ranks.end());
         ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
         for (const int r : ranks)
           parents_sent[r].cells.push_back(k);
       }
+    std::vector<std::int64_t> parent_of(fine.n_owned_cells());
+    std::vector<int>          parent_owner(fine.n_owned_cells());
     std::map<int, std::vector<unsigned int>> parents_needed;
     for (unsigned int k = 0; k < fine.n_owned_cells(); ++k)
       {
-        const int parent = children.parent[fine.serial_index[k]];
-        CELLWISE_CHECK(parent >= 0, "DistributedCellTransfer: cell " << fine.serial_index[k] << " of level " << fine_level
-                                                                     << " has no parent");
-        if (parent_owner[parent] != rank)
-          parents_needed[parent_owner[parent]].push_back(static_cast<unsigned int>(parent));
+        parent_of[k] = hierarchy.parent(l, fine.serial_index[k]);
+        CELLWISE_CHECK(parent_of[k] >= 0, "DistributedCellTransfer: cell " << fine.serial_index[k] << " of level " << l
+                                                                          << " has no parent");
+        parent_owner[k] = hierarchy.owner(l - 1, std::uint64_t(parent_of[k]));
+        if (parent_owner[k] != rank)
+          parents_needed[parent_owner[k]].push_back(static_cast<unsigned int>(parent_of[k]));
       }
     parents_received_ = make_receives<Message>(parents_needed);
     parent_of_fine_.resize(fine.n_owned_cells());
     for (unsigned int k = 0; k < fine.n_owned_cells(); ++k)
-      {
-        const int parent   = children.parent[fine.serial_index[k]];
-        parent_of_fine_[k] = parent_owner[parent] == rank ? coarse_local[parent]
-                                                          : -1 - position(parents_received_, parent_owner[parent], parent);
-      }
+      parent_of_fine_[k] = parent_owner[k] == rank
+                             ? coarse_local(std::uint64_t(parent_of[k]))
+                             : -1 - position(parents_received_, parent_owner[k], static_cast<unsigned int>(parent_of[k]));
 
     // restriction: owned children's residuals to their parent's rank
     std::map<int, Message> children_sent;
     for (unsigned int k = 0; k < fine.n_owned_cells(); ++k)
-      {
-        const int parent = children.parent[fine.serial_index[k]];
-        if (parent_owner[parent] != rank)
-          children_sent[parent_owner[parent]].cells.push_back(k);
-      }
+      if (parent_owner[k] != rank)
+        children_sent[parent_owner[k]].cells.push_back(k);
     std::map<int, std::vector<unsigned int>> children_needed;
     for (unsigned int k = 0; k < coarse.n_owned_cells(); ++k)
       {
         const unsigned int c = coarse.serial_index[k];
-        if (parents.is_refined(c))
-          for (const int child : parents.children[c])
-            if (child_owner[child] != rank)
-              children_needed[child_owner[child]].push_back(static_cast<unsigned int>(child));
+        if (hierarchy.is_refined(l - 1, c))
+          for (const std::uint64_t child : hierarchy.children(l - 1, c))
+            if (hierarchy.owner(l, child) != rank)
+              children_needed[hierarchy.owner(l, child)].push_back(static_cast<unsigned int>(child));
       }
     children_received_ = make_receives<Message>(children_needed);
     children_of_coarse_.assign(coarse.n_owned_cells(), {{-1, -1, -1, -1, -1, -1, -1, -1}});
     for (unsigned int k = 0; k < coarse.n_owned_cells(); ++k)
       {
         const unsigned int c = coarse.serial_index[k];
-        if (parents.is_refined(c))
-          for (unsigned int slot = 0; slot < 8; ++slot)
-            {
-              const int child                = parents.children[c][slot];
-              children_of_coarse_[k][slot] = child_owner[child] == rank
-                                                 ? fine_local[child]
-                                                 : -1 - position(children_received_, child_owner[child], child);
-            }
+        if (hierarchy.is_refined(l - 1, c))
+          {
+            const std::array<std::uint64_t, 8> children = hierarchy.children(l - 1, c);
+            for (unsigned int slot = 0; slot < 8; ++slot)
+              {
+                const std::uint64_t child = children[slot];
+                const int           owner = hierarchy.owner(l, child);
+                children_of_coarse_[k][slot] =
+                  owner == rank ? fine_local(child) : -1 - position(children_received_, owner, static_cast<unsigned int>(child));
+              }
+          }
       }
 
     for (auto &[r, message] : parents_sent)

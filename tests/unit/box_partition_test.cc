@@ -6,10 +6,14 @@
 // slots, flags, neighbours and owners — on boxes with one and several
 // coarse cells, unequal sizes, a left-out coarse cell (the L-shape) and a
 // row whose cuts split families; the ranks without cells are refused alike.
+// As a PartitionedHierarchy it answers every query (owners, parents,
+// children, owned cells, family ghosts, local levels with them) as the
+// ReplicatedHierarchy of the serial hierarchy does.
 
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/box_partition.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 
 #include <gtest/gtest.h>
 
@@ -117,4 +121,64 @@ TEST(BoxPartition, EqualsTheLocalLevelsOfTheSerialHierarchy)
       }
   EXPECT_GT(compared, 1000u);
   EXPECT_GT(refused, 0u) << "no case without cells for a rank: the refusal is not compared";
+}
+
+TEST(BoxPartition, AnswersAsTheReplicatedHierarchy)
+{
+  unsigned int family_cells = 0;
+  for (const auto &[name, box] : boxes())
+    for (const unsigned int n_refinements : {1u, 2u})
+      for (const CellOrdering ordering : {CellOrdering::child_major, CellOrdering::cell_major})
+        for (const int n_ranks : {1, 2, 3, 5})
+          {
+            SCOPED_TRACE(name + ", L = " + std::to_string(n_refinements) +
+                         (ordering == CellOrdering::child_major ? ", child-major, " : ", cell-major, ") +
+                         std::to_string(n_ranks) + " ranks");
+            const LevelHierarchy          serial = make_box_hierarchy(box, static_cast<int>(n_refinements), ordering);
+            std::vector<std::vector<int>> owner;
+            try
+              {
+                owner = morton_partition(serial, n_ranks);
+              }
+            catch (const Error &)
+              {
+                continue; // a rank without cells: the refusals are compared above
+              }
+            const ReplicatedHierarchy           replicated(serial, owner, n_ranks);
+            const BoxPartition                  partition(box, n_refinements, n_ranks, ordering);
+            const PartitionedHierarchy         &a = partition, &b = replicated;
+            ASSERT_EQ(a.n_levels(), b.n_levels());
+            ASSERT_EQ(a.n_ranks(), b.n_ranks());
+            ASSERT_EQ(a.coarse_subdivisions(), b.coarse_subdivisions());
+            ASSERT_EQ(a.coarse_level().n_cells(), b.coarse_level().n_cells());
+            EXPECT_EQ(a.serial(), nullptr);
+            EXPECT_EQ(b.serial(), &serial);
+            for (unsigned int l = 0; l < a.n_levels(); ++l)
+              {
+                for (std::uint64_t c = 0; c < a.n_cells(l); ++c)
+                  {
+                    ASSERT_EQ(a.parent(l, c), b.parent(l, c)) << "cell " << c << " of level " << l;
+                    ASSERT_EQ(a.is_refined(l, c), b.is_refined(l, c)) << "cell " << c << " of level " << l;
+                    if (a.is_refined(l, c))
+                      ASSERT_EQ(a.children(l, c), b.children(l, c)) << "cell " << c << " of level " << l;
+                  }
+                for (int rank = 0; rank < n_ranks; ++rank)
+                  {
+                    ASSERT_EQ(a.owned_cells(l, rank), b.owned_cells(l, rank));
+                    const std::vector<unsigned int> family = family_ghosts(a, l, rank);
+                    ASSERT_EQ(family, family_ghosts(b, l, rank)) << "level " << l << ", rank " << rank;
+                    family_cells += static_cast<unsigned int>(family.size());
+                    const LocalLevel local = a.local_level(l, rank, GhostLayer::faces, family);
+                    EXPECT_EQ(compare(local, b.local_level(l, rank, GhostLayer::faces, family)), "")
+                      << "level " << l << ", rank " << rank;
+                    // local_index_of finds every local cell, owned ones also when only those are asked for
+                    for (unsigned int k = 0; k < local.level.n_cells(); ++k)
+                      {
+                        ASSERT_EQ(local_index_of(local, local.serial_index[k]), long(k));
+                        ASSERT_EQ(local_index_of(local, local.serial_index[k], true), k < local.n_owned_cells() ? long(k) : -1L);
+                      }
+                  }
+              }
+          }
+  EXPECT_GT(family_cells, 0u) << "no cut splits a family: the family ghosts are not compared";
 }

@@ -6,6 +6,7 @@
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/mesh/unstructured_builder.h>
 
 #include <gtest/gtest.h>

@@ -22,6 +22,10 @@
  * halvings), neighbours, flags and owners — in work proportional to the
  * rank's cells and their ghosts.
  *
+ * As a PartitionedHierarchy it gives the distributed solver everything it
+ * reads of the hierarchy (owners, families, local levels), so that no rank
+ * holds the whole hierarchy.
+ *
  * Uniform box hierarchies (left-out coarse cells allowed), box cells.
  * Checked against make_local_level(make_box_hierarchy(...),
  * morton_partition(...)) in tests/unit/box_partition_test.cc.
@@ -30,6 +34,7 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 
 #include <array>
 #include <cstdint>
@@ -37,7 +42,7 @@
 
 namespace cellwise
 {
-  class BoxPartition
+  class BoxPartition : public PartitionedHierarchy
   {
   public:
     /// The partition of make_box_hierarchy(@p box, @p n_refinements,
@@ -51,9 +56,14 @@ namespace cellwise
                  CellOrdering          ordering = CellOrdering::child_major);
 
     unsigned int
-    n_levels() const
+    n_levels() const override
     {
       return n_refinements_ + 1;
+    }
+    int
+    n_ranks() const override
+    {
+      return n_ranks_;
     }
     /// The coarse level (replicated, as p4est replicates the coarse mesh).
     const Level &
@@ -61,15 +71,40 @@ namespace cellwise
     {
       return coarse_.level(0);
     }
+    const Level &
+    coarse_level() const override
+    {
+      return coarse();
+    }
+    std::array<unsigned int, 3>
+    coarse_subdivisions() const override
+    {
+      return subdivisions_;
+    }
     /// Cells of level @p l (serial count).
     std::uint64_t
-    n_cells(unsigned int l) const;
+    n_cells(unsigned int l) const override;
     /// The owner of cell @p index of level @p l.
     int
-    owner(unsigned int l, std::uint64_t index) const;
+    owner(unsigned int l, std::uint64_t index) const override;
     /// The cells of level @p l that @p rank owns, in increasing index.
     std::vector<std::uint64_t>
-    owned_cells(unsigned int l, int rank) const;
+    owned_cells(unsigned int l, int rank) const override;
+    /// The parent (the cell at half the coordinates; −1 on level 0).
+    std::int64_t
+    parent(unsigned int l, std::uint64_t index) const override;
+    /// Every cell but those of the finest level is refined.
+    bool
+    is_refined(const unsigned int l, std::uint64_t) const override
+    {
+      return l < n_refinements_;
+    }
+    /// The children at twice the coordinates, slot x + 2 y + 4 z.
+    std::array<std::uint64_t, 8>
+    children(unsigned int l, std::uint64_t index) const override;
+    /// make_local_box_level(*this, l, rank, ghost_layer, extra_ghosts).
+    LocalLevel
+    local_level(unsigned int l, int rank, GhostLayer ghost_layer, const std::vector<unsigned int> &extra_ghosts = {}) const override;
     /// The index of the level-@p l cell at lattice @p coordinates, −1 where
     /// no cell is (outside the box or in a left-out coarse cell).
     std::int64_t
@@ -107,8 +142,13 @@ namespace cellwise
   };
 
   /// The part of level @p l that @p rank owns, with the ghosts of
-  /// @p ghost_layer: make_local_level(serial level l, owners, rank,
-  /// ghost_layer) without the serial level.
+  /// @p ghost_layer and the cells @p extra_ghosts (serial indices; those
+  /// owned here are ignored): make_local_level(serial level l, owners,
+  /// rank, ghost_layer, extra_ghosts) without the serial level.
   LocalLevel
-  make_local_box_level(const BoxPartition &partition, unsigned int l, int rank, GhostLayer ghost_layer = GhostLayer::faces);
+  make_local_box_level(const BoxPartition              &partition,
+                       unsigned int                     l,
+                       int                              rank,
+                       GhostLayer                       ghost_layer  = GhostLayer::faces,
+                       const std::vector<unsigned int> &extra_ghosts = {});
 } // namespace cellwise

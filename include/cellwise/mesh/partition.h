@@ -17,10 +17,9 @@
  * the active cells below them, which keeps a parent and its first child on
  * one rank.
  *
- * This first step builds a rank's levels from the replicated serial
- * hierarchy. A local level has no family links (parent and children are −1
- * on it): the transfers across ranks take them from the serial hierarchy
- * (multigrid/mpi_distributed_cell_transfer.h).
+ * A local level has no family links (parent and children are −1 on it):
+ * the transfers across ranks take them from the partitioned hierarchy
+ * (mesh/partitioned_hierarchy.h), replicated or computed from a box.
  */
 
 #include <cellwise/mesh/level.h>
@@ -84,16 +83,4 @@ namespace cellwise
                    int                              rank,
                    GhostLayer                       ghost_layer  = GhostLayer::faces,
                    const std::vector<unsigned int> &extra_ghosts = {});
-
-  /**
-   * The cells of level @p l of @p serial that the device transfers of rank
-   * @p rank read besides its own (serial indices, sorted): the siblings of
-   * its cells and the children of its refined cells of level l − 1 (every
-   * family it restricts into, or prolongates to, whole) and the parents of
-   * its cells of level l + 1. Held as ghosts, they let the device kernels of
-   * the serial transfer run on a rank's part of two levels unchanged
-   * (multigrid/mpi_cuda_distributed_cell_transfer.h).
-   */
-  std::vector<unsigned int>
-  family_ghosts(const LevelHierarchy &serial, const std::vector<std::vector<int>> &owner, unsigned int l, int rank);
 } // namespace cellwise

@@ -6,7 +6,7 @@
  * (multigrid/cuda_cell_transfer.h) run unchanged on a rank's part of the
  * levels: each local level also holds, as ghosts, the cells of every family
  * the rank prolongates to or restricts into (family_ghosts in
- * mesh/partition.h), and a copy of the local levels with family links in
+ * mesh/partitioned_hierarchy.h), and a copy of the local levels with family links in
  * local indices gives the kernels whole families. Before a prolongation the
  * owners send the parents of this rank's cells into its coarse ghosts;
  * before a restriction they send b and Au of the children of this rank's
@@ -21,6 +21,7 @@
 
 #include <cellwise/mesh/level.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/storage/mpi_cell_halo_exchange.h>
@@ -42,11 +43,11 @@ namespace cellwise
 
       /**
        * Collective over @p comm. @p local: this rank's part of every level
-       * of @p serial (kept by reference), made with the family_ghosts of
-       * each level among its ghosts (checked: a missing family member is
-       * an error on every rank), FE_Q(@p degree).
+       * of @p hierarchy, made with the family_ghosts of each level among
+       * its ghosts (checked: a missing family member is an error on every
+       * rank), FE_Q(@p degree). Keeps no reference to either.
        */
-      DistributedLevelTransfer(const LevelHierarchy          &serial,
+      DistributedLevelTransfer(const PartitionedHierarchy    &hierarchy,
                                const std::vector<LocalLevel> &local,
                                MPI_Comm                       comm,
                                unsigned int                   degree);

@@ -17,6 +17,7 @@
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/storage/cell_vector.h>
 #include <cellwise/storage/mpi_distributed_cell_vector.h>
@@ -36,18 +37,29 @@ namespace cellwise
 
     /**
      * Collective over @p comm. The transfer between level @p fine_level − 1
-     * (@p coarse, this rank's part) and level @p fine_level (@p fine) of the
-     * serial hierarchy @p serial partitioned by @p owner (morton_partition),
-     * FE_Q(@p degree). Checks collectively that the ranks agree on what
-     * travels. Keeps references to @p coarse and @p fine.
+     * (@p coarse, this rank's part) and level @p fine_level (@p fine) of
+     * @p hierarchy, FE_Q(@p degree). Checks collectively that the ranks agree
+     * on what travels. Keeps references to @p coarse and @p fine, none to
+     * @p hierarchy; nothing per serial cell.
      */
+    DistributedCellTransfer(const PartitionedHierarchy &hierarchy,
+                            unsigned int                fine_level,
+                            const LocalLevel           &coarse,
+                            const LocalLevel           &fine,
+                            MPI_Comm                    comm,
+                            unsigned int                degree);
+
+    /// The same for the serial hierarchy @p serial that every rank holds,
+    /// partitioned by @p owner (morton_partition).
     DistributedCellTransfer(const LevelHierarchy                &serial,
                             const std::vector<std::vector<int>> &owner,
-                            unsigned int                         fine_level,
+                            const unsigned int                   fine_level,
                             const LocalLevel                    &coarse,
                             const LocalLevel                    &fine,
-                            MPI_Comm                             comm,
-                            unsigned int                         degree);
+                            const MPI_Comm                       comm,
+                            const unsigned int                   degree)
+      : DistributedCellTransfer(ReplicatedHierarchy(serial, owner, mpi_size(comm)), fine_level, coarse, fine, comm, degree)
+    {}
 
     /// fine += P coarse on the owned fine cells. Collective.
     void
@@ -123,21 +135,29 @@ namespace cellwise
   public:
     using VectorType = DistributedCellVector<Number, Layout>;
 
-    /// Collective. @p local: this rank's part of every level of @p serial
-    /// (kept by reference), partitioned by @p owner.
+    /// Collective. @p local: this rank's part of every level of
+    /// @p hierarchy (kept by reference).
+    DistributedLevelTransfer(const PartitionedHierarchy    &hierarchy,
+                             const std::vector<LocalLevel> &local,
+                             const MPI_Comm                 comm,
+                             const unsigned int             degree)
+    {
+      CELLWISE_CHECK(local.size() == hierarchy.n_levels(),
+                     "DistributedLevelTransfer: " << local.size() << " local levels for " << hierarchy.n_levels());
+      transfers_.resize(hierarchy.n_levels());
+      for (unsigned int l = 1; l < hierarchy.n_levels(); ++l)
+        transfers_[l] =
+          std::make_unique<DistributedCellTransfer<Number, Layout>>(hierarchy, l, local[l - 1], local[l], comm, degree);
+    }
+    /// The same for a serial hierarchy every rank holds, partitioned by
+    /// @p owner.
     DistributedLevelTransfer(const LevelHierarchy                &serial,
                              const std::vector<std::vector<int>> &owner,
                              const std::vector<LocalLevel>       &local,
                              const MPI_Comm                       comm,
                              const unsigned int                   degree)
-    {
-      CELLWISE_CHECK(local.size() == serial.n_levels(),
-                     "DistributedLevelTransfer: " << local.size() << " local levels for " << serial.n_levels());
-      transfers_.resize(serial.n_levels());
-      for (unsigned int l = 1; l < serial.n_levels(); ++l)
-        transfers_[l] = std::make_unique<DistributedCellTransfer<Number, Layout>>(serial, owner, l, local[l - 1], local[l], comm,
-                                                                                  degree);
-    }
+      : DistributedLevelTransfer(ReplicatedHierarchy(serial, owner, mpi_size(comm)), local, comm, degree)
+    {}
 
     void
     prolongate_add(const unsigned int to_level, VectorType &fine, const VectorType &coarse) const override
