@@ -39,7 +39,7 @@ namespace cellwise
     using V                      = DistributedCellVector<Number, CellContiguous, Memory>;
     using Operator               = DistributedLaplaceOperator<Number, CellContiguous, Memory>;
     constexpr bool on_host       = std::is_same_v<Memory, MemorySpace::Host>;
-    const unsigned int n_levels  = serial_.n_levels();
+    const unsigned int n_levels  = hierarchy_->n_levels();
     const int          rank      = mpi_rank(comm_), size = mpi_size(comm_);
     const MultigridParameters &parameters = parameters_;
     const unsigned int degree    = degree_;
@@ -69,9 +69,11 @@ namespace cellwise
         if (l == 0)
           {
             components.smoothers.push_back(nullptr);
-            const LaplaceOperator<Number> serial_op(serial_.level(0), degree);
+            // the coarse level, which every rank holds
+            const Level                  &coarse_level = hierarchy_->coarse_level();
+            const LaplaceOperator<Number> serial_op(coarse_level, degree);
             auto coarse = std::make_shared<CholeskyCoarseSolver<Number>>(
-              serial_.level(0), serial_op, make_dirichlet_mask<Number>(serial_.level(0), degree, parameters.dirichlet_ids));
+              coarse_level, serial_op, make_dirichlet_mask<Number>(coarse_level, degree, parameters.dirichlet_ids));
             components.coarse_solver =
               std::make_shared<GatheredCoarseSolver<Number, CellContiguous, Memory>>(coarse, levels_[l], degree);
           }
@@ -106,7 +108,7 @@ namespace cellwise
             components.smoothers.push_back(patch);
           }
         if (log)
-          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << serial_.level(l).n_cells() << " cells, "
+          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << hierarchy_->n_cells(l) << " cells, "
                << (active_mesh_ ? std::to_string(active_mesh_->active_cells[l].size()) + " active, " : std::string())
                << std::setw(8) << local_[l].n_owned_cells() << " owned and " << local_[l].level.n_cells() - local_[l].n_owned_cells()
                << " ghosts on rank " << rank << " of " << size << ", "
@@ -117,7 +119,7 @@ namespace cellwise
       {
         if constexpr (on_host)
           {
-            const auto transfer = std::make_shared<const DistributedLevelTransfer<Number>>(serial_, owner_, local_, comm_, degree);
+            const auto transfer = std::make_shared<const DistributedLevelTransfer<Number>>(*hierarchy_, local_, comm_, degree);
             for (unsigned int l = 1; l < n_levels; ++l)
               {
                 const auto &pair = transfer->at(l);
@@ -131,7 +133,7 @@ namespace cellwise
 #ifdef CELLWISE_WITH_CUDA
             // the serial device kernels on the local levels with their
             // families (the local levels hold the family ghosts)
-            const auto transfer = std::make_shared<const cuda::DistributedLevelTransfer<Number>>(serial_, local_, comm_, degree);
+            const auto transfer = std::make_shared<const cuda::DistributedLevelTransfer<Number>>(*hierarchy_, local_, comm_, degree);
             for (unsigned int l = 1; l < n_levels; ++l)
               {
                 transfer_cells_.push_back(transfer->cells_sent_per_prolongation(l) + transfer->cells_sent_per_restriction(l));

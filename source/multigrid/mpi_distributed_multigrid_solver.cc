@@ -16,17 +16,20 @@ namespace cellwise
   {
     /// Whether a level above the finest has active cells (local smoothing).
     bool
-    is_locally_refined(const LevelHierarchy &serial)
+    is_locally_refined(const PartitionedHierarchy &hierarchy)
     {
-      for (unsigned int l = 0; l + 1 < serial.n_levels(); ++l)
-        if (serial.level(l).n_active_cells() != 0)
+      const LevelHierarchy *serial = hierarchy.serial();
+      if (!serial)
+        return false; // a BoxPartition: uniform
+      for (unsigned int l = 0; l + 1 < serial->n_levels(); ++l)
+        if (serial->level(l).n_active_cells() != 0)
           return true;
       return false;
     }
 
     /// Why @p parameters cannot run distributed yet (empty: they can).
     std::string
-    unsupported(const LevelHierarchy &serial, const unsigned int degree, const MultigridParameters &parameters)
+    unsupported(const PartitionedHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters)
     {
       std::ostringstream why;
 #ifndef CELLWISE_WITH_CUDA
@@ -38,9 +41,9 @@ namespace cellwise
         why << "a coefficient";
       else if (parameters.pure_neumann)
         why << "the pure Neumann problem";
-      else if (coarse_solver_for(parameters, serial.level(0), degree) != CoarseSolverType::cholesky)
-        why << "a coarse level beyond the Cholesky solve (" << serial.level(0).n_cells() << " coarse cells)";
-      else if (is_locally_refined(serial) && parameters.precision != Precision::fp64)
+      else if (coarse_solver_for(parameters, hierarchy.coarse_level(), degree) != CoarseSolverType::cholesky)
+        why << "a coarse level beyond the Cholesky solve (" << hierarchy.coarse_level().n_cells() << " coarse cells)";
+      else if (is_locally_refined(hierarchy) && parameters.precision != Precision::fp64)
         why << "mixed precision on locally refined meshes (the serial adaptive solvers are FP64 too)";
       return why.str();
     }
@@ -52,29 +55,19 @@ namespace cellwise
                                                          const MPI_Comm             comm,
                                                          std::ostream              *log,
                                                          std::vector<std::vector<int>> owners)
-    : serial_(serial)
-    , degree_(degree)
+    : degree_(degree)
     , parameters_(parameters)
     , comm_(comm)
   {
-    const auto start = std::chrono::steady_clock::now();
-    const int  rank = mpi_rank(comm), size = mpi_size(comm);
-    const std::string why = unsupported(serial, degree, parameters);
-    // the same options on every rank: the same refusal everywhere
-    check_collectively(comm, why.empty(),
-                       "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
-                         " yet; it runs on the host or the device (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch "
-                         "smoother, CG or the stationary iteration, a Cholesky coarse solve, and uniform box or lattice meshes, "
-                         "and locally refined ones in FP64 (doc/mpi.md)");
-    const unsigned int n_levels = serial.n_levels();
+    const int size = mpi_size(comm);
     if (owners.empty())
       owner_ = morton_partition(serial, size);
     else
       {
         // a given partition (deal.II's): its shape and ranks, collectively;
         // whether the ranks agree on it the exchanges' set-ups check
-        bool valid = owners.size() == n_levels;
-        for (unsigned int l = 0; l < n_levels && valid; ++l)
+        bool valid = owners.size() == serial.n_levels();
+        for (unsigned int l = 0; l < serial.n_levels() && valid; ++l)
           {
             valid = owners[l].size() == serial.level(l).n_cells();
             for (std::size_t c = 0; c < owners[l].size() && valid; ++c)
@@ -85,26 +78,64 @@ namespace cellwise
                            "hierarchy an owner among the " + std::to_string(size) + " ranks");
         owner_ = std::move(owners);
       }
+    hierarchy_ = std::make_shared<const ReplicatedHierarchy>(serial, owner_, size);
+    set_up(log);
+  }
+
+  DistributedMultigridSolver::DistributedMultigridSolver(std::shared_ptr<const PartitionedHierarchy> hierarchy,
+                                                         const unsigned int                          degree,
+                                                         const MultigridParameters                  &parameters,
+                                                         const MPI_Comm                              comm,
+                                                         std::ostream                               *log)
+    : degree_(degree)
+    , parameters_(parameters)
+    , comm_(comm)
+    , hierarchy_(std::move(hierarchy))
+  {
+    check_collectively(comm, hierarchy_ && hierarchy_->n_ranks() == mpi_size(comm),
+                       "DistributedMultigridSolver: a hierarchy partitioned over " +
+                         std::to_string(hierarchy_ ? hierarchy_->n_ranks() : 0) + " ranks on a communicator of " +
+                         std::to_string(mpi_size(comm)));
+    set_up(log);
+  }
+
+  void
+  DistributedMultigridSolver::set_up(std::ostream *log)
+  {
+    const auto                  start = std::chrono::steady_clock::now();
+    const int                   rank = mpi_rank(comm_), size = mpi_size(comm_);
+    const PartitionedHierarchy &hierarchy  = *hierarchy_;
+    const MultigridParameters  &parameters = parameters_;
+    const MPI_Comm              comm       = comm_;
+    const unsigned int          degree     = degree_;
+    const std::string           why        = unsupported(hierarchy, degree, parameters);
+    // the same options on every rank: the same refusal everywhere
+    check_collectively(comm, why.empty(),
+                       "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
+                         " yet; it runs on the host or the device (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch "
+                         "smoother, CG or the stationary iteration, a Cholesky coarse solve, and uniform box or lattice meshes, "
+                         "and locally refined ones in FP64 (doc/mpi.md)");
+    const unsigned int n_levels = hierarchy.n_levels();
     // the patch smoother reads every cell of a patch: the vertex halo
     const GhostLayer ghosts = parameters.smoother == SmootherType::patch ? GhostLayer::vertices : GhostLayer::faces;
     // the device transfers run the serial kernels on whole families
     const bool on_device = parameters.backend == Backend::cuda;
     for (unsigned int l = 0; l < n_levels; ++l)
-      local_.push_back(make_local_level(serial.level(l), owner_[l], rank, ghosts,
-                                        on_device ? family_ghosts(serial, owner_, l, rank) : std::vector<unsigned int>()));
+      local_.push_back(
+        hierarchy.local_level(l, rank, ghosts, on_device ? family_ghosts(hierarchy, l, rank) : std::vector<unsigned int>()));
 
     for (unsigned int l = 0; l < n_levels; ++l)
-      levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, serial.level(l).n_cells(),
+      levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, static_cast<unsigned int>(hierarchy.n_cells(l)),
                                                                  lagrange_trace_layers(degree)));
     // the outer iteration's level: the finest one, or on a locally refined
     // hierarchy the active mesh, an active cell owned where it is on its
     // level
-    if (is_locally_refined(serial))
+    if (is_locally_refined(hierarchy))
       {
-        active_mesh_ = std::make_unique<ActiveMesh>(make_active_mesh(serial));
+        active_mesh_ = std::make_unique<ActiveMesh>(make_active_mesh(*hierarchy.serial()));
         std::vector<int> active_owner(active_mesh_->n_active_cells());
         for (unsigned int a = 0; a < active_owner.size(); ++a)
-          active_owner[a] = owner_[active_mesh_->level_of[a]][active_mesh_->cell_of[a]];
+          active_owner[a] = hierarchy.owner(active_mesh_->level_of[a], active_mesh_->cell_of[a]);
         active_local_ = std::make_unique<LocalLevel>(make_local_level(active_mesh_->level, active_owner, rank));
         outer_local_  = active_local_.get();
         outer_level_  = std::make_shared<const DistributedLevel>(*active_local_, comm, active_mesh_->n_active_cells(),
@@ -133,9 +164,6 @@ namespace cellwise
             DistributedCellVector<float>(levels_.back(), degree));
       }
 
-    // the gather of the outer level's solution
-    outer_gather_ = std::make_unique<SerialGather>(*outer_local_, comm, outer_level_->serial_cells, degree);
-
     // the exchange of a V-cycle: this rank's and the largest over the ranks
     const ExchangePerCycle exchange = exchange_per_cycle();
     const double           sent[2]  = {exchange.dss_bytes + exchange.halo_bytes + exchange.transfer_bytes,
@@ -143,7 +171,8 @@ namespace cellwise
     double                 largest[2] = {0, 0};
     CELLWISE_MPI_CHECK(MPI_Allreduce(sent, largest, 2, MPI_DOUBLE, MPI_MAX, comm));
     if (log)
-      *log << "  distributed set-up of " << n_levels << " levels on " << size << " MPI ranks: "
+      *log << "  distributed set-up of " << n_levels << " levels on " << size << " MPI ranks ("
+           << (hierarchy.serial() ? "replicated hierarchy" : "each rank its own cells") << "): "
            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s; rank " << rank << " sends "
            << fine_dss_values_sent() << " values per DSS of the finest level and per V-cycle "
            << static_cast<long long>(exchange.dss_bytes) << " B in " << exchange.dss_messages << " DSS messages, "
@@ -174,6 +203,8 @@ namespace cellwise
   void
   DistributedMultigridSolver::gather(const VectorType &v, CellVector<double> &serial) const
   {
+    if (!outer_gather_) // collective, as every call of gather
+      outer_gather_ = std::make_unique<SerialGather>(*outer_local_, comm_, outer_level_->serial_cells, degree_);
     outer_gather_->gather(v.local(), serial);
   }
 
@@ -261,7 +292,8 @@ namespace cellwise
         exchange.transfer_bytes += double(transfer_cells_[l - 1]) * cell_bytes;
         exchange.transfer_messages += transfer_messages_[l - 1];
       }
-    exchange.coarse_values_gathered = std::size_t(serial_.level(0).n_cells()) * (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
+    exchange.coarse_values_gathered =
+      std::size_t(hierarchy_->coarse_level().n_cells()) * (degree_ + 1) * (degree_ + 1) * (degree_ + 1);
     return exchange;
   }
 

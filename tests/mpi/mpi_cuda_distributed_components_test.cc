@@ -19,6 +19,7 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cuda_level_data.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/cuda_point_smoothers.h>
 #include <cellwise/multigrid/mpi_cuda_distributed_cell_transfer.h>
@@ -317,6 +318,24 @@ TEST(DistributedDeviceSolver, VertexPatchSmootherSolvesAsTheSerialDeviceSolver)
   compare_device_solvers(stationary, 3, 1e-7, "mixed, patch, stationary");
 }
 
+TEST(DistributedDeviceSolver, FromABoxPartitionSolvesAsTheReplicatedAndTheSerialDeviceSolver)
+{
+  // no rank holds the serial hierarchy: local levels, family ghosts and the
+  // transfers' families from the lattice, on the row whose cuts split
+  // families
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  MultigridParameters chebyshev;
+  chebyshev.backend = Backend::cuda;
+  compare_box_partition_solver(chebyshev, 2, 1e-12, "device, Chebyshev, CG, row", family_cutting_mpi_row());
+  MultigridParameters patch;
+  patch.backend   = Backend::cuda;
+  patch.smoother  = SmootherType::patch;
+  patch.outer     = OuterIteration::stationary;
+  patch.precision = Precision::mixed;
+  compare_box_partition_solver(patch, 3, 1e-7, "device, mixed, patch, stationary, row", family_cutting_mpi_row());
+  compare_box_partition_solver(patch, 3, 1e-7, "device, mixed, patch, stationary, L-shape", make_lshape_description());
+}
+
 TEST(DistributedDeviceSolver, LocalSmoothingSolvesAsTheSerialDeviceAdaptiveSolver)
 {
   // locally refined levels on the device across ranks: the free masks,
@@ -351,7 +370,7 @@ TEST(DistributedDeviceTransfer, EqualsTheSerialDeviceTransferOnEveryLevel)
       std::vector<std::shared_ptr<const DistributedLevel>> levels;
       for (unsigned int l = 0; l < h.n_levels(); ++l)
         levels.push_back(std::make_shared<const DistributedLevel>(local[l], comm, h.level(l).n_cells(), lagrange_trace_layers(degree)));
-      const cuda::DistributedLevelTransfer<double> distributed(h, local, comm, degree);
+      const cuda::DistributedLevelTransfer<double> distributed(ReplicatedHierarchy(h, owner, size), local, comm, degree);
       const cuda::CellTransfer<double>             serial(h, degree);
       // a distributed device vector of level l from a serial one, ghosts NaN
       const auto part = [&](const unsigned int l, const CellVector<double> &v) {
@@ -384,7 +403,7 @@ TEST(DistributedDeviceTransfer, EqualsTheSerialDeviceTransferOnEveryLevel)
             << "restriction from level " << l << ", Q" << degree << ", rank " << rank << " of " << size;
         }
     }
-  const cuda::DistributedLevelTransfer<double> transfer_for_counts(h, local, comm, 3);
+  const cuda::DistributedLevelTransfer<double> transfer_for_counts(ReplicatedHierarchy(h, owner, size), local, comm, 3);
   // local levels without their families are refused on every rank: on 2
   // or more ranks, the last rank owns only the slot-7 child of the first
   // cell of the level below the finest (a partition of our own): with
@@ -402,8 +421,9 @@ TEST(DistributedDeviceTransfer, EqualsTheSerialDeviceTransferOnEveryLevel)
           plain.push_back(make_local_level(h.level(l), lopsided[l], rank));
           whole.push_back(make_local_level(h.level(l), lopsided[l], rank, GhostLayer::faces, family_ghosts(h, lopsided, l, rank)));
         }
-      EXPECT_THROW(cuda::DistributedLevelTransfer<double>(h, plain, comm, 2), Error);
-      EXPECT_NO_THROW(cuda::DistributedLevelTransfer<double>(h, whole, comm, 2));
+      const ReplicatedHierarchy partitioned(h, lopsided, size);
+      EXPECT_THROW(cuda::DistributedLevelTransfer<double>(partitioned, plain, comm, 2), Error);
+      EXPECT_NO_THROW(cuda::DistributedLevelTransfer<double>(partitioned, whole, comm, 2));
     }
   // cells travelled in both directions somewhere
   std::size_t mine = 0, all = 0;

@@ -2,11 +2,13 @@
 // What the MPI tests share: a rank's part of a serial vector (ghosts NaN, so
 // that a value an exchange fails to deliver shows), the exact comparison
 // of the owned cells with the serial vector, and the distributed solver
-// against the serial one (uniform and locally refined).
+// against the serial one (uniform and locally refined, from the replicated
+// hierarchy and from a BoxPartition).
 
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/box_partition.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
@@ -22,6 +24,7 @@
 #include <cstddef>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "test_utilities.h"
@@ -174,5 +177,67 @@ namespace cellwise::testing
     if (rank == 0)
       std::cout << "  " << label << ", " << size << " ranks: " << statistics.iterations() << " iterations (serial "
                 << serial_statistics.iterations() << "), solution difference " << difference / largest << std::endl;
+  }
+
+  /// DistributedMultigridSolver with @p parameters (either backend) on
+  /// @p box refined twice, built from a BoxPartition (no rank holds the
+  /// serial hierarchy), against the same solver on the replicated hierarchy
+  /// and against the serial solver: a random right-hand side, CG or the
+  /// stationary iteration to 1e-10. The partitioned solve must equal the
+  /// replicated one bit for bit (the same local levels, start vectors and
+  /// order of operations) and give the serial iteration count, its solution
+  /// within @p tolerance of the serial maximum. Collective.
+  inline void
+  compare_box_partition_solver(const MultigridParameters &parameters,
+                               const unsigned int         degree,
+                               const double               tolerance,
+                               const std::string         &what,
+                               const BoxDescription      &box)
+  {
+    const MPI_Comm       comm = MPI_COMM_WORLD;
+    const int            rank = mpi_rank(comm), size = mpi_size(comm);
+    const LevelHierarchy h    = make_box_hierarchy(box, 2);
+    CellVector<double>   b(h.levels.back().n_cells(), degree);
+    fill_random(b, 11);
+    b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
+
+    const auto         serial = make_host_vector_solver(h, degree, parameters);
+    CellVector<double> u_serial;
+    MonitorControl     serial_control(100, 1e-10);
+    const auto         serial_statistics = serial->solve(u_serial, b, serial_control);
+
+    const DistributedMultigridSolver replicated(h, degree, parameters, comm);
+    CellVector<double>               u_replicated;
+    MonitorControl                   replicated_control(100, 1e-10);
+    const auto                       replicated_statistics = replicated.solve(u_replicated, b, replicated_control);
+
+    const DistributedMultigridSolver partitioned(std::make_shared<const BoxPartition>(box, 2, size), degree, parameters, comm);
+    const LocalLevel                &fine = *partitioned.outer_level()->local;
+    for (unsigned int l = 0; l < 3; ++l)
+      EXPECT_EQ(partitioned.local_level(l).serial_index, replicated.local_level(l).serial_index) << what << ", level " << l;
+    auto distributed_b    = partitioned.vector();
+    distributed_b.local() = local_part(fine, b);
+    DistributedMultigridSolver::VectorType u; // the zero guess
+    MonitorControl                         control(100, 1e-10);
+    const auto                             statistics = partitioned.solve(u, distributed_b, control);
+
+    EXPECT_EQ(statistics.iterations(), replicated_statistics.iterations()) << what << ", Q" << degree;
+    EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << what << ", Q" << degree;
+    EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
+    EXPECT_EQ(owned_mismatches(fine, u.local(), u_replicated), 0u) << what << ", Q" << degree << ": not the replicated solve";
+    double difference = 0, largest = 0;
+    for (unsigned int k = 0; k < fine.n_owned_cells(); ++k)
+      for (unsigned int i = 0; i < u_serial.dofs_per_cell(); ++i)
+        {
+          const double e = std::abs(u.local()(k, i) - u_serial(fine.serial_index[k], i));
+          difference     = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(difference, e); // NaN: a failure
+          largest        = std::max(largest, std::abs(u_serial(fine.serial_index[k], i)));
+        }
+    EXPECT_LE(difference, tolerance * largest) << what << ", Q" << degree;
+    if (rank == 0)
+      std::cout << "  " << what << ", Q" << degree << ", " << size << " ranks, from a BoxPartition: "
+                << statistics.iterations() << " iterations (serial " << serial_statistics.iterations()
+                << "), equal to the replicated solve bit for bit, difference to the serial solution " << difference / largest
+                << std::endl;
   }
 } // namespace cellwise::testing

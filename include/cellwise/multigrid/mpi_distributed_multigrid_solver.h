@@ -3,11 +3,14 @@
  * @file
  * The multigrid solver distributed over MPI ranks, as a HostVectorSolver
  * (multigrid/host_vector_solvers.h): what the main program runs under
- * `mpirun -np N`. Each rank takes its part of every level of the serial
- * hierarchy (mesh/partition.h), builds the distributed components
- * (doc/mpi.md) and solves with the V-cycle and CG of the serial solver,
- * unchanged; the serial right-hand side is read on the owned cells and the
- * solution gathered back to a serial vector on every rank. On the host
+ * `mpirun -np N`. Each rank takes its part of every level of a partitioned
+ * hierarchy (mesh/partitioned_hierarchy.h): a serial hierarchy every rank
+ * holds, or a BoxPartition, of which no rank holds more than its own cells.
+ * It builds the distributed components (doc/mpi.md) and solves with the
+ * V-cycle and CG of the serial solver, unchanged, on distributed vectors
+ * (vector()); through the HostVectorSolver interface the serial right-hand
+ * side is read on the owned cells and the solution gathered back to a
+ * serial vector on every rank. On the host
  * (FP64, or FP32 levels in the FP64 outer iteration): Chebyshev, Jacobi or
  * vertex-patch smoothing. On the device (Backend::cuda; one GPU per rank,
  * or ranks sharing one): Chebyshev, Jacobi or vertex-patch smoothing, FP64 or mixed,
@@ -31,6 +34,7 @@
 
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/mpi_distributed_cell_transfer.h>
@@ -62,6 +66,17 @@ namespace cellwise
                                MPI_Comm                        comm,
                                std::ostream                   *log    = nullptr,
                                std::vector<std::vector<int>>   owners = {});
+
+    /// Collective over @p comm, on a hierarchy partitioned over its ranks
+    /// (hierarchy->n_ranks() of them), e.g. a BoxPartition: each rank builds
+    /// its local levels from it and holds nothing per serial cell. Uniform
+    /// hierarchies; a locally refined one needs its serial hierarchy
+    /// (PartitionedHierarchy::serial()).
+    DistributedMultigridSolver(std::shared_ptr<const PartitionedHierarchy> hierarchy,
+                               unsigned int                                degree,
+                               const MultigridParameters                  &parameters,
+                               MPI_Comm                                    comm,
+                               std::ostream                               *log = nullptr);
 
     /// u = A^{-1} b by CG or the stationary iteration with the distributed
     /// V-cycle (solve_outer, as the serial solver); @p b and @p u are
@@ -153,6 +168,10 @@ namespace cellwise
     exchange_per_cycle() const;
 
   private:
+    /// The set-up after the partition is known (both constructors).
+    void
+    set_up(std::ostream *log);
+
     /// The V-cycle with all level components in precision Number and
     /// memory space Memory (source/multigrid/mpi_distributed_cycle.h):
     /// VCycle, or LocalSmoothingVCycle on a locally refined hierarchy. An
@@ -183,11 +202,12 @@ namespace cellwise
     void
     gather(const VectorType &v, CellVector<double> &serial) const;
 
-    const LevelHierarchy                                     &serial_;
     unsigned int                                              degree_;
     MultigridParameters                                       parameters_;
     MPI_Comm                                                  comm_;
+    /// A replicated hierarchy's owners (what hierarchy_ refers to there).
     std::vector<std::vector<int>>                             owner_;
+    std::shared_ptr<const PartitionedHierarchy>               hierarchy_;
     std::vector<LocalLevel>                                   local_;
     std::vector<std::shared_ptr<const DistributedLevel>>      levels_;
     /// On a locally refined hierarchy: the serial active mesh and this
@@ -212,7 +232,9 @@ namespace cellwise
     };
     std::vector<PatchHalo>   patch_halo_;
     std::vector<std::size_t> transfer_cells_, transfer_messages_;
-    std::unique_ptr<SerialGather>                             outer_gather_;
+    /// The gather of serial solutions, made by the first solve on serial
+    /// vectors (its set-up lists every serial cell).
+    mutable std::unique_ptr<SerialGather>                     outer_gather_;
     /// With Backend::cuda (its type is complete where it is built).
     std::shared_ptr<DeviceSolve> device_;
     mutable double            last_solve_seconds_ = 0, last_exchange_seconds_ = 0;

@@ -1,0 +1,45 @@
+// DistributedMultigridSolver built from a BoxPartition — each rank makes its
+// own cells of every level and nothing per serial cell — against the same
+// solver on the replicated serial hierarchy (bit for bit) and against the
+// serial solver (iteration counts, solutions to rounding), on the host:
+// the unequal box, the row whose cuts split families (so the transfers'
+// messages come from the lattice's families) and the L-shape. The device
+// cases are in mpi_cuda_distributed_components_test.cc.
+
+#include <cellwise/mesh/box_partition.h>
+#include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
+
+#include <gtest/gtest.h>
+
+#include "mpi_test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+TEST(BoxPartitionSolver, EqualsTheReplicatedAndTheSerialSolveOnTheHost)
+{
+  MultigridParameters chebyshev; // CG with the Chebyshev V-cycle
+  for (const unsigned int degree : {2u, 3u})
+    compare_box_partition_solver(chebyshev, degree, 1e-12, "host, Chebyshev, CG, unequal box", unequal_mpi_box());
+  compare_box_partition_solver(chebyshev, 2, 1e-12, "host, Chebyshev, CG, row", family_cutting_mpi_row());
+  compare_box_partition_solver(chebyshev, 2, 1e-12, "host, Chebyshev, CG, L-shape", make_lshape_description());
+
+  MultigridParameters jacobi;
+  jacobi.smoother = SmootherType::jacobi;
+  compare_box_partition_solver(jacobi, 2, 1e-12, "host, Jacobi, CG, row", family_cutting_mpi_row());
+
+  MultigridParameters patch; // 000's method: the stationary iteration, vertex patches
+  patch.smoother = SmootherType::patch;
+  patch.outer    = OuterIteration::stationary;
+  compare_box_partition_solver(patch, 3, 1e-12, "host, patch, stationary, row", family_cutting_mpi_row());
+  patch.precision = Precision::mixed;
+  compare_box_partition_solver(patch, 3, 1e-7, "host, patch, stationary, mixed, unequal box", unequal_mpi_box());
+}
+
+TEST(BoxPartitionSolver, RefusesAPartitionForAnotherNumberOfRanks)
+{
+  const int size = mpi_size(MPI_COMM_WORLD);
+  EXPECT_THROW(DistributedMultigridSolver(std::make_shared<const BoxPartition>(unequal_mpi_box(), 1, size + 1), 2,
+                                          MultigridParameters(), MPI_COMM_WORLD),
+               Error);
+}
