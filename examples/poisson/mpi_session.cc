@@ -1,10 +1,13 @@
 #include "mpi_session.h"
 
+#include <cmath>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #ifdef CELLWISE_POISSON_WITH_MPI
 #  include <cellwise/base/mpi_check.h>
+#  include <cellwise/mesh/box_partition.h>
 #  include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 
 #  include <mpi.h>
@@ -74,6 +77,65 @@ namespace poisson_program
     private:
       cellwise::DistributedMultigridSolver solver_;
     };
+
+    /// The distributed solver whose host vectors are this rank's part of
+    /// the finest level (owned cells, then ghosts): nothing whole on any
+    /// rank. Ghost values of b and u are not read; u's come back zero.
+    class LocalVectorSolver : public cellwise::HostVectorSolver
+    {
+    public:
+      explicit LocalVectorSolver(std::unique_ptr<cellwise::DistributedMultigridSolver> solver)
+        : solver_(std::move(solver))
+      {}
+      cellwise::SolveStatistics
+      solve(cellwise::CellVector<double> &u, const cellwise::CellVector<double> &b, cellwise::IterationControl &control) const override
+      {
+        auto distributed_b = distribute(b), distributed_u = distribute(u);
+        const cellwise::SolveStatistics statistics = solver_->solve(distributed_u, distributed_b, control);
+        u                                          = std::move(distributed_u.local());
+        return statistics;
+      }
+      void
+      precondition(cellwise::CellVector<double> &z, const cellwise::CellVector<double> &r) const override
+      {
+        (void)z;
+        (void)r;
+        throw cellwise::Error("LocalVectorSolver::precondition: not used by the program");
+      }
+      cellwise::Backend
+      backend() const override
+      {
+        return solver_->backend();
+      }
+      double
+      last_solve_seconds() const override
+      {
+        return solver_->last_solve_seconds();
+      }
+      const cellwise::DistributedMultigridSolver &
+      distributed() const
+      {
+        return *solver_;
+      }
+
+    private:
+      /// A distributed vector holding @p v (empty: an empty vector, the
+      /// zero guess)
+      cellwise::DistributedMultigridSolver::VectorType
+      distribute(const cellwise::CellVector<double> &v) const
+      {
+        cellwise::DistributedMultigridSolver::VectorType result;
+        if (v.n_cells() == 0)
+          return result;
+        result = solver_->vector();
+        CELLWISE_CHECK(v.n_cells() == result.local().n_cells() && v.degree() == result.degree(),
+                       "LocalVectorSolver: a vector of " << v.n_cells() << " cells for this rank's " << result.local().n_cells());
+        result.local() = v;
+        return result;
+      }
+
+      std::unique_ptr<cellwise::DistributedMultigridSolver> solver_;
+    };
 #endif
   } // namespace
 
@@ -115,6 +177,17 @@ namespace poisson_program
     return session_rank;
   }
 
+  double
+  largest_over_ranks(const double value)
+  {
+    double largest = value;
+#ifdef CELLWISE_POISSON_WITH_MPI
+    if (session_ranks > 1)
+      CELLWISE_MPI_CHECK(MPI_Allreduce(&value, &largest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+#endif
+    return largest;
+  }
+
   std::string
   exchange_summary(const cellwise::HostVectorSolver &solver)
   {
@@ -122,6 +195,8 @@ namespace poisson_program
     const auto *distributed = dynamic_cast<const cellwise::DistributedMultigridSolver *>(&solver);
     if (const auto *adaptive = dynamic_cast<const DistributedAdaptiveSolver *>(&solver))
       distributed = &adaptive->distributed();
+    if (const auto *local = dynamic_cast<const LocalVectorSolver *>(&solver))
+      distributed = &local->distributed();
     if (distributed)
       {
         const double mine = distributed->last_exchange_seconds();
@@ -149,6 +224,48 @@ namespace poisson_program
       return std::make_unique<cellwise::DistributedMultigridSolver>(hierarchy, degree, parameters, MPI_COMM_WORLD, log);
 #endif
     return cellwise::make_host_vector_solver(hierarchy, degree, parameters, log);
+  }
+
+  FinestLevelSolver
+  make_box_partition_solver(const cellwise::BoxDescription      &box,
+                            const int                            L,
+                            const unsigned int                   degree,
+                            const cellwise::MultigridParameters &parameters,
+                            std::ostream                        *log)
+  {
+    FinestLevelSolver result;
+#ifdef CELLWISE_POISSON_WITH_MPI
+    const auto partition = std::make_shared<const cellwise::BoxPartition>(box, static_cast<unsigned int>(L), session_ranks,
+                                                                          cellwise::CellOrdering::child_major);
+    auto solver = std::make_unique<cellwise::DistributedMultigridSolver>(partition, degree, parameters, MPI_COMM_WORLD, log);
+    result.fine                = &solver->outer_level()->local->level;
+    result.n_cells             = partition->n_cells(static_cast<unsigned int>(L));
+    result.distributed_vectors = true;
+    result.solver              = std::make_unique<LocalVectorSolver>(std::move(solver));
+#else
+    (void)box;
+    (void)L;
+    (void)degree;
+    (void)parameters;
+    (void)log;
+    throw cellwise::Error("make_box_partition_solver: this build has no MPI");
+#endif
+    return result;
+  }
+
+  double
+  l2_error(const FinestLevelSolver &target, const cellwise::CellVector<double> &u, const cellwise::ScalarFunction &exact,
+           const unsigned int n_q_points)
+  {
+    const double error = cellwise::compute_l2_error(*target.fine, u, exact, true, n_q_points);
+    if (!target.distributed_vectors)
+      return error;
+    double sum = 0;
+#ifdef CELLWISE_POISSON_WITH_MPI
+    const double square = error * error;
+    CELLWISE_MPI_CHECK(MPI_Allreduce(&square, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+#endif
+    return std::sqrt(sum);
   }
 
   std::unique_ptr<cellwise::AdaptiveHostVectorSolver>

@@ -4,9 +4,13 @@
 // standard output; with one rank, or a build without MPI, the program is
 // the serial one.
 
+#include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/operators/function_tools.h>
+
+#include <cstdint>
 
 #include <iosfwd>
 #include <memory>
@@ -48,6 +52,11 @@ namespace poisson_program
   int
   mpi_rank();
 
+  /// The largest of @p value over the ranks (collective; @p value itself
+  /// on one rank).
+  double
+  largest_over_ranks(double value);
+
   /// For the distributed solver, a line about the last solve's exchanges
   /// (this rank's exchange time alone and the largest over the ranks;
   /// collective); empty for the others.
@@ -61,6 +70,38 @@ namespace poisson_program
               unsigned int                         degree,
               const cellwise::MultigridParameters &parameters,
               std::ostream                        *log);
+
+  /// The finest level a rank works on and its solver, whose vectors are
+  /// vectors of that level.
+  struct FinestLevelSolver
+  {
+    std::unique_ptr<cellwise::HostVectorSolver> solver;
+    /// The serial finest level, or on ranks this rank's part of it (owned
+    /// cells, then ghosts)
+    const cellwise::Level *fine = nullptr;
+    /// Cells of the whole finest level.
+    std::uint64_t n_cells = 0;
+    /// Whether the vectors are this rank's part (the L2 error is then
+    /// summed over the ranks).
+    bool distributed_vectors = false;
+  };
+
+  /// On more than one rank: the uniform refinement @p L of @p box solved
+  /// without a replicated hierarchy — each rank builds its own cells from
+  /// a BoxPartition (mesh/box_partition.h), and the solver's vectors are the
+  /// rank's part of the finest level. Throws where MPI is not built in.
+  FinestLevelSolver
+  make_box_partition_solver(const cellwise::BoxDescription      &box,
+                            int                                  L,
+                            unsigned int                         degree,
+                            const cellwise::MultigridParameters &parameters,
+                            std::ostream                        *log);
+
+  /// ‖u_h − u‖_L2 of @p u on @p target's finest level: summed over the
+  /// ranks where the vectors are the ranks' parts (collective then).
+  double
+  l2_error(const FinestLevelSolver &target, const cellwise::CellVector<double> &u, const cellwise::ScalarFunction &exact,
+           unsigned int n_q_points);
 
   /// The solver of a locally refined hierarchy (local smoothing, active
   /// vectors): the distributed one on more than one rank, otherwise

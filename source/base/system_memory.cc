@@ -1,5 +1,7 @@
 #include <cellwise/base/system_memory.h>
 
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -16,6 +18,15 @@ namespace cellwise
       if (key == "MemAvailable:")
         return kilobytes * 1024;
     return 0;
+  }
+
+  std::size_t
+  peak_resident_memory()
+  {
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) != 0)
+      return 0;
+    return static_cast<std::size_t>(usage.ru_maxrss) * 1024; // kilobytes on Linux
   }
 
   std::string

@@ -205,7 +205,8 @@ namespace cellwise
       double              sum = 0;
       for (std::size_t cell = begin; cell < end; ++cell)
         {
-          if (active_only && !level.is_active(cell))
+          // another rank's cell (on a rank's part of a level) is that rank's
+          if ((active_only && !level.is_active(cell)) || (level.flags[cell] & cell_flags::ghost))
             continue;
           u.read_cell(cell, nodal.data());
           evaluate_at_points(phi, nodal, values, scratch);

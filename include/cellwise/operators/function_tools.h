@@ -41,7 +41,8 @@ namespace cellwise
 
   /// ‖u_h − u‖_L2 over the cells of @p level flagged active (all cells if
   /// @p active_only is false) by Gauss quadrature with @p n_q_points per axis
-  /// (default p + 2).
+  /// (default p + 2). Ghost cells (a rank's part of a level) are left out:
+  /// the squares of the ranks' errors add up to the whole mesh's.
   template <typename Number, typename Layout>
   double
   compute_l2_error(const Level                                         &level,
