@@ -295,12 +295,15 @@ namespace
     SetupTimes        times;
     LevelHierarchy    hierarchy;
     FinestLevelSolver target;
-    // on ranks a uniform box (or the L-shape) is built by each rank for its
-    // own cells; mapped and curved meshes still from a replicated hierarchy
-    const bool partitioned = mpi_ranks() > 1 && (options.geometry == "box" || options.geometry == "lshape");
+    // on ranks a uniform box (the L-shape, the Kershaw box) is built by each
+    // rank for its own cells (the ball is refused on ranks)
+    const bool partitioned = mpi_ranks() > 1 && options.geometry != "ball";
     if (partitioned)
       times.measure("partition and solver (" + to_string(options.multigrid.backend) + ", each rank its own cells)", [&] {
-        target = make_box_partition_solver(options.box, L, options.degree, options.multigrid, &std::cout);
+        target = make_box_partition_solver(options.box, L, options.degree, options.multigrid, &std::cout,
+                                           options.geometry == "kershaw"
+                                             ? kershaw_map(options.kershaw_epsilon, options.kershaw_epsilon)
+                                             : PointMap());
       });
     else
       {

@@ -8,6 +8,7 @@
 #ifdef CELLWISE_POISSON_WITH_MPI
 #  include <cellwise/base/mpi_check.h>
 #  include <cellwise/mesh/box_partition.h>
+#  include <cellwise/mesh/mapped_partitioned_hierarchy.h>
 #  include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 
 #  include <mpi.h>
@@ -231,12 +232,15 @@ namespace poisson_program
                             const int                            L,
                             const unsigned int                   degree,
                             const cellwise::MultigridParameters &parameters,
-                            std::ostream                        *log)
+                            std::ostream                        *log,
+                            const cellwise::PointMap            &map)
   {
     FinestLevelSolver result;
 #ifdef CELLWISE_POISSON_WITH_MPI
-    const auto partition = std::make_shared<const cellwise::BoxPartition>(box, static_cast<unsigned int>(L), session_ranks,
-                                                                          cellwise::CellOrdering::child_major);
+    std::shared_ptr<const cellwise::PartitionedHierarchy> partition = std::make_shared<const cellwise::BoxPartition>(
+      box, static_cast<unsigned int>(L), session_ranks, cellwise::CellOrdering::child_major);
+    if (map)
+      partition = std::make_shared<const cellwise::MappedPartitionedHierarchy>(partition, 1, map);
     auto solver = std::make_unique<cellwise::DistributedMultigridSolver>(partition, degree, parameters, MPI_COMM_WORLD, log);
     result.fine                = &solver->outer_level()->local->level;
     result.n_cells             = partition->n_cells(static_cast<unsigned int>(L));
@@ -248,6 +252,7 @@ namespace poisson_program
     (void)degree;
     (void)parameters;
     (void)log;
+    (void)map;
     throw cellwise::Error("make_box_partition_solver: this build has no MPI");
 #endif
     return result;

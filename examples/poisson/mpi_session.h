@@ -5,6 +5,7 @@
 // the serial one.
 
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/multigrid_solver.h>
@@ -88,14 +89,17 @@ namespace poisson_program
 
   /// On more than one rank: the uniform refinement @p L of @p box solved
   /// without a replicated hierarchy — each rank builds its own cells from
-  /// a BoxPartition (mesh/box_partition.h), and the solver's vectors are the
-  /// rank's part of the finest level. Throws where MPI is not built in.
+  /// a BoxPartition (mesh/box_partition.h), deformed by @p map where one is
+  /// given (a mapping of degree 1, as map_hierarchy) — and the solver's
+  /// vectors are the rank's part of the finest level. Throws where MPI is
+  /// not built in.
   FinestLevelSolver
   make_box_partition_solver(const cellwise::BoxDescription      &box,
                             int                                  L,
                             unsigned int                         degree,
                             const cellwise::MultigridParameters &parameters,
-                            std::ostream                        *log);
+                            std::ostream                        *log,
+                            const cellwise::PointMap            &map = {});
 
   /// ‖u_h − u‖_L2 of @p u on @p target's finest level: summed over the
   /// ranks where the vectors are the ranks' parts (collective then).

@@ -9,36 +9,40 @@
 namespace cellwise
 {
   void
-  map_hierarchy(LevelHierarchy &hierarchy, const unsigned int degree, const PointMap &map)
+  map_level(Level &level, const unsigned int degree, const PointMap &map)
   {
     CELLWISE_CHECK(degree >= 1, "map_hierarchy: the mapping degree must be at least 1, got " << degree);
     CELLWISE_CHECK(static_cast<bool>(map), "map_hierarchy: the map is empty");
+    CELLWISE_CHECK(level.mapping.empty(), "map_hierarchy: the level already has a mapping");
     const LagrangeBasis1D basis(degree); // checks the degree's range
     const unsigned int    n = degree + 1;
+    CellMapping           mapping;
+    mapping.degree = degree;
+    mapping.nodes.resize(static_cast<std::size_t>(level.n_cells()) * mapping.nodes_per_cell());
+    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
+      const CellBox &box = level.boxes[c];
+      Point         *out = mapping.nodes.data() + c * mapping.nodes_per_cell();
+      for (unsigned int k = 0; k < n; ++k)
+        for (unsigned int j = 0; j < n; ++j)
+          for (unsigned int i = 0; i < n; ++i)
+            {
+              const Point reference = {{box.lower[0] + basis.nodes()[i] * box.size[0], box.lower[1] + basis.nodes()[j] * box.size[1],
+                                        box.lower[2] + basis.nodes()[k] * box.size[2]}};
+              const Point x         = map(reference);
+              CELLWISE_CHECK(std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]),
+                             "map_hierarchy: the map sends (" << reference[0] << ", " << reference[1] << ", " << reference[2]
+                                                              << ") to a non-finite point");
+              out[(k * n + j) * n + i] = x;
+            }
+    });
+    level.mapping = std::move(mapping);
+  }
+
+  void
+  map_hierarchy(LevelHierarchy &hierarchy, const unsigned int degree, const PointMap &map)
+  {
     for (Level &level : hierarchy.levels)
-      {
-        CELLWISE_CHECK(level.mapping.empty(), "map_hierarchy: the level already has a mapping");
-        CellMapping mapping;
-        mapping.degree = degree;
-        mapping.nodes.resize(static_cast<std::size_t>(level.n_cells()) * mapping.nodes_per_cell());
-        parallel_for(level.n_cells(), cell_grain, [&](const std::size_t c) {
-          const CellBox &box = level.boxes[c];
-          Point         *out = mapping.nodes.data() + c * mapping.nodes_per_cell();
-          for (unsigned int k = 0; k < n; ++k)
-            for (unsigned int j = 0; j < n; ++j)
-              for (unsigned int i = 0; i < n; ++i)
-                {
-                  const Point reference = {{box.lower[0] + basis.nodes()[i] * box.size[0], box.lower[1] + basis.nodes()[j] * box.size[1],
-                                            box.lower[2] + basis.nodes()[k] * box.size[2]}};
-                  const Point x         = map(reference);
-                  CELLWISE_CHECK(std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]),
-                                 "map_hierarchy: the map sends (" << reference[0] << ", " << reference[1] << ", " << reference[2]
-                                                                  << ") to a non-finite point");
-                  out[(k * n + j) * n + i] = x;
-                }
-        });
-        level.mapping = std::move(mapping);
-      }
+      map_level(level, degree, map);
   }
 
   namespace

@@ -3,10 +3,12 @@
 // solver on the replicated serial hierarchy (bit for bit) and against the
 // serial solver (iteration counts, solutions to rounding), on the host:
 // the unequal box, the row whose cuts split families (so the transfers'
-// messages come from the lattice's families) and the L-shape. The device
-// cases are in mpi_cuda_distributed_components_test.cc.
+// messages come from the lattice's families), the L-shape and the Kershaw
+// box (MappedPartitionedHierarchy). The device cases are in
+// mpi_cuda_distributed_components_test.cc.
 
 #include <cellwise/mesh/box_partition.h>
+#include <cellwise/mesh/kershaw_map.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 
 #include <gtest/gtest.h>
@@ -23,6 +25,9 @@ TEST(BoxPartitionSolver, EqualsTheReplicatedAndTheSerialSolveOnTheHost)
     compare_box_partition_solver(chebyshev, degree, 1e-12, "host, Chebyshev, CG, unequal box", unequal_mpi_box());
   compare_box_partition_solver(chebyshev, 2, 1e-12, "host, Chebyshev, CG, row", family_cutting_mpi_row());
   compare_box_partition_solver(chebyshev, 2, 1e-12, "host, Chebyshev, CG, L-shape", make_lshape_description());
+  BoxDescription kershaw; // the unit cube in the map's 6 x 2 x 2 layers
+  kershaw.subdivisions = {{6, 2, 2}};
+  compare_box_partition_solver(chebyshev, 2, 1e-12, "host, Chebyshev, CG, Kershaw box", kershaw, kershaw_map(0.3, 0.3));
 
   MultigridParameters jacobi;
   jacobi.smoother = SmootherType::jacobi;

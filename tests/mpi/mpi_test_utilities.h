@@ -9,6 +9,8 @@
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/box_partition.h>
+#include <cellwise/mesh/cell_mapping.h>
+#include <cellwise/mesh/mapped_partitioned_hierarchy.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
@@ -186,17 +188,26 @@ namespace cellwise::testing
   /// stationary iteration to 1e-10. The partitioned solve must equal the
   /// replicated one bit for bit (the same local levels, start vectors and
   /// order of operations) and give the serial iteration count, its solution
-  /// within @p tolerance of the serial maximum. Collective.
+  /// within @p tolerance of the serial maximum. With @p map, the box
+  /// deformed by it (a mapping of degree 1 on every level; the partition
+  /// through MappedPartitionedHierarchy). Collective.
   inline void
   compare_box_partition_solver(const MultigridParameters &parameters,
                                const unsigned int         degree,
                                const double               tolerance,
                                const std::string         &what,
-                               const BoxDescription      &box)
+                               const BoxDescription      &box,
+                               const PointMap            &map = {})
   {
-    const MPI_Comm       comm = MPI_COMM_WORLD;
-    const int            rank = mpi_rank(comm), size = mpi_size(comm);
-    const LevelHierarchy h    = make_box_hierarchy(box, 2);
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    const int      rank = mpi_rank(comm), size = mpi_size(comm);
+    LevelHierarchy h    = make_box_hierarchy(box, 2);
+    std::shared_ptr<const PartitionedHierarchy> partition = std::make_shared<const BoxPartition>(box, 2, size);
+    if (map)
+      {
+        map_hierarchy(h, 1, map);
+        partition = std::make_shared<const MappedPartitionedHierarchy>(partition, 1, map);
+      }
     CellVector<double>   b(h.levels.back().n_cells(), degree);
     fill_random(b, 11);
     b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
@@ -211,7 +222,7 @@ namespace cellwise::testing
     MonitorControl                   replicated_control(100, 1e-10);
     const auto                       replicated_statistics = replicated.solve(u_replicated, b, replicated_control);
 
-    const DistributedMultigridSolver partitioned(std::make_shared<const BoxPartition>(box, 2, size), degree, parameters, comm);
+    const DistributedMultigridSolver partitioned(partition, degree, parameters, comm);
     const LocalLevel                &fine = *partitioned.outer_level()->local;
     for (unsigned int l = 0; l < 3; ++l)
       EXPECT_EQ(partitioned.local_level(l).serial_index, replicated.local_level(l).serial_index) << what << ", level " << l;

@@ -67,6 +67,11 @@ namespace cellwise
   void
   map_hierarchy(LevelHierarchy &hierarchy, unsigned int degree, const PointMap &map);
 
+  /// The same for one level (a serial level, or a rank's part of one):
+  /// what map_hierarchy does on each of its levels.
+  void
+  map_level(Level &level, unsigned int degree, const PointMap &map);
+
   /// Positions x(ξ_q) and Jacobians J(ξ_q) = ∂x/∂ξ (row-major, row a:
   /// ∂x_a/∂ξ) of mapped @p cell at the tensor points ξ_q of the 1D points
   /// @p points_1d on [0,1], point index q_x + n (q_y + n q_z).
