@@ -83,6 +83,27 @@ namespace cellwise::testing
     return wrong;
   }
 
+  /// The serial reference of the solver comparisons: a random right-hand
+  /// side on the finest level of @p h (zero on the Dirichlet DoFs) and
+  /// make_host_vector_solver's solution of it, CG or the stationary
+  /// iteration to 1e-10.
+  struct SerialSolve
+  {
+    CellVector<double> b, u;
+    SolveStatistics    statistics;
+  };
+  inline SerialSolve
+  solve_serially(const LevelHierarchy &h, const unsigned int degree, const MultigridParameters &parameters, const unsigned int seed)
+  {
+    SerialSolve result;
+    result.b = CellVector<double>(h.levels.back().n_cells(), degree);
+    fill_random(result.b, seed);
+    result.b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
+    MonitorControl control(100, 1e-10);
+    result.statistics = make_host_vector_solver(h, degree, parameters)->solve(result.u, result.b, control);
+    return result;
+  }
+
   /// The serial solver (make_host_vector_solver) and DistributedMultigridSolver
   /// with @p parameters (either backend) on @p box refined twice, CG or the
   /// stationary iteration to 1e-10: equal iteration counts, solutions within
@@ -96,15 +117,10 @@ namespace cellwise::testing
   {
     const MPI_Comm       comm = MPI_COMM_WORLD;
     const int            rank = mpi_rank(comm), size = mpi_size(comm);
-    const LevelHierarchy h    = make_box_hierarchy(box, 2);
-    CellVector<double>   b(h.levels.back().n_cells(), degree);
-    fill_random(b, 7);
-    b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
-
-    const auto         serial = make_host_vector_solver(h, degree, parameters);
-    CellVector<double> u_serial;
-    MonitorControl     serial_control(100, 1e-10);
-    const auto         serial_statistics = serial->solve(u_serial, b, serial_control);
+    const LevelHierarchy      h      = make_box_hierarchy(box, 2);
+    const SerialSolve         serial = solve_serially(h, degree, parameters, 7);
+    const CellVector<double> &b = serial.b, &u_serial = serial.u;
+    const SolveStatistics    &serial_statistics = serial.statistics;
 
     const DistributedMultigridSolver distributed(h, degree, parameters, comm);
     CellVector<double>               u;
@@ -208,14 +224,9 @@ namespace cellwise::testing
         map_hierarchy(h, 1, map);
         partition = std::make_shared<const MappedPartitionedHierarchy>(partition, 1, map);
       }
-    CellVector<double>   b(h.levels.back().n_cells(), degree);
-    fill_random(b, 11);
-    b.scale(make_dirichlet_mask<double>(h.levels.back(), degree));
-
-    const auto         serial = make_host_vector_solver(h, degree, parameters);
-    CellVector<double> u_serial;
-    MonitorControl     serial_control(100, 1e-10);
-    const auto         serial_statistics = serial->solve(u_serial, b, serial_control);
+    const SerialSolve         serial = solve_serially(h, degree, parameters, 11);
+    const CellVector<double> &b = serial.b, &u_serial = serial.u;
+    const SolveStatistics    &serial_statistics = serial.statistics;
 
     const DistributedMultigridSolver replicated(h, degree, parameters, comm);
     CellVector<double>               u_replicated;
