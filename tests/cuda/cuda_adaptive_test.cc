@@ -223,8 +223,12 @@ TYPED_TEST(CudaAdaptiveCycle, v_cycle_matches_host)
             dz.fill(std::numeric_limits<double>::quiet_NaN());
             device.preconditioner().vmult(dz, dr);
             // a whole cycle of up to nine levels: the rounding of host and
-            // device (other summation orders) accumulates to ~2e-12
-            EXPECT_LE(relative_difference(relayout<CellContiguous>(to_host(dz)), z), 1e-11);
+            // device (other summation orders) accumulates to ~2e-12, and
+            // through the Chebyshev smoothers' λ_max (Lanczos on each side,
+            // its rounding amplified by the loss of orthogonality) to
+            // 1.1e-11 (octant, Q2, since the hashed start vector of
+            // 2026-12-03); a wrong component is off by far more than 1e-10
+            EXPECT_LE(relative_difference(relayout<CellContiguous>(to_host(dz)), z), 1e-10);
             // the masks agree copy by copy
             EXPECT_EQ(relative_difference(relayout<CellContiguous>(to_host(device.dirichlet_mask())), host.dirichlet_mask()), 0.);
           }
