@@ -1,4 +1,5 @@
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/mesh/box_partition.h>
 
 #include <algorithm>
@@ -153,21 +154,28 @@ namespace cellwise
     return static_cast<int>(std::upper_bound(cuts_.begin(), cuts_.end(), first) - cuts_.begin()) - 1;
   }
 
+  std::array<std::uint64_t, 2>
+  BoxPartition::forest_range(const unsigned int l, const int rank) const
+  {
+    CELLWISE_CHECK(l <= n_refinements_ && rank >= 0 && rank < n_ranks_, "BoxPartition: level " << l << ", rank " << rank);
+    // cells whose first descendant lies in [cuts_[rank], cuts_[rank + 1])
+    const std::uint64_t s = power_of_8(n_refinements_ - l);
+    return {{(cuts_[rank] + s - 1) / s, (cuts_[rank + 1] + s - 1) / s}};
+  }
+
   std::vector<std::uint64_t>
   BoxPartition::owned_cells(const unsigned int l, const int rank) const
   {
-    CELLWISE_CHECK(l <= n_refinements_ && rank >= 0 && rank < n_ranks_, "BoxPartition::owned_cells: level " << l << ", rank " << rank);
-    // cells whose first descendant lies in [cuts_[rank], cuts_[rank + 1])
-    const std::uint64_t        s = power_of_8(n_refinements_ - l);
-    std::vector<std::uint64_t> cells;
-    for (std::uint64_t f = (cuts_[rank] + s - 1) / s; f < (cuts_[rank + 1] + s - 1) / s; ++f)
-      cells.push_back(serial_index(l, f));
-    std::sort(cells.begin(), cells.end());
+    const std::array<std::uint64_t, 2> range = forest_range(l, rank);
+    std::vector<std::uint64_t>         cells(range[1] - range[0]);
+    parallel_for(cells.size(), value_grain, [&](const std::size_t k) { cells[k] = serial_index(l, range[0] + k); });
+    if (ordering_ == CellOrdering::child_major) // serial order differs from the forest's
+      std::sort(cells.begin(), cells.end());
     return cells;
   }
 
   std::int64_t
-  BoxPartition::index_of(const unsigned int l, const std::array<int, 3> &x) const
+  BoxPartition::forest_at(const unsigned int l, const std::array<int, 3> &x) const
   {
     std::array<std::uint64_t, 3> position, local;
     for (unsigned int d = 0; d < 3; ++d)
@@ -180,19 +188,31 @@ namespace cellwise
     const int tree = coarse_index_[(position[2] * subdivisions_[1] + position[1]) * subdivisions_[0] + position[0]];
     if (tree < 0)
       return -1;
-    return static_cast<std::int64_t>(serial_index(l, std::uint64_t(tree) * power_of_8(l) + interleave(local, l)));
+    return static_cast<std::int64_t>(std::uint64_t(tree) * power_of_8(l) + interleave(local, l));
+  }
+
+  std::array<int, 3>
+  BoxPartition::coordinates_of_forest(const unsigned int l, const std::uint64_t forest) const
+  {
+    const std::uint64_t tree  = forest / power_of_8(l);
+    const auto          local = deinterleave(forest % power_of_8(l), l);
+    std::array<int, 3>  x;
+    for (unsigned int d = 0; d < 3; ++d)
+      x[d] = static_cast<int>((std::uint64_t(coarse().coordinates[tree][d]) << l) + local[d]);
+    return x;
+  }
+
+  std::int64_t
+  BoxPartition::index_of(const unsigned int l, const std::array<int, 3> &x) const
+  {
+    const std::int64_t forest = forest_at(l, x);
+    return forest < 0 ? -1 : static_cast<std::int64_t>(serial_index(l, std::uint64_t(forest)));
   }
 
   std::array<int, 3>
   BoxPartition::coordinates_of(const unsigned int l, const std::uint64_t index) const
   {
-    const std::uint64_t forest = forest_index(l, index);
-    const std::uint64_t tree   = forest / power_of_8(l);
-    const auto          local  = deinterleave(forest % power_of_8(l), l);
-    std::array<int, 3>  x;
-    for (unsigned int d = 0; d < 3; ++d)
-      x[d] = static_cast<int>((std::uint64_t(coarse().coordinates[tree][d]) << l) + local[d]);
-    return x;
+    return coordinates_of_forest(l, forest_index(l, index));
   }
 
   CellBox
@@ -270,62 +290,64 @@ namespace cellwise
                        const std::vector<unsigned int> &extra_ghosts)
   {
     CELLWISE_CHECK(l < partition.n_levels(), "make_local_box_level: level " << l << " of " << partition.n_levels());
-    const std::vector<std::uint64_t> owned    = partition.owned_cells(l, rank);
-    const auto                       is_owned = [&](const std::uint64_t c) { return partition.owner(l, c) == rank; };
+    // The rank's cells are one range of forest indices, so whether a cell is
+    // owned is a comparison; the work is in lattice coordinates and forest
+    // indices, the serial numbering only where the level stores it. Loops
+    // in parallel: at L = 8 a rank has millions of cells.
+    const std::array<std::uint64_t, 2> range    = partition.forest_range(l, rank);
+    const auto                         is_owned = [&](const std::int64_t f) {
+      return std::uint64_t(f) >= range[0] && std::uint64_t(f) < range[1];
+    };
+    const std::vector<std::uint64_t> owned = partition.owned_cells(l, rank);
 
-    // the ghosts: the face neighbours, or every cell that a path of face
-    // steps along distinct axes reaches (make_local_level's vertex layer)
+    // the ghosts: the face neighbours, or the cells at the 26 offsets of the
+    // vertex layer (the cells sharing a vertex with an owned cell)
+    std::vector<std::array<int, 3>> offsets;
+    for (int z = -1; z <= 1; ++z)
+      for (int y = -1; y <= 1; ++y)
+        for (int x = -1; x <= 1; ++x)
+          if ((x != 0) + (y != 0) + (z != 0) == 1 ||
+              (ghost_layer == GhostLayer::vertices && (x != 0 || y != 0 || z != 0)))
+            offsets.push_back({{x, y, z}});
+    const std::uint64_t                     n_owned = owned.size();
+    const std::size_t                       chunk   = 65536;
+    std::vector<std::vector<std::uint64_t>> found((n_owned + chunk - 1) / chunk);
+    parallel_for(found.size(), 1, [&](const std::size_t part) {
+      for (std::uint64_t f = range[0] + part * chunk; f < std::min<std::uint64_t>(range[1], range[0] + (part + 1) * chunk); ++f)
+        {
+          const std::array<int, 3> x = partition.coordinates_of_forest(l, f);
+          for (const std::array<int, 3> &o : offsets)
+            {
+              const std::int64_t g = partition.forest_at(l, {{x[0] + o[0], x[1] + o[1], x[2] + o[2]}});
+              if (g >= 0 && !is_owned(g))
+                found[part].push_back(partition.serial_index(l, std::uint64_t(g)));
+            }
+        }
+    });
     std::vector<std::uint64_t> ghosts;
-    for (const std::uint64_t c : owned)
-      {
-        if (ghost_layer == GhostLayer::faces)
-          {
-            for (unsigned int face = 0; face < 6; ++face)
-              {
-                const std::int64_t other = partition.neighbor_of(l, c, face);
-                if (other >= 0 && !is_owned(std::uint64_t(other)))
-                  ghosts.push_back(std::uint64_t(other));
-              }
-            continue;
-          }
-        std::vector<std::pair<std::uint64_t, unsigned int>> frontier{{c, 0u}};
-        for (unsigned int step = 0; step < 3; ++step)
-          {
-            std::vector<std::pair<std::uint64_t, unsigned int>> next;
-            for (const auto &[from, used] : frontier)
-              for (unsigned int d = 0; d < 3; ++d)
-                if (!((used >> d) & 1))
-                  for (const unsigned int face : {2 * d, 2 * d + 1})
-                    {
-                      const std::int64_t other = partition.neighbor_of(l, from, face);
-                      if (other >= 0)
-                        {
-                          next.emplace_back(std::uint64_t(other), used | (1u << d));
-                          if (!is_owned(std::uint64_t(other)))
-                            ghosts.push_back(std::uint64_t(other));
-                        }
-                    }
-            frontier = std::move(next);
-          }
-      }
+    for (const std::vector<std::uint64_t> &part : found)
+      ghosts.insert(ghosts.end(), part.begin(), part.end());
     for (const unsigned int g : extra_ghosts)
       {
         CELLWISE_CHECK(g < partition.n_cells(l), "make_local_box_level: extra ghost " << g << " of a level of "
                                                                                        << partition.n_cells(l) << " cells");
-        if (!is_owned(g))
+        if (!is_owned(std::int64_t(partition.forest_index(l, g))))
           ghosts.push_back(g);
       }
     std::sort(ghosts.begin(), ghosts.end());
     ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
 
-    const std::uint64_t n_owned = owned.size();
-    const std::uint64_t count   = n_owned + ghosts.size();
+    const std::uint64_t count = n_owned + ghosts.size();
     CELLWISE_CHECK(count <= max_cells_per_level, "make_local_box_level: " << count << " local cells exceed a level's "
                                                                           << max_cells_per_level);
-    const auto local_index = [&](const std::uint64_t c) -> int {
-      const auto mine = std::lower_bound(owned.begin(), owned.end(), c);
-      if (mine != owned.end() && *mine == c)
-        return static_cast<int>(mine - owned.begin());
+    CELLWISE_CHECK(partition.n_cells(l) <= std::uint64_t(~0u), "make_local_box_level: level " << l << " has "
+                                                                                               << partition.n_cells(l)
+                                                                                               << " cells, beyond 32-bit serial indices");
+    // the local index of a cell by its forest index (−1: not local)
+    const auto local_index = [&](const std::uint64_t forest) -> int {
+      const std::uint64_t c = partition.serial_index(l, forest);
+      if (is_owned(std::int64_t(forest)))
+        return static_cast<int>(std::lower_bound(owned.begin(), owned.end(), c) - owned.begin());
       const auto it = std::lower_bound(ghosts.begin(), ghosts.end(), c);
       return it != ghosts.end() && *it == c ? static_cast<int>(n_owned + (it - ghosts.begin())) : -1;
     };
@@ -343,32 +365,41 @@ namespace cellwise
     level.n_owned_cells = static_cast<unsigned int>(n_owned);
     local.serial_index.resize(count);
     local.owner.resize(count);
-    const std::uint8_t kind = l + 1 < partition.n_levels() ? cell_flags::refined : cell_flags::active;
-    for (std::uint64_t k = 0; k < count; ++k)
-      {
-        const std::uint64_t c = k < n_owned ? owned[k] : ghosts[k - n_owned];
-        CELLWISE_CHECK(c <= std::uint64_t(~0u), "make_local_box_level: cell " << c << " beyond 32-bit serial indices");
-        local.serial_index[k] = static_cast<unsigned int>(c);
-        local.owner[k]        = k < n_owned ? rank : partition.owner(l, c);
-        level.boxes[k]        = partition.box_of(l, c);
-        level.coordinates[k]  = partition.coordinates_of(l, c);
-        level.parent[k]       = -1;
-        const auto &x         = level.coordinates[k];
-        level.child_slot[k]   = l == 0 ? 0 : static_cast<std::uint8_t>((x[0] & 1) | ((x[1] & 1) << 1) | ((x[2] & 1) << 2));
-        level.children[k]     = {{-1, -1, -1, -1, -1, -1, -1, -1}};
-        level.flags[k]        = static_cast<std::uint8_t>(kind | (k < n_owned ? 0 : cell_flags::ghost));
-        for (unsigned int face = 0; face < 6; ++face)
-          {
-            const std::int64_t other = partition.neighbor_of(l, c, face);
-            if (other < 0)
-              level.neighbors[k][face] = static_cast<int>(other); // a boundary value
-            else
-              {
-                const int j              = local_index(std::uint64_t(other));
-                level.neighbors[k][face] = j >= 0 ? j : face_neighbor::none;
-              }
-          }
-      }
+    const std::uint8_t       kind = l + 1 < partition.n_levels() ? cell_flags::refined : cell_flags::active;
+    const std::array<int, 3> size{{int(partition.coarse_subdivisions()[0] << l), int(partition.coarse_subdivisions()[1] << l),
+                                   int(partition.coarse_subdivisions()[2] << l)}};
+    parallel_for(count, cell_grain, [&](const std::size_t k) {
+      const std::uint64_t c      = k < n_owned ? owned[k] : ghosts[k - n_owned];
+      const std::uint64_t forest = partition.forest_index(l, c);
+      const auto          x      = partition.coordinates_of_forest(l, forest);
+      local.serial_index[k]      = static_cast<unsigned int>(c);
+      local.owner[k]             = k < n_owned ? rank : partition.owner(l, c);
+      level.boxes[k]             = partition.box_of(l, c);
+      level.coordinates[k]       = x;
+      level.parent[k]            = -1;
+      level.child_slot[k]        = l == 0 ? 0 : static_cast<std::uint8_t>((x[0] & 1) | ((x[1] & 1) << 1) | ((x[2] & 1) << 2));
+      level.children[k]          = {{-1, -1, -1, -1, -1, -1, -1, -1}};
+      level.flags[k]             = static_cast<std::uint8_t>(kind | (k < n_owned ? 0 : cell_flags::ghost));
+      for (unsigned int face = 0; face < 6; ++face)
+        {
+          std::array<int, 3> y = x;
+          const unsigned int d = face / 2;
+          y[d] += face % 2 ? 1 : -1;
+          if (y[d] < 0 || y[d] >= size[d])
+            level.neighbors[k][face] = face_neighbor::boundary(face);
+          else
+            {
+              const std::int64_t g = partition.forest_at(l, y);
+              if (g < 0)
+                level.neighbors[k][face] = face_neighbor::boundary(removed_boundary_id);
+              else
+                {
+                  const int j              = local_index(std::uint64_t(g));
+                  level.neighbors[k][face] = j >= 0 ? j : face_neighbor::none;
+                }
+            }
+        }
+    });
     return local;
   }
 } // namespace cellwise

@@ -123,6 +123,7 @@ namespace cellwise
     for (unsigned int l = 0; l < n_levels; ++l)
       local_.push_back(
         hierarchy.local_level(l, rank, ghosts, on_device ? family_ghosts(hierarchy, l, rank) : std::vector<unsigned int>()));
+    const double local_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     for (unsigned int l = 0; l < n_levels; ++l)
       levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, static_cast<unsigned int>(hierarchy.n_cells(l)),
@@ -173,7 +174,8 @@ namespace cellwise
     if (log)
       *log << "  distributed set-up of " << n_levels << " levels on " << size << " MPI ranks ("
            << (hierarchy.serial() ? "replicated hierarchy" : "each rank its own cells") << "): "
-           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s; rank " << rank << " sends "
+           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s (local levels "
+           << local_seconds << " s); rank " << rank << " sends "
            << fine_dss_values_sent() << " values per DSS of the finest level and per V-cycle "
            << static_cast<long long>(exchange.dss_bytes) << " B in " << exchange.dss_messages << " DSS messages, "
            << (patch_halo_.empty() ? std::string()

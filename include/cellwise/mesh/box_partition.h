@@ -129,6 +129,18 @@ namespace cellwise
     std::uint64_t
     serial_index(unsigned int l, std::uint64_t forest) const;
 
+    /// The forest indices [first, last) of the cells of level @p l that
+    /// @p rank owns (one range: the cuts follow the forest order).
+    std::array<std::uint64_t, 2>
+    forest_range(unsigned int l, int rank) const;
+    /// The forest index of the level-@p l cell at lattice @p coordinates, −1
+    /// where no cell is (index_of without the serial numbering).
+    std::int64_t
+    forest_at(unsigned int l, const std::array<int, 3> &coordinates) const;
+    /// The lattice coordinates of the cell of forest index @p forest.
+    std::array<int, 3>
+    coordinates_of_forest(unsigned int l, std::uint64_t forest) const;
+
   private:
     LevelHierarchy              coarse_;
     unsigned int                n_refinements_ = 0;
