@@ -275,6 +275,48 @@ namespace cellwise
     return children;
   }
 
+  std::vector<unsigned int>
+  BoxPartition::family_ghosts(const unsigned int l, const int rank) const
+  {
+    CELLWISE_CHECK(l <= n_refinements_, "BoxPartition::family_ghosts: level " << l << " of " << n_levels());
+    // In forest order the eight children of a cell are consecutive and the
+    // rank's cells of a level are one range [first, last): cells of level l
+    // outside it that the rank needs are
+    //  - the siblings of its cells: the families of first and last − 1,
+    //  - the children of its cells of level l − 1: [8 first', 8 last'),
+    //  - the parents of its cells of level l + 1: [first'' / 8, ⌈last'' / 8⌉),
+    // each a range that overlaps [first, last) but for a few cells.
+    const std::array<std::uint64_t, 2> mine = forest_range(l, rank);
+    std::vector<std::array<std::uint64_t, 2>> needed;
+    // (a rank may own no cell of a coarse level: an empty range needs nothing)
+    if (l > 0 && mine[1] > mine[0])
+      needed.push_back({{mine[0] - mine[0] % 8, mine[1] + (8 - mine[1] % 8) % 8}});
+    if (l > 0)
+      {
+        const std::array<std::uint64_t, 2> parents = forest_range(l - 1, rank);
+        needed.push_back({{8 * parents[0], 8 * parents[1]}});
+      }
+    if (l < n_refinements_)
+      {
+        const std::array<std::uint64_t, 2> children = forest_range(l + 1, rank);
+        if (children[1] > children[0])
+          needed.push_back({{children[0] / 8, (children[1] + 7) / 8}});
+      }
+    std::vector<unsigned int> cells;
+    const auto add = [&](const std::uint64_t first, const std::uint64_t last) {
+      for (std::uint64_t f = first; f < std::min(last, n_cells(l)); ++f)
+        cells.push_back(static_cast<unsigned int>(serial_index(l, f)));
+    };
+    for (const auto &[first, last] : needed) // the parts below and above the owned range
+      {
+        add(first, std::min(last, mine[0]));
+        add(std::max(first, mine[1]), last);
+      }
+    std::sort(cells.begin(), cells.end());
+    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+    return cells;
+  }
+
   LocalLevel
   BoxPartition::local_level(const unsigned int l, const int rank, const GhostLayer ghost_layer,
                             const std::vector<unsigned int> &extra_ghosts) const

@@ -70,6 +70,12 @@ namespace cellwise
     return make_local_level(serial_.level(l), owner_.at(l), rank, ghost_layer, extra_ghosts);
   }
 
+  std::vector<unsigned int>
+  PartitionedHierarchy::family_ghosts(const unsigned int l, const int rank) const
+  {
+    return cellwise::family_ghosts(*this, l, rank);
+  }
+
   long
   local_index_of(const LocalLevel &local, const std::uint64_t serial, const bool owned_only)
   {

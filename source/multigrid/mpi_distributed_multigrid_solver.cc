@@ -122,12 +122,14 @@ namespace cellwise
     const bool on_device = parameters.backend == Backend::cuda;
     for (unsigned int l = 0; l < n_levels; ++l)
       local_.push_back(
-        hierarchy.local_level(l, rank, ghosts, on_device ? family_ghosts(hierarchy, l, rank) : std::vector<unsigned int>()));
+        hierarchy.local_level(l, rank, ghosts, on_device ? hierarchy.family_ghosts(l, rank) : std::vector<unsigned int>()));
     const double local_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     for (unsigned int l = 0; l < n_levels; ++l)
       levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, static_cast<unsigned int>(hierarchy.n_cells(l)),
                                                                  lagrange_trace_layers(degree)));
+    const double dss_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - local_seconds;
     // the outer iteration's level: the finest one, or on a locally refined
     // hierarchy the active mesh, an active cell owned where it is on its
     // level
@@ -175,7 +177,7 @@ namespace cellwise
       *log << "  distributed set-up of " << n_levels << " levels on " << size << " MPI ranks ("
            << (hierarchy.serial() ? "replicated hierarchy" : "each rank its own cells") << "): "
            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s (local levels "
-           << local_seconds << " s); rank " << rank << " sends "
+           << local_seconds << " s, their DSS exchanges " << dss_seconds << " s); rank " << rank << " sends "
            << fine_dss_values_sent() << " values per DSS of the finest level and per V-cycle "
            << static_cast<long long>(exchange.dss_bytes) << " B in " << exchange.dss_messages << " DSS messages, "
            << (patch_halo_.empty() ? std::string()

@@ -102,6 +102,10 @@ namespace cellwise
     /// The children at twice the coordinates, slot x + 2 y + 4 z.
     std::array<std::uint64_t, 8>
     children(unsigned int l, std::uint64_t index) const override;
+    /// The family ghosts from the forest ranges: only the families that the
+    /// cuts split lie partly elsewhere (a few cells per rank and level).
+    std::vector<unsigned int>
+    family_ghosts(unsigned int l, int rank) const override;
     /// make_local_box_level(*this, l, rank, ghost_layer, extra_ghosts).
     LocalLevel
     local_level(unsigned int l, int rank, GhostLayer ghost_layer, const std::vector<unsigned int> &extra_ghosts = {}) const override;

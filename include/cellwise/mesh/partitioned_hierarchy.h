@@ -66,6 +66,11 @@ namespace cellwise
     virtual LocalLevel
     local_level(unsigned int l, int rank, GhostLayer ghost_layer, const std::vector<unsigned int> &extra_ghosts = {}) const = 0;
 
+    /// family_ghosts(*this, l, rank) (below); a hierarchy that knows its
+    /// split families faster says so.
+    virtual std::vector<unsigned int>
+    family_ghosts(unsigned int l, int rank) const;
+
     /// The serial hierarchy where every rank holds one (nullptr where not):
     /// local smoothing's active mesh is still built from it.
     virtual const LevelHierarchy *
@@ -148,7 +153,8 @@ namespace cellwise
    * its cells of level l + 1. Held as ghosts, they let the device kernels of
    * the serial transfer run on a rank's part of two levels unchanged
    * (multigrid/mpi_cuda_distributed_cell_transfer.h). Work proportional to
-   * the rank's cells (and the owned-cell queries of @p hierarchy).
+   * the rank's cells (and the owned-cell queries of @p hierarchy); this is
+   * the generic answer of PartitionedHierarchy::family_ghosts.
    */
   std::vector<unsigned int>
   family_ghosts(const PartitionedHierarchy &hierarchy, unsigned int l, int rank);
