@@ -63,16 +63,20 @@ namespace cellwise
       *log << "  device solve: " << cuda::device_description() << "; " << count << " GPU(s) per node, " << sharing
            << " rank(s) on GPU 0; MPI " << (mpi_cuda_aware() ? "CUDA-aware (device buffers)" : "staged through pinned host buffers")
            << std::endl;
-    device->fine_mask.copy_from_host(outer_mask_);
-    device->fine_operator =
-      std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(outer_level_, degree_);
+    // stages timed up to a device synchronization
+    const auto synchronize = [] { CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); };
+    setup_stages_.measure("outer mask and operator (device)", [&] {
+      device->fine_mask.copy_from_host(outer_mask_);
+      device->fine_operator =
+        std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(outer_level_, degree_);
+    }, synchronize);
     if (parameters_.precision == Precision::fp64)
-      device->cycle =
-        make_cycle<double, MemorySpace::CUDA>(log, active_mesh_ ? nullptr : device->fine_operator, device->fine_mask);
+      device->cycle = make_cycle<double, MemorySpace::CUDA>(log, active_mesh_ ? nullptr : device->fine_operator,
+                                                            device->fine_mask, synchronize);
     else
       device->cycle = std::make_shared<
         const MixedPrecisionPreconditioner<DeviceSolve::Vector, DistributedCellVector<float, CellContiguous, MemorySpace::CUDA>>>(
-        make_cycle<float, MemorySpace::CUDA>(log, device->fine_operator, device->fine_mask),
+        make_cycle<float, MemorySpace::CUDA>(log, device->fine_operator, device->fine_mask, synchronize),
         DistributedCellVector<float, CellContiguous, MemorySpace::CUDA>(outer_level_, degree_));
     device_ = std::move(device);
   }

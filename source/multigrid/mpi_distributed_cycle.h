@@ -23,6 +23,7 @@
 #  include <cellwise/multigrid/mpi_cuda_distributed_cell_transfer.h>
 #endif
 
+#include <chrono>
 #include <iomanip>
 #include <ostream>
 #include <type_traits>
@@ -34,7 +35,8 @@ namespace cellwise
   DistributedMultigridSolver::make_cycle(
     std::ostream                                                                *log,
     std::shared_ptr<const DistributedLaplaceOperator<double, CellContiguous, Memory>> fine_operator,
-    const DistributedCellVector<double, CellContiguous, Memory>                    &fine_mask)
+    const DistributedCellVector<double, CellContiguous, Memory>                    &fine_mask,
+    const std::function<void()>                                                 &synchronize)
   {
     using V                      = DistributedCellVector<Number, CellContiguous, Memory>;
     using Operator               = DistributedLaplaceOperator<Number, CellContiguous, Memory>;
@@ -60,12 +62,13 @@ namespace cellwise
               op   = fine_operator;
             }
         if (!op)
-          {
+          setup_stages_.measure("level masks and operators", [&] {
             mask.copy_from_host(make_distributed_free_mask<Number>(levels_[l], degree, parameters.dirichlet_ids));
             op = std::make_shared<const Operator>(levels_[l], degree);
-          }
+          }, synchronize);
         components.operators.push_back(op);
         components.level_shapes.push_back(V(levels_[l], degree));
+        const auto smoother_start = std::chrono::steady_clock::now();
         if (l == 0)
           {
             components.smoothers.push_back(nullptr);
@@ -107,6 +110,9 @@ namespace cellwise
             patch_halo_.push_back(halo);
             components.smoothers.push_back(patch);
           }
+        synchronize();
+        setup_stages_.add(l == 0 ? "coarse solve (gathered Cholesky)" : "smoothers (" + to_string(parameters.smoother) + ")",
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - smoother_start).count());
         if (log)
           *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << hierarchy_->n_cells(l) << " cells, "
                << (active_mesh_ ? std::to_string(active_mesh_->active_cells[l].size()) + " active, " : std::string())
@@ -115,6 +121,7 @@ namespace cellwise
                << (l == 0 ? "gathered Cholesky coarse solve" : "smoother " + to_string(parameters.smoother))
                << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << std::endl;
       }
+    const auto transfer_start = std::chrono::steady_clock::now();
     if (n_levels > 1)
       {
         if constexpr (on_host)
@@ -143,6 +150,8 @@ namespace cellwise
 #endif
           }
       }
+    synchronize();
+    setup_stages_.add("transfers", std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer_start).count());
     typename VCycle<V>::Parameters cycle;
     cycle.pre_smoothing  = parameters.smoothing_steps;
     cycle.post_smoothing = parameters.smoothing_steps;

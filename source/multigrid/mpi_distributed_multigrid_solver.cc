@@ -120,16 +120,16 @@ namespace cellwise
     const GhostLayer ghosts = parameters.smoother == SmootherType::patch ? GhostLayer::vertices : GhostLayer::faces;
     // the device transfers run the serial kernels on whole families
     const bool on_device = parameters.backend == Backend::cuda;
-    for (unsigned int l = 0; l < n_levels; ++l)
-      local_.push_back(
-        hierarchy.local_level(l, rank, ghosts, on_device ? hierarchy.family_ghosts(l, rank) : std::vector<unsigned int>()));
-    const double local_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-    for (unsigned int l = 0; l < n_levels; ++l)
-      levels_.push_back(std::make_shared<const DistributedLevel>(local_[l], comm, static_cast<unsigned int>(hierarchy.n_cells(l)),
-                                                                 lagrange_trace_layers(degree)));
-    const double dss_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - local_seconds;
+    setup_stages_.measure("local levels (owned cells and ghosts)", [&] {
+      for (unsigned int l = 0; l < n_levels; ++l)
+        local_.push_back(
+          hierarchy.local_level(l, rank, ghosts, on_device ? hierarchy.family_ghosts(l, rank) : std::vector<unsigned int>()));
+    });
+    setup_stages_.measure("levels' DSS exchanges", [&] {
+      for (unsigned int l = 0; l < n_levels; ++l)
+        levels_.push_back(std::make_shared<const DistributedLevel>(
+          local_[l], comm, static_cast<unsigned int>(hierarchy.n_cells(l)), lagrange_trace_layers(degree)));
+    });
     // the outer iteration's level: the finest one, or on a locally refined
     // hierarchy the active mesh, an active cell owned where it is on its
     // level
@@ -149,8 +149,10 @@ namespace cellwise
         outer_local_ = &local_.back();
         outer_level_ = levels_.back();
       }
-    outer_mask_     = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
-    outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree);
+    setup_stages_.measure("outer mask and operator (host)", [&] {
+      outer_mask_     = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
+      outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree);
+    });
     if (on_device)
       {
 #ifdef CELLWISE_WITH_CUDA
@@ -176,8 +178,7 @@ namespace cellwise
     if (log)
       *log << "  distributed set-up of " << n_levels << " levels on " << size << " MPI ranks ("
            << (hierarchy.serial() ? "replicated hierarchy" : "each rank its own cells") << "): "
-           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s (local levels "
-           << local_seconds << " s, their DSS exchanges " << dss_seconds << " s); rank " << rank << " sends "
+           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s; rank " << rank << " sends "
            << fine_dss_values_sent() << " values per DSS of the finest level and per V-cycle "
            << static_cast<long long>(exchange.dss_bytes) << " B in " << exchange.dss_messages << " DSS messages, "
            << (patch_halo_.empty() ? std::string()
@@ -187,6 +188,8 @@ namespace cellwise
            << " transfer messages (the most on a rank: " << static_cast<long long>(largest[0]) << " B, "
            << static_cast<long long>(largest[1]) << " messages), and one gather of " << exchange.coarse_values_gathered
            << " coarse values" << std::endl;
+    if (log)
+      setup_stages_.print(*log, "distributed set-up of rank " + std::to_string(rank) + " by stage");
   }
 
   void

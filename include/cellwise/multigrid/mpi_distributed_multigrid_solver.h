@@ -33,6 +33,7 @@
  */
 
 #include <cellwise/base/mpi_check.h>
+#include <cellwise/base/setup_times.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
@@ -45,6 +46,7 @@
 #include <cellwise/storage/mpi_distributed_cell_vector.h>
 #include <cellwise/storage/mpi_serial_gather.h>
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <vector>
@@ -176,12 +178,14 @@ namespace cellwise
     /// memory space Memory (source/multigrid/mpi_distributed_cycle.h):
     /// VCycle, or LocalSmoothingVCycle on a locally refined hierarchy. An
     /// FP64 cycle on a uniform hierarchy shares @p fine_operator and
-    /// @p fine_mask, the outer iteration's.
+    /// @p fine_mask, the outer iteration's. Its stages are timed into
+    /// setup_stages_, each ended by @p synchronize (the device's).
     template <typename Number, typename Memory>
     std::shared_ptr<const Preconditioner<DistributedCellVector<Number, CellContiguous, Memory>>>
     make_cycle(std::ostream                                                                *log,
                std::shared_ptr<const DistributedLaplaceOperator<double, CellContiguous, Memory>> fine_operator,
-               const DistributedCellVector<double, CellContiguous, Memory>                    &fine_mask);
+               const DistributedCellVector<double, CellContiguous, Memory>                    &fine_mask,
+               const std::function<void()>                                                 &synchronize = [] {});
 
     /// The device solve (CUDA backend): the rank's GPU chosen, the outer
     /// iteration's operator and mask and the V-cycle on device vectors
@@ -231,6 +235,8 @@ namespace cellwise
       std::size_t values = 0, messages = 0;
     };
     std::vector<PatchHalo>   patch_halo_;
+    /// This rank's set-up by stage (printed in the set-up log).
+    SetupTimes setup_stages_;
     std::vector<std::size_t> transfer_cells_, transfer_messages_;
     /// The gather of serial solutions, made by the first solve on serial
     /// vectors (its set-up lists every serial cell).
