@@ -241,14 +241,14 @@ namespace cellwise
   }
 
   std::int64_t
-  BoxPartition::neighbor_of(const unsigned int l, const std::uint64_t index, const unsigned int face) const
+  BoxPartition::forest_neighbor(const unsigned int l, const std::array<int, 3> &coordinates, const unsigned int face) const
   {
-    std::array<int, 3> x = coordinates_of(l, index);
+    std::array<int, 3> x = coordinates;
     const unsigned int d = face / 2;
     x[d] += face % 2 ? 1 : -1;
     if (x[d] < 0 || std::uint64_t(x[d]) >= (std::uint64_t(subdivisions_[d]) << l))
       return face_neighbor::boundary(face);
-    const std::int64_t other = index_of(l, x);
+    const std::int64_t other = forest_at(l, x);
     return other >= 0 ? other : face_neighbor::boundary(removed_boundary_id);
   }
 
@@ -385,36 +385,19 @@ namespace cellwise
     CELLWISE_CHECK(partition.n_cells(l) <= std::uint64_t(~0u), "make_local_box_level: level " << l << " has "
                                                                                                << partition.n_cells(l)
                                                                                                << " cells, beyond 32-bit serial indices");
-    // the local index of a cell by its forest index (−1: not local)
-    const auto local_index = [&](const std::uint64_t forest) -> int {
-      const std::uint64_t c = partition.serial_index(l, forest);
-      if (is_owned(std::int64_t(forest)))
-        return static_cast<int>(std::lower_bound(owned.begin(), owned.end(), c) - owned.begin());
-      const auto it = std::lower_bound(ghosts.begin(), ghosts.end(), c);
-      return it != ghosts.end() && *it == c ? static_cast<int>(n_owned + (it - ghosts.begin())) : -1;
-    };
-
     LocalLevel local;
     local.ghost_layer = ghost_layer;
-    Level &level      = local.level;
-    level.boxes.resize(count);
-    level.coordinates.resize(count);
-    level.parent.resize(count);
-    level.child_slot.resize(count);
-    level.children.resize(count);
-    level.neighbors.resize(count);
-    level.flags.resize(count);
-    level.n_owned_cells = static_cast<unsigned int>(n_owned);
-    local.serial_index.resize(count);
-    local.owner.resize(count);
+    resize_local_level(local, static_cast<unsigned int>(count), static_cast<unsigned int>(n_owned));
+    Level &level = local.level;
+    // the serial indices first: the neighbours' local indices are found in them
+    parallel_for(count, value_grain, [&](const std::size_t k) {
+      local.serial_index[k] = static_cast<unsigned int>(k < n_owned ? owned[k] : ghosts[k - n_owned]);
+    });
     const std::uint8_t       kind = l + 1 < partition.n_levels() ? cell_flags::refined : cell_flags::active;
-    const std::array<int, 3> size{{int(partition.coarse_subdivisions()[0] << l), int(partition.coarse_subdivisions()[1] << l),
-                                   int(partition.coarse_subdivisions()[2] << l)}};
     parallel_for(count, cell_grain, [&](const std::size_t k) {
-      const std::uint64_t c      = k < n_owned ? owned[k] : ghosts[k - n_owned];
+      const std::uint64_t c      = local.serial_index[k];
       const std::uint64_t forest = partition.forest_index(l, c);
       const auto          x      = partition.coordinates_of_forest(l, forest);
-      local.serial_index[k]      = static_cast<unsigned int>(c);
       local.owner[k]             = k < n_owned ? rank : partition.owner(l, c);
       level.boxes[k]             = partition.box_of(l, c);
       level.coordinates[k]       = x;
@@ -424,21 +407,13 @@ namespace cellwise
       level.flags[k]             = static_cast<std::uint8_t>(kind | (k < n_owned ? 0 : cell_flags::ghost));
       for (unsigned int face = 0; face < 6; ++face)
         {
-          std::array<int, 3> y = x;
-          const unsigned int d = face / 2;
-          y[d] += face % 2 ? 1 : -1;
-          if (y[d] < 0 || y[d] >= size[d])
-            level.neighbors[k][face] = face_neighbor::boundary(face);
+          const std::int64_t g = partition.forest_neighbor(l, x, face);
+          if (g < 0)
+            level.neighbors[k][face] = static_cast<int>(g); // a boundary value
           else
             {
-              const std::int64_t g = partition.forest_at(l, y);
-              if (g < 0)
-                level.neighbors[k][face] = face_neighbor::boundary(removed_boundary_id);
-              else
-                {
-                  const int j              = local_index(std::uint64_t(g));
-                  level.neighbors[k][face] = j >= 0 ? j : face_neighbor::none;
-                }
+              const long j             = local_index_of(local, partition.serial_index(l, std::uint64_t(g)));
+              level.neighbors[k][face] = j >= 0 ? static_cast<int>(j) : face_neighbor::none;
             }
         }
     });

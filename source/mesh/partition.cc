@@ -219,16 +219,8 @@ namespace cellwise
       }
 
     const unsigned int count = static_cast<unsigned int>(local.serial_index.size());
-    Level             &level = local.level;
-    level.boxes.resize(count);
-    level.coordinates.resize(count);
-    level.parent.resize(count);
-    level.child_slot.resize(count);
-    level.children.resize(count);
-    level.neighbors.resize(count);
-    level.flags.resize(count);
-    level.n_owned_cells = n_owned;
-    local.owner.resize(count);
+    resize_local_level(local, count, n_owned);
+    Level &level = local.level;
     for (unsigned int k = 0; k < count; ++k)
       {
         const unsigned int c = local.serial_index[k];
@@ -255,6 +247,22 @@ namespace cellwise
                     level.mapping.nodes.data() + std::size_t(k) * m);
       }
     return local;
+  }
+
+  void
+  resize_local_level(LocalLevel &local, const unsigned int count, const unsigned int n_owned)
+  {
+    Level &level = local.level;
+    level.boxes.resize(count);
+    level.coordinates.resize(count);
+    level.parent.resize(count);
+    level.child_slot.resize(count);
+    level.children.resize(count);
+    level.neighbors.resize(count);
+    level.flags.resize(count);
+    level.n_owned_cells = n_owned;
+    local.serial_index.resize(count);
+    local.owner.resize(count);
   }
 
   std::vector<long>

@@ -83,6 +83,29 @@ namespace cellwise::testing
     return wrong;
   }
 
+  /// The largest |u − reference| and the largest |reference| over the
+  /// first @p n_cells cells of @p u, cell c against the reference's cell
+  /// @p serial(c); a NaN difference counts as infinite (a failure).
+  struct SolutionDifference
+  {
+    double difference = 0, largest = 0;
+  };
+  template <typename SerialIndex>
+  SolutionDifference
+  solution_difference(const CellVector<double> &u, const CellVector<double> &reference, const unsigned int n_cells,
+                      const SerialIndex &serial)
+  {
+    SolutionDifference result;
+    for (unsigned int c = 0; c < n_cells; ++c)
+      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
+        {
+          const double e    = std::abs(u(c, i) - reference(serial(c), i));
+          result.difference = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(result.difference, e);
+          result.largest    = std::max(result.largest, std::abs(reference(serial(c), i)));
+        }
+    return result;
+  }
+
   /// The serial reference of the solver comparisons: a random right-hand
   /// side on the finest level of @p h (zero on the Dirichlet DoFs) and
   /// make_host_vector_solver's solution of it, CG or the stationary
@@ -127,14 +150,7 @@ namespace cellwise::testing
     MonitorControl                   control(100, 1e-10);
     const auto                       statistics = distributed.solve(u, b, control);
 
-    double difference = 0, largest = 0;
-    for (unsigned int c = 0; c < u.n_cells(); ++c)
-      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
-        {
-          const double e = std::abs(u(c, i) - u_serial(c, i));
-          difference     = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(difference, e); // NaN: a failure
-          largest    = std::max(largest, std::abs(u_serial(c, i)));
-        }
+    const auto [difference, largest] = solution_difference(u, u_serial, u.n_cells(), [](const unsigned int c) { return c; });
     EXPECT_EQ(distributed.backend(), parameters.backend) << what;
     EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << what << ", Q" << degree;
     EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
@@ -178,15 +194,8 @@ namespace cellwise::testing
     MonitorControl     control(100, 1e-10);
     const auto         statistics = distributed.solve(u, b, control);
 
-    double difference = 0, largest = 0;
     ASSERT_EQ(u.n_cells(), u_serial.n_cells());
-    for (unsigned int c = 0; c < u.n_cells(); ++c)
-      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
-        {
-          const double e = std::abs(u(c, i) - u_serial(c, i));
-          difference     = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(difference, e); // NaN: a failure
-          largest        = std::max(largest, std::abs(u_serial(c, i)));
-        }
+    const auto [difference, largest] = solution_difference(u, u_serial, u.n_cells(), [](const unsigned int c) { return c; });
     const std::string label = what + " on the " + marker + " refinement, Q" + std::to_string(degree);
     EXPECT_EQ(distributed.backend(), parameters.backend) << label;
     EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << label;
@@ -247,14 +256,8 @@ namespace cellwise::testing
     EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << what << ", Q" << degree;
     EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
     EXPECT_EQ(owned_mismatches(fine, u.local(), u_replicated), 0u) << what << ", Q" << degree << ": not the replicated solve";
-    double difference = 0, largest = 0;
-    for (unsigned int k = 0; k < fine.n_owned_cells(); ++k)
-      for (unsigned int i = 0; i < u_serial.dofs_per_cell(); ++i)
-        {
-          const double e = std::abs(u.local()(k, i) - u_serial(fine.serial_index[k], i));
-          difference     = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(difference, e); // NaN: a failure
-          largest        = std::max(largest, std::abs(u_serial(fine.serial_index[k], i)));
-        }
+    const auto [difference, largest] =
+      solution_difference(u.local(), u_serial, fine.n_owned_cells(), [&](const unsigned int k) { return fine.serial_index[k]; });
     EXPECT_LE(difference, tolerance * largest) << what << ", Q" << degree;
     if (rank == 0)
       std::cout << "  " << what << ", Q" << degree << ", " << size << " ranks, from a BoxPartition: "

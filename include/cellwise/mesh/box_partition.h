@@ -120,12 +120,12 @@ namespace cellwise
     /// halvings from its coarse cell (bit for bit the builder's).
     CellBox
     box_of(unsigned int l, std::uint64_t index) const;
-    /// The face neighbour of cell @p index of level @p l across @p face:
-    /// its index (>= 0), or the builder's boundary value
-    /// (face_neighbor::boundary of the face, or of removed_boundary_id
+    /// The face neighbour across @p face of the level-@p l cell at lattice
+    /// @p coordinates: its forest index (>= 0), or the builder's boundary
+    /// value (face_neighbor::boundary of the face, or of removed_boundary_id
     /// toward a left-out coarse cell).
     std::int64_t
-    neighbor_of(unsigned int l, std::uint64_t index, unsigned int face) const;
+    forest_neighbor(unsigned int l, const std::array<int, 3> &coordinates, unsigned int face) const;
 
     /// The forest index of cell @p index of level @p l, and back.
     std::uint64_t

@@ -68,6 +68,12 @@ namespace cellwise
     }
   };
 
+  /// Sizes every per-cell array of @p local (the level's and the rank's)
+  /// for @p count local cells, of which the first @p n_owned are owned,
+  /// without writing them: the builders of local levels fill them.
+  void
+  resize_local_level(LocalLevel &local, unsigned int count, unsigned int n_owned);
+
   /// Per cell of the serial level (@p n_serial_cells): its index on
   /// @p local where this rank owns it, −1 elsewhere.
   std::vector<long>
