@@ -125,36 +125,58 @@ namespace cellwise
       }
     CELLWISE_CHECK(std::count(left_out.begin(), left_out.end(), false) > 0, "the box leaves out all of its coarse cells");
 
+    // the coarse cells' lattice positions in their order
+    std::vector<std::array<unsigned int, 3>> order;
+    if (box.tree_order.empty())
+      {
+        for (unsigned int k = 0; k < n[2]; ++k)
+          for (unsigned int j = 0; j < n[1]; ++j)
+            for (unsigned int i = 0; i < n[0]; ++i)
+              if (!left_out[(std::size_t(k) * n[1] + j) * n[0] + i])
+                order.push_back({{i, j, k}});
+      }
+    else
+      {
+        std::vector<bool> placed(n_coarse, false);
+        for (const auto &x : box.tree_order)
+          {
+            const std::size_t at = (std::size_t(x[2]) * n[1] + x[1]) * n[0] + x[0];
+            CELLWISE_CHECK(x[0] < n[0] && x[1] < n[1] && x[2] < n[2] && !left_out[at] && !placed[at],
+                           "the coarse cell order names (" << x[0] << ", " << x[1] << ", " << x[2]
+                                                          << "), which is outside the box, left out or named before");
+            placed[at] = true;
+          }
+        CELLWISE_CHECK(box.tree_order.size() == std::size_t(std::count(left_out.begin(), left_out.end(), false)),
+                       "the coarse cell order names " << box.tree_order.size() << " of the box's "
+                                                      << std::count(left_out.begin(), left_out.end(), false) << " cells");
+        order = box.tree_order;
+      }
+
     LevelHierarchy hierarchy;
     hierarchy.coarse_subdivisions = box.subdivisions;
     Level &level                  = hierarchy.levels.emplace_back();
 
-    for (unsigned int k = 0; k < n[2]; ++k)
-      for (unsigned int j = 0; j < n[1]; ++j)
-        for (unsigned int i = 0; i < n[0]; ++i)
+    for (const std::array<unsigned int, 3> &ijk : order)
+      {
+        CellBox cell;
+        for (unsigned int d = 0; d < 3; ++d)
           {
-            if (left_out[(std::size_t(k) * n[1] + j) * n[0] + i])
-              continue;
-            const std::array<unsigned int, 3> ijk = {{i, j, k}};
-            CellBox                           cell;
-            for (unsigned int d = 0; d < 3; ++d)
-              {
-                // Compute both ends from the same formula so that neighbours
-                // share their face coordinate exactly.
-                const double t0 = static_cast<double>(ijk[d]) / n[d];
-                const double t1 = static_cast<double>(ijk[d] + 1) / n[d];
-                const double x0 = box.lower[d] + t0 * (box.upper[d] - box.lower[d]);
-                const double x1 = (ijk[d] + 1 == n[d]) ? box.upper[d] : box.lower[d] + t1 * (box.upper[d] - box.lower[d]);
-                cell.lower[d]   = x0;
-                cell.size[d]    = x1 - x0;
-              }
-            level.boxes.push_back(cell);
-            level.coordinates.push_back({{static_cast<int>(i), static_cast<int>(j), static_cast<int>(k)}});
-            level.parent.push_back(-1);
-            level.child_slot.push_back(0);
-            level.children.push_back({{-1, -1, -1, -1, -1, -1, -1, -1}});
-            level.flags.push_back(cell_flags::active);
+            // Compute both ends from the same formula so that neighbours
+            // share their face coordinate exactly.
+            const double t0 = static_cast<double>(ijk[d]) / n[d];
+            const double t1 = static_cast<double>(ijk[d] + 1) / n[d];
+            const double x0 = box.lower[d] + t0 * (box.upper[d] - box.lower[d]);
+            const double x1 = (ijk[d] + 1 == n[d]) ? box.upper[d] : box.lower[d] + t1 * (box.upper[d] - box.lower[d]);
+            cell.lower[d]   = x0;
+            cell.size[d]    = x1 - x0;
           }
+        level.boxes.push_back(cell);
+        level.coordinates.push_back({{static_cast<int>(ijk[0]), static_cast<int>(ijk[1]), static_cast<int>(ijk[2])}});
+        level.parent.push_back(-1);
+        level.child_slot.push_back(0);
+        level.children.push_back({{-1, -1, -1, -1, -1, -1, -1, -1}});
+        level.flags.push_back(cell_flags::active);
+      }
     level.n_owned_cells = level.n_cells();
     compute_neighbors(level, cells_per_axis(hierarchy, 0), true);
     return hierarchy;

@@ -38,6 +38,20 @@ namespace cellwise
     {
       return std::uint64_t(1) << (3 * k);
     }
+
+    /// Per coarse lattice position (x fastest): the coarse cell there, −1 if
+    /// left out.
+    std::vector<int>
+    coarse_cells_by_position(const Level &coarse, const std::array<unsigned int, 3> &subdivisions)
+    {
+      std::vector<int> index(std::size_t(subdivisions[0]) * subdivisions[1] * subdivisions[2], -1);
+      for (unsigned int c = 0; c < coarse.n_cells(); ++c)
+        {
+          const auto &x = coarse.coordinates[c];
+          index[(std::size_t(x[2]) * subdivisions[1] + x[1]) * subdivisions[0] + x[0]] = static_cast<int>(c);
+        }
+      return index;
+    }
   } // namespace
 
   BoxPartition::BoxPartition(const BoxDescription &box, const unsigned int n_refinements, const int n_ranks, const CellOrdering ordering)
@@ -46,19 +60,11 @@ namespace cellwise
     , n_ranks_(n_ranks)
     , ordering_(ordering)
     , subdivisions_(box.subdivisions)
+    , coarse_index_(coarse_cells_by_position(coarse_.level(0), subdivisions_))
   {
     CELLWISE_CHECK(n_ranks >= 1, "BoxPartition: " << n_ranks << " ranks");
-    CELLWISE_CHECK(n_refinements <= 20, "BoxPartition: " << n_refinements << " refinements; the Morton keys take 20");
-    const Level &coarse = coarse_.level(0);
-    coarse_index_.assign(std::size_t(subdivisions_[0]) * subdivisions_[1] * subdivisions_[2], -1);
-    for (unsigned int c = 0; c < coarse.n_cells(); ++c)
-      {
-        const auto &x = coarse.coordinates[c];
-        coarse_index_[(std::size_t(x[2]) * subdivisions_[1] + x[1]) * subdivisions_[0] + x[0]] = static_cast<int>(c);
-      }
-    const u128 n = u128(coarse.n_cells()) * power_of_8(n_refinements);
-    CELLWISE_CHECK(n < (u128(1) << 62), "BoxPartition: too many cells for 64-bit forest indices");
-    const std::uint64_t n_cells = static_cast<std::uint64_t>(n);
+    const std::uint64_t n_cells = n_finest_cells();
+    const u128          n       = n_cells;
     CELLWISE_CHECK(n_cells >= std::uint64_t(n_ranks), "the mesh has " << n_cells << " active cells for " << n_ranks
                                                                       << " MPI ranks: every rank needs at least one (use "
                                                                          "fewer ranks or refine)");
@@ -108,6 +114,40 @@ namespace cellwise
                                                               << r
                                                               << " keeps none once the families of sibling cells are kept whole, as "
                                                                  "p4est does (use fewer ranks or refine)");
+  }
+
+  BoxPartition::BoxPartition(const BoxDescription      &box,
+                             const unsigned int         n_refinements,
+                             std::vector<std::uint64_t> finest_cuts,
+                             const CellOrdering         ordering)
+    : coarse_(make_coarse_box(box))
+    , n_refinements_(n_refinements)
+    , n_ranks_(static_cast<int>(finest_cuts.size()) - 1)
+    , ordering_(ordering)
+    , subdivisions_(box.subdivisions)
+    , coarse_index_(coarse_cells_by_position(coarse_.level(0), subdivisions_))
+    , cuts_(std::move(finest_cuts))
+  {
+    const std::uint64_t n = n_finest_cells();
+    CELLWISE_CHECK(n_ranks_ >= 1 && cuts_.front() == 0 && cuts_.back() == n,
+                   "BoxPartition: the cuts of the finest level run from " << (cuts_.empty() ? 0 : cuts_.front()) << " to "
+                                                                          << (cuts_.empty() ? 0 : cuts_.back())
+                                                                          << " over " << n_ranks_ << " ranks; they must run from 0 to "
+                                                                          << n);
+    for (int r = 0; r < n_ranks_; ++r)
+      CELLWISE_CHECK(cuts_[r + 1] > cuts_[r], "BoxPartition: rank " << r << " of " << n_ranks_
+                                                                    << " owns no cell of the finest level (cut at "
+                                                                    << cuts_[r] << " and " << cuts_[r + 1]
+                                                                    << "); every rank needs one");
+  }
+
+  std::uint64_t
+  BoxPartition::n_finest_cells() const
+  {
+    CELLWISE_CHECK(n_refinements_ <= 20, "BoxPartition: " << n_refinements_ << " refinements; the Morton keys take 20");
+    const u128 n = u128(coarse().n_cells()) * power_of_8(n_refinements_);
+    CELLWISE_CHECK(n < (u128(1) << 62), "BoxPartition: too many cells for 64-bit forest indices");
+    return static_cast<std::uint64_t>(n);
   }
 
   std::uint64_t

@@ -4,8 +4,11 @@
 // owners of every cell, and for every rank and ghost layer the same cells
 // in the same order with the same boxes (bit for bit), coordinates, child
 // slots, flags, neighbours and owners — on boxes with one and several
-// coarse cells, unequal sizes, a left-out coarse cell (the L-shape) and a
-// row whose cuts split families; the ranks without cells are refused alike.
+// coarse cells, unequal sizes, coarse cells in p4est's tree order, a
+// left-out coarse cell (the L-shape) and a row whose cuts split families;
+// the ranks without cells are refused alike. With the finest level cut
+// anywhere (as a partitioner may), the local levels and queries are those
+// of the serial hierarchy with the owners of those cuts.
 // As a PartitionedHierarchy it answers every query (owners, parents,
 // children, owned cells, family ghosts, local levels with them) as the
 // ReplicatedHierarchy of the serial hierarchy does.
@@ -17,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -24,6 +28,17 @@ using namespace cellwise;
 
 namespace
 {
+  /// @p box (3 x 2 x 2 coarse cells) with its coarse cells in the order of
+  /// the trees deal.II 9.4 hands p4est for subdivided_hyper_rectangle(3, 2, 2)
+  /// (get_p4est_tree_to_coarse_cell_permutation: 0 1 3 4 6 7 9 10 2 5 8 11).
+  BoxDescription
+  in_tree_order(BoxDescription box)
+  {
+    for (const unsigned int c : {0u, 1u, 3u, 4u, 6u, 7u, 9u, 10u, 2u, 5u, 8u, 11u})
+      box.tree_order.push_back({{c % 3, (c / 3) % 2, c / 6}});
+    return box;
+  }
+
   std::vector<std::pair<std::string, BoxDescription>>
   boxes()
   {
@@ -33,7 +48,11 @@ namespace
     BoxDescription row;
     row.upper        = {{5., 1.2, 0.9}};
     row.subdivisions = {{5, 1, 1}};
-    return {{"unit cube", BoxDescription()}, {"unequal box", unequal}, {"L-shape", make_lshape_description()}, {"row", row}};
+    return {{"unit cube", BoxDescription()},
+            {"unequal box", unequal},
+            {"unequal box in p4est's tree order", in_tree_order(unequal)},
+            {"L-shape", make_lshape_description()},
+            {"row", row}};
   }
 
   /// The differences between two local levels, named (empty: equal).
@@ -183,4 +202,79 @@ TEST(BoxPartition, AnswersAsTheReplicatedHierarchy)
               }
           }
   EXPECT_GT(family_cells, 0u) << "no cut splits a family: the family ghosts are not compared";
+}
+
+TEST(BoxPartition, TakesTheFinestCutsOfAPartitioner)
+{
+  BoxDescription unequal;
+  unequal.upper        = {{3., 2., 1.5}};
+  unequal.subdivisions = {{3, 2, 2}};
+  BoxDescription row;
+  row.upper        = {{5., 1.2, 0.9}};
+  row.subdivisions = {{5, 1, 1}};
+  unsigned int compared = 0;
+  for (const auto &[name, box] : std::vector<std::pair<std::string, BoxDescription>>{
+         {"unequal box in p4est's tree order", in_tree_order(unequal)}, {"row", row}, {"L-shape", make_lshape_description()}})
+    {
+      const unsigned int   n_refinements = 2;
+      const LevelHierarchy serial        = make_box_hierarchy(box, static_cast<int>(n_refinements));
+      const std::uint64_t  n             = serial.levels.back().n_cells();
+      // cuts that split families and coarse cells, and the even ones
+      for (const std::vector<std::uint64_t> &cuts : std::vector<std::vector<std::uint64_t>>{
+             {0, n}, {0, 1, n}, {0, 13, 70, 71, n - 9, n}, {0, n / 3 + 5, 2 * n / 3 - 3, n}})
+        {
+          SCOPED_TRACE(name + ", " + std::to_string(cuts.size() - 1) + " ranks, second cut " + std::to_string(cuts[1]));
+          const BoxPartition partition(box, n_refinements, cuts);
+          const int          n_ranks = static_cast<int>(cuts.size()) - 1;
+          ASSERT_EQ(partition.n_ranks(), n_ranks);
+          // the owners by the rule: the rank whose range holds the cell's
+          // first descendant on the finest level
+          std::vector<std::vector<int>> owner(serial.n_levels());
+          for (unsigned int l = 0; l <= n_refinements; ++l)
+            for (unsigned int c = 0; c < serial.level(l).n_cells(); ++c)
+              {
+                const std::uint64_t first = partition.forest_index(l, c) << (3 * (n_refinements - l));
+                owner[l].push_back(int(std::upper_bound(cuts.begin(), cuts.end(), first) - cuts.begin()) - 1);
+                ASSERT_EQ(partition.owner(l, c), owner[l][c]) << "cell " << c << " of level " << l;
+              }
+          const ReplicatedHierarchy replicated(serial, owner, n_ranks);
+          for (unsigned int l = 0; l <= n_refinements; ++l)
+            for (int rank = 0; rank < n_ranks; ++rank)
+              {
+                ASSERT_EQ(partition.owned_cells(l, rank), replicated.owned_cells(l, rank));
+                const std::vector<unsigned int> family = partition.family_ghosts(l, rank);
+                ASSERT_EQ(family, family_ghosts(replicated, l, rank)) << "level " << l << ", rank " << rank;
+                for (const GhostLayer layer : {GhostLayer::faces, GhostLayer::vertices})
+                  {
+                    EXPECT_EQ(compare(partition.local_level(l, rank, layer, family), replicated.local_level(l, rank, layer, family)),
+                              "")
+                      << "level " << l << ", rank " << rank;
+                    ++compared;
+                  }
+              }
+        }
+      // cuts that leave a rank without cells, or do not span the level
+      for (const std::vector<std::uint64_t> &cuts :
+           std::vector<std::vector<std::uint64_t>>{{0, 5, 5, n}, {1, n}, {0, n - 1}, {0}, {}})
+        EXPECT_THROW(BoxPartition(box, n_refinements, cuts), Error);
+    }
+  EXPECT_GT(compared, 50u);
+}
+
+TEST(BoxPartition, RefusesACoarseOrderThatIsNotOneOfTheBoxsCells)
+{
+  BoxDescription box;
+  box.subdivisions = {{2, 1, 1}};
+  box.tree_order   = {{{1, 0, 0}}};
+  EXPECT_THROW(make_coarse_box(box), Error); // a cell left unnamed
+  box.tree_order = {{{1, 0, 0}}, {{1, 0, 0}}};
+  EXPECT_THROW(make_coarse_box(box), Error); // named twice
+  box.tree_order = {{{1, 0, 0}}, {{2, 0, 0}}};
+  EXPECT_THROW(make_coarse_box(box), Error); // outside the box
+  box.tree_order = {{{1, 0, 0}}, {{0, 0, 0}}};
+  const LevelHierarchy h = make_coarse_box(box);
+  EXPECT_EQ(h.level(0).coordinates[0], (std::array<int, 3>{{1, 0, 0}}));
+  EXPECT_EQ(h.level(0).neighbors[0][0], 1); // the cell at x = 0 is cell 1 now
+  box.removed = {{{0, 0, 0}}};
+  EXPECT_THROW(make_coarse_box(box), Error); // names a left-out cell
 }

@@ -25,6 +25,12 @@ namespace cellwise
     /// 2 × 2 × 2 cells without (1, 1, 1); make_lshape_description). The faces
     /// toward a left-out cell are boundary with id removed_boundary_id.
     std::vector<std::array<unsigned int, 3>> removed;
+    /// The coarse cells' order (their lattice positions, each kept cell
+    /// once): the order of the trees of a p4est forest that deal.II chose
+    /// (Triangulation::get_p4est_tree_to_coarse_cell_permutation), so that
+    /// a cell's forest index is its tree's place · 8^l + its Morton code as
+    /// in p4est. Empty: lexicographic (x fastest).
+    std::vector<std::array<unsigned int, 3>> tree_order;
   };
 
   /// Boundary id of the faces toward the left-out coarse cells of a box.
@@ -46,7 +52,8 @@ namespace cellwise
     child_major
   };
 
-  /// Level 0 of a box hierarchy (lexicographic cell order, x fastest).
+  /// Level 0 of a box hierarchy (lexicographic cell order, x fastest, or
+  /// box.tree_order; checked: each kept coarse cell exactly once).
   LevelHierarchy
   make_coarse_box(const BoxDescription &box);
 

@@ -54,6 +54,15 @@ namespace cellwise
                  unsigned int          n_refinements,
                  int                   n_ranks,
                  CellOrdering          ordering = CellOrdering::child_major);
+    /// The same hierarchy with the finest level cut where a partitioner cut
+    /// it (p4est through deal.II: dealii/mpi_box_partition.h): rank r owns
+    /// the finest cells of forest index [@p finest_cuts[r], @p finest_cuts[r + 1]);
+    /// n_ranks + 1 increasing entries from 0 to the level's cell count
+    /// (checked: every rank keeps a cell). Coarser levels as above.
+    BoxPartition(const BoxDescription      &box,
+                 unsigned int               n_refinements,
+                 std::vector<std::uint64_t> finest_cuts,
+                 CellOrdering               ordering = CellOrdering::child_major);
 
     unsigned int
     n_levels() const override
@@ -155,6 +164,10 @@ namespace cellwise
     std::vector<int> coarse_index_;
     /// cuts_[r]: the first finest-level cell of rank r; cuts_[n_ranks] = n.
     std::vector<std::uint64_t> cuts_;
+
+    /// The finest level's cell count (checked against 64-bit forest indices).
+    std::uint64_t
+    n_finest_cells() const;
   };
 
   /// The part of level @p l that @p rank owns, with the ghosts of
