@@ -41,6 +41,7 @@ namespace cellwise
         why << "a coefficient";
       else if (parameters.pure_neumann)
         why << "the pure Neumann problem";
+
       else if (coarse_solver_for(parameters, hierarchy.coarse_level(), degree) != CoarseSolverType::cholesky)
         why << "a coarse level beyond the Cholesky solve (" << hierarchy.coarse_level().n_cells() << " coarse cells)";
       else if (is_locally_refined(hierarchy) && parameters.precision != Precision::fp64)
@@ -108,7 +109,9 @@ namespace cellwise
     const MultigridParameters  &parameters = parameters_;
     const MPI_Comm              comm       = comm_;
     const unsigned int          degree     = degree_;
-    const std::string           why        = unsupported(hierarchy, degree, parameters);
+    const std::string           patch      = patch_smoother_refusal(hierarchy.coarse_level(), parameters);
+    check_collectively(comm, patch.empty(), patch);
+    const std::string why = unsupported(hierarchy, degree, parameters);
     // the same options on every rank: the same refusal everywhere
     check_collectively(comm, why.empty(),
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +

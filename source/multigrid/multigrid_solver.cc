@@ -96,6 +96,30 @@ namespace cellwise
     CELLWISE_CHECK(hierarchy.n_levels() > 0, "the level hierarchy is empty");
     if (!parameters.pure_neumann)
       check_dirichlet_ids(hierarchy.level(0), parameters.dirichlet_ids);
+    const std::string patch = patch_smoother_refusal(hierarchy.level(0), parameters);
+    CELLWISE_CHECK(patch.empty(), patch);
+  }
+
+  std::string
+  patch_smoother_refusal(const Level &coarse_level, const MultigridParameters &parameters)
+  {
+    if (parameters.smoother != SmootherType::patch || parameters.pure_neumann) // (pure Neumann: refused by check())
+      return {};
+    return patch_smoother_refusal(neumann_ids(coarse_level, parameters.dirichlet_ids));
+  }
+
+  std::string
+  patch_smoother_refusal(const std::vector<unsigned int> &neumann)
+  {
+    if (neumann.empty())
+      return {};
+    std::ostringstream why;
+    why << "the vertex-patch smoother does not update the DoFs on the boundary, so it needs Dirichlet conditions on all of "
+           "it; the faces with boundary id";
+    for (const unsigned int id : neumann)
+      why << " " << id;
+    why << " are Neumann faces: use the Chebyshev or the Jacobi smoother there";
+    return why.str();
   }
 
   void

@@ -37,6 +37,18 @@ namespace cellwise
                                               << "singular, and not supported");
   }
 
+  std::vector<unsigned int>
+  neumann_ids(const Level &coarse_level, const std::vector<unsigned int> &dirichlet_ids)
+  {
+    if (dirichlet_ids.empty())
+      return {};
+    std::vector<unsigned int> ids;
+    for (const unsigned int id : boundary_ids(coarse_level))
+      if (std::find(dirichlet_ids.begin(), dirichlet_ids.end(), id) == dirichlet_ids.end())
+        ids.push_back(id);
+    return ids;
+  }
+
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>
   make_dirichlet_mask(const Level &level, const unsigned int degree, const std::vector<unsigned int> &dirichlet_ids)

@@ -75,6 +75,26 @@ TEST(Reliability, DirichletIdsThatNoFaceCarriesAreRefused)
   EXPECT_EQ(error_of([&] { MultigridSolver solver(h, 2, parameters); }), "");
 }
 
+TEST(Reliability, ThePatchSmootherRefusesNeumannFaces)
+{
+  // the patches never write boundary DoFs: on Neumann faces they are
+  // unknowns that no level would smooth
+  const LevelHierarchy h = make_box_hierarchy(BoxDescription{}, 2);
+  MultigridParameters  parameters;
+  parameters.smoother      = SmootherType::patch;
+  parameters.outer         = OuterIteration::stationary;
+  parameters.dirichlet_ids = {0, 3};
+  const std::string uniform = error_of([&] { MultigridSolver solver(h, 2, parameters); });
+  EXPECT_TRUE(contains(uniform, "vertex-patch smoother") && contains(uniform, "boundary id 1 2 4 5")) << uniform;
+  EXPECT_TRUE(contains(error_of([&] { AdaptiveMultigridSolver solver(h, 2, parameters); }), "Neumann faces"));
+  parameters.dirichlet_ids = {0, 1, 2, 3, 4, 5}; // all faces named: taken
+  EXPECT_EQ(error_of([&] { MultigridSolver solver(h, 2, parameters); }), "");
+  parameters.dirichlet_ids = {0, 3}; // the point smoothers take Neumann faces
+  parameters.smoother      = SmootherType::chebyshev;
+  parameters.outer         = OuterIteration::cg;
+  EXPECT_EQ(error_of([&] { MultigridSolver solver(h, 2, parameters); }), "");
+}
+
 TEST(Reliability, SolversRefuseTemporaryHierarchies)
 {
   // They keep a reference to the hierarchy: the rvalue overloads are deleted,

@@ -185,10 +185,24 @@ namespace cellwise
   };
 
   /// The checks every solver makes before its set-up: a supported degree,
-  /// valid parameters, a non-empty hierarchy, and Dirichlet ids that the
-  /// coarse mesh carries (check_dirichlet_ids). Throws cellwise::Error.
+  /// valid parameters, a non-empty hierarchy, Dirichlet ids that the coarse
+  /// mesh carries (check_dirichlet_ids) and no Neumann boundary with the
+  /// vertex-patch smoother (patch_smoother_refusal). Throws cellwise::Error.
   void
   check_solver_set_up(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters);
+
+  /// Why the vertex-patch smoother cannot run with @p parameters on the mesh
+  /// of @p coarse_level (empty: it can). It never writes the DoFs on the
+  /// boundary (mesh/vertex_patches.h): right for Dirichlet faces, but a
+  /// Neumann face's DoFs are unknowns that no level would smooth — the
+  /// iteration then stalls or stops on a monitor that does not see them,
+  /// with a wrong solution.
+  std::string
+  patch_smoother_refusal(const Level &coarse_level, const MultigridParameters &parameters);
+  /// The same for a boundary whose faces with the ids @p neumann are
+  /// Neumann faces (ids as the caller's user knows them).
+  std::string
+  patch_smoother_refusal(const std::vector<unsigned int> &neumann);
 
   /// Throws cellwise::Error if @p parameters ask for the pure Neumann problem,
   /// which @p solver does not solve (yet).

@@ -73,6 +73,12 @@ namespace cellwise
   void
   check_dirichlet_ids(const Level &coarse_level, const std::vector<unsigned int> &dirichlet_ids);
 
+  /// The ids of @p coarse_level's boundary faces that are not among
+  /// @p dirichlet_ids (empty where @p dirichlet_ids is: all Dirichlet): the
+  /// Neumann part of the boundary.
+  std::vector<unsigned int>
+  neumann_ids(const Level &coarse_level, const std::vector<unsigned int> &dirichlet_ids);
+
   /// Set the entries of @p v to zero where @p mask is zero.
   template <typename Number, typename Layout>
   void
