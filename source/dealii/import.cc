@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace cellwise::dealii
@@ -62,35 +63,6 @@ namespace cellwise::dealii
       return box;
     }
 
-    void
-    check_fe(const ::dealii::DoFHandler<3, 3> &dof_handler)
-    {
-      CELLWISE_CHECK(!dof_handler.has_hp_capabilities(),
-                     "the DoFHandler has hp capabilities (an hp::FECollection); cellwise takes a single FE_Q");
-      const auto &fe = dof_handler.get_fe();
-      const bool is_fe_q = dynamic_cast<const ::dealii::FE_Q<3, 3> *>(&fe) != nullptr;
-      CELLWISE_CHECK(is_fe_q,
-                     "the finite element is " << fe.get_name() << "; cellwise takes FE_Q<3>(p) only");
-      check_degree(fe.degree);
-
-      // FE_Q(p) may be built on other points than Gauss–Lobatto
-      // (FE_Q(QIterated(QTrapezoid, p))): the cell kernels assume GL nodes.
-      const LagrangeBasis1D           basis(fe.degree);
-      const std::vector<unsigned int> lex = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(fe.degree);
-      const auto                     &points = fe.get_unit_support_points();
-      const unsigned int              n      = fe.degree + 1;
-      for (unsigned int i = 0; i < lex.size(); ++i)
-        {
-          const unsigned int ijk[3] = {i % n, (i / n) % n, i / (n * n)};
-          for (unsigned int d = 0; d < 3; ++d)
-            CELLWISE_CHECK(std::abs(points[lex[i]][d] - basis.nodes()[ijk[d]]) < 1e-12,
-                           "the finite element " << fe.get_name()
-                                                 << " does not have its support points at the Gauss-Lobatto "
-                                                    "points; cellwise takes FE_Q<3>(p) on Gauss-Lobatto points "
-                                                    "(the default of FE_Q<3>(p))");
-        }
-    }
-
     /// Integer position x = lower + k h, or a refusal.
     int
     integer_position(const double x, const double lower, const double h, const double tolerance, const char *what)
@@ -117,43 +89,82 @@ namespace cellwise::dealii
     }
   } // namespace
 
+  void
+  check_fe(const ::dealii::DoFHandler<3, 3> &dof_handler)
+  {
+    CELLWISE_CHECK(!dof_handler.has_hp_capabilities(),
+                   "the DoFHandler has hp capabilities (an hp::FECollection); cellwise takes a single FE_Q");
+    const auto &fe = dof_handler.get_fe();
+    const bool is_fe_q = dynamic_cast<const ::dealii::FE_Q<3, 3> *>(&fe) != nullptr;
+    CELLWISE_CHECK(is_fe_q,
+                   "the finite element is " << fe.get_name() << "; cellwise takes FE_Q<3>(p) only");
+    check_degree(fe.degree);
+
+    // FE_Q(p) may be built on other points than Gauss–Lobatto
+    // (FE_Q(QIterated(QTrapezoid, p))): the cell kernels assume GL nodes.
+    const LagrangeBasis1D           basis(fe.degree);
+    const std::vector<unsigned int> lex = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(fe.degree);
+    const auto                     &points = fe.get_unit_support_points();
+    const unsigned int              n      = fe.degree + 1;
+    for (unsigned int i = 0; i < lex.size(); ++i)
+      {
+        const unsigned int ijk[3] = {i % n, (i / n) % n, i / (n * n)};
+        for (unsigned int d = 0; d < 3; ++d)
+          CELLWISE_CHECK(std::abs(points[lex[i]][d] - basis.nodes()[ijk[d]]) < 1e-12,
+                         "the finite element " << fe.get_name()
+                                               << " does not have its support points at the Gauss-Lobatto "
+                                                  "points; cellwise takes FE_Q<3>(p) on Gauss-Lobatto points "
+                                                  "(the default of FE_Q<3>(p))");
+      }
+  }
+
+  std::optional<CoarseLattice>
+  coarse_lattice(const ::dealii::Triangulation<3, 3> &tria, const double tolerance)
+  {
+    const auto    first = tria.begin(0);
+    CoarseLattice lattice;
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        lattice.cell_size[d] = first->vertex(7)[d] - first->vertex(0)[d];
+        if (!(lattice.cell_size[d] > tolerance))
+          return std::nullopt;
+        lattice.box.lower[d] = first->vertex(0)[d];
+        for (auto cell = tria.begin(0); cell != tria.end(0); ++cell)
+          lattice.box.lower[d] = std::min(lattice.box.lower[d], cell->vertex(0)[d]);
+      }
+    std::set<std::array<unsigned int, 3>> positions;
+    for (auto cell = tria.begin(0); cell != tria.end(0); ++cell)
+      {
+        std::array<unsigned int, 3> position;
+        for (unsigned int d = 0; d < 3; ++d)
+          {
+            const double k = (cell->vertex(0)[d] - lattice.box.lower[d]) / lattice.cell_size[d];
+            if (std::abs(k - std::round(k)) * lattice.cell_size[d] > tolerance || k > double(max_cells_per_axis))
+              return std::nullopt;
+            position[d] = static_cast<unsigned int>(std::lround(k));
+            lattice.box.subdivisions[d] = std::max(lattice.box.subdivisions[d], position[d] + 1);
+          }
+        for (unsigned int v = 0; v < 8; ++v)
+          for (unsigned int d = 0; d < 3; ++d)
+            if (std::abs(cell->vertex(v)[d] - (cell->vertex(0)[d] + (((v >> d) & 1) ? lattice.cell_size[d] : 0.))) > tolerance)
+              return std::nullopt;
+        if (!positions.insert(position).second)
+          return std::nullopt;
+        lattice.position.push_back(position);
+      }
+    const auto &n = lattice.box.subdivisions;
+    for (unsigned int d = 0; d < 3; ++d)
+      lattice.box.upper[d] = lattice.box.lower[d] + n[d] * lattice.cell_size[d];
+    for (unsigned int k = 0; k < n[2]; ++k)
+      for (unsigned int j = 0; j < n[1]; ++j)
+        for (unsigned int i = 0; i < n[0]; ++i)
+          if (positions.count({{i, j, k}}) == 0)
+            lattice.box.removed.push_back({{i, j, k}});
+    return lattice;
+  }
+
   namespace
   {
-    /// Whether the coarse cells of @p tria are axis-aligned boxes in deal.II's
-    /// standard orientation, all of the first one's size, at distinct
-    /// positions of one lattice: then the levels are lattices (the structured
-    /// import below); otherwise they are blocks with skeleton faces
-    /// (import_unstructured_levels).
-    bool
-    coarse_mesh_is_lattice(const Tria &tria, const double tolerance)
-    {
-      const auto first = tria.begin(0);
-      std::array<double, 3> h;
-      for (unsigned int d = 0; d < 3; ++d)
-        h[d] = first->vertex(7)[d] - first->vertex(0)[d];
-      std::set<std::array<long, 3>> positions;
-      for (auto cell = tria.begin(0); cell != tria.end(0); ++cell)
-        {
-          std::array<long, 3> position;
-          for (unsigned int d = 0; d < 3; ++d)
-            {
-              if (!(h[d] > tolerance))
-                return false;
-              const double k = (cell->vertex(0)[d] - first->vertex(0)[d]) / h[d];
-              position[d]    = std::lround(k);
-              if (std::abs(k - double(position[d])) * h[d] > tolerance)
-                return false;
-            }
-          for (unsigned int v = 0; v < 8; ++v)
-            for (unsigned int d = 0; d < 3; ++d)
-              if (std::abs(cell->vertex(v)[d] - (cell->vertex(0)[d] + (((v >> d) & 1) ? h[d] : 0.))) > tolerance)
-                return false;
-          if (!positions.insert(position).second)
-            return false;
-        }
-      return true;
-    }
-
     /// The levels of a lattice-aligned mesh: global lattice coordinates,
     /// boxes, neighbours in one frame.
     void
@@ -393,7 +404,7 @@ namespace cellwise::dealii
     result.domain_lower    = lower;
     result.domain_upper    = upper;
 
-    if (coarse_mesh_is_lattice(tria, tolerance))
+    if (coarse_lattice(tria, tolerance))
       import_lattice_levels(tria, result, lower, upper, tolerance);
     else
       internal::import_unstructured_levels(mapping, tria, result);

@@ -1,7 +1,9 @@
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/dealii/import.h>
+#include <cellwise/dealii/mpi_box_partition.h>
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
 #include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -25,68 +28,6 @@ namespace cellwise::dealii
   namespace
   {
     using DistributedTria = ::dealii::parallel::distributed::Triangulation<3, 3>;
-
-    /// Level cells by their centres: a key of the centre rounded to a
-    /// quarter of the level's smallest cell size, from the domain's lower
-    /// corner (centres of a lattice are then integers of that unit).
-    class CentreLookup
-    {
-    public:
-      CentreLookup(const Level &level, const std::array<double, 3> &lower)
-        : lower_(lower)
-      {
-        unit_ = std::numeric_limits<double>::max();
-        for (unsigned int c = 0; c < level.n_cells(); ++c)
-          for (unsigned int d = 0; d < 3; ++d)
-            unit_ = std::min(unit_, 0.25 * level.boxes[c].size[d]);
-        for (unsigned int c = 0; c < level.n_cells(); ++c)
-          {
-            std::array<double, 3> centre;
-            for (unsigned int d = 0; d < 3; ++d)
-              centre[d] = level.boxes[c].lower[d] + 0.5 * level.boxes[c].size[d];
-            cells_.emplace(key(centre), c);
-          }
-      }
-      /// The level cell at @p centre, or −1.
-      long
-      find(const ::dealii::Point<3> &centre) const
-      {
-        const auto found = cells_.find(key({{centre[0], centre[1], centre[2]}}));
-        return found == cells_.end() ? -1 : long(found->second);
-      }
-
-    private:
-      std::array<long long, 3>
-      key(const std::array<double, 3> &centre) const
-      {
-        return {{std::llround((centre[0] - lower_[0]) / unit_), std::llround((centre[1] - lower_[1]) / unit_),
-                 std::llround((centre[2] - lower_[2]) / unit_)}};
-      }
-
-      std::array<double, 3>                           lower_;
-      double                                          unit_ = 1.;
-      std::map<std::array<long long, 3>, unsigned int> cells_;
-    };
-
-    /// The serial hierarchy of @p tria's coarse mesh refined as @p tria is
-    /// (globally, n_global_levels − 1 times), imported with @p fe; its
-    /// serial DoF maps are dropped (the ranks use deal.II's distributed
-    /// numbering).
-    ImportedHierarchy
-    import_serial_copy(const DistributedTria &tria, const ::dealii::FiniteElement<3, 3> &fe)
-    {
-      ::dealii::Triangulation<3> serial(::dealii::Triangulation<3>::limit_level_difference_at_vertices);
-      const auto [vertices, cells, subcells] = ::dealii::GridTools::get_coarse_mesh_description(tria);
-      serial.create_triangulation(vertices, cells, subcells);
-      serial.refine_global(tria.n_global_levels() - 1);
-      ::dealii::DoFHandler<3> dof_handler(serial);
-      dof_handler.distribute_dofs(fe);
-      dof_handler.distribute_mg_dofs();
-      ImportedHierarchy imported = import_dof_handler(dof_handler);
-      imported.level_dofs.clear();
-      imported.active_dofs.clear();
-      return imported;
-    }
   } // namespace
 
   DistributedPoissonSolver::DistributedPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
@@ -97,7 +38,7 @@ namespace cellwise::dealii
     , parameters_(parameters)
   {
     const auto &tria = dof_handler.get_triangulation();
-    const int   rank = mpi_rank(comm_), size = mpi_size(comm_);
+    const int   rank        = mpi_rank(comm_);
     const auto *distributed = dynamic_cast<const DistributedTria *>(&tria);
     check_collectively(comm_, distributed != nullptr,
                        "cellwise::dealii::DistributedPoissonSolver takes a DoFHandler on a "
@@ -115,91 +56,52 @@ namespace cellwise::dealii
                          " coarse cells refined " + std::to_string(finest) +
                          " times); on several ranks it takes globally refined meshes yet");
 
-    // every rank: the serial hierarchy of the same coarse mesh (what the
-    // import refuses, every rank refuses alike)
-    std::string why;
+    std::string fe_problem;
     try
       {
-        imported_ = import_serial_copy(*distributed, dof_handler.get_fe());
+        check_fe(dof_handler);
       }
     catch (const Error &e)
       {
-        why = e.what();
+        fe_problem = e.what();
       }
-    check_collectively(comm_, why.empty(), "cellwise::dealii::DistributedPoissonSolver: " + why);
-    const LevelHierarchy &h = imported_.hierarchy;
-    check_collectively(comm_, !h.levels.back().has_skeleton() && h.levels.back().mapping.empty(),
-                       "cellwise::dealii::DistributedPoissonSolver: the coarse mesh is not a lattice of boxes; on several "
-                       "ranks it takes lattices yet (subdivided_hyper_rectangle and the like)");
+    check_collectively(comm_, fe_problem.empty(), "cellwise::dealii::DistributedPoissonSolver: " + fe_problem);
 
-    // the partition: deal.II's level subdomains, gathered
-    owners_.resize(finest + 1);
-    bool               found_all = true;
-    std::ostringstream problem;
-    // the finest level's lookup also finds the owned active cells below
-    std::unique_ptr<const CentreLookup> finest_lookup;
-    for (unsigned int l = 0; l <= finest && found_all; ++l)
+    // deal.II's partition as a box partition: each rank builds its own
+    // cells and their ghosts, none the whole hierarchy
+    box_partition_ = std::make_unique<const DealiiBoxPartition>(*distributed);
+    check_collectively(comm_, box_partition_->taken(),
+                       "cellwise::dealii::DistributedPoissonSolver: " + box_partition_->why_not() +
+                         "; on several ranks it takes globally refined lattices of equal boxes (subdivided_hyper_rectangle, "
+                         "hyper_cube, hyper_L and the like) with flat manifolds");
+    // (named in deal.II's boundary ids, before the solver names the box's)
+    if (parameters.smoother == SmootherType::patch)
       {
-        auto                level_lookup = std::make_unique<const CentreLookup>(h.level(l), imported_.domain_lower);
-        const CentreLookup &lookup       = *level_lookup;
-        if (l == finest)
-          finest_lookup = std::move(level_lookup);
-        std::vector<unsigned int> mine;
-        for (const auto &cell : tria.cell_iterators_on_level(l))
-          if (cell->level_subdomain_id() == static_cast<::dealii::types::subdomain_id>(rank))
-            {
-              const long c = lookup.find(cell->center());
-              if (c < 0)
-                {
-                  found_all = false;
-                  problem << "cellwise::dealii::DistributedPoissonSolver: level cell " << cell->level() << "."
-                          << cell->index() << " at " << cell->center()
-                          << " is not a cell of the serial copy of the mesh (a curved boundary?)";
-                  break;
-                }
-              mine.push_back(static_cast<unsigned int>(c));
-            }
-        if (!found_all)
-          break;
-        std::vector<int> counts(size), offsets(size + 1, 0);
-        const int        count = static_cast<int>(mine.size());
-        CELLWISE_MPI_CHECK(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_));
-        for (int r = 0; r < size; ++r)
-          offsets[r + 1] = offsets[r] + counts[r];
-        std::vector<unsigned int> all(offsets[size]);
-        CELLWISE_MPI_CHECK(MPI_Allgatherv(mine.data(), count, MPI_UNSIGNED, all.data(), counts.data(), offsets.data(),
-                                          MPI_UNSIGNED, comm_));
-        owners_[l].assign(h.level(l).n_cells(), -1);
-        for (int r = 0; r < size; ++r)
-          for (int k = offsets[r]; k < offsets[r + 1]; ++k)
-            if (all[k] >= owners_[l].size() || owners_[l][all[k]] != -1)
-              found_all = false;
-            else
-              owners_[l][all[k]] = r;
-        found_all = found_all && std::count(owners_[l].begin(), owners_[l].end(), -1) == 0;
-        if (!found_all)
-          problem << "cellwise::dealii::DistributedPoissonSolver: deal.II's level subdomains of level " << l
-                  << " do not give every cell of the serial copy exactly one owner";
+        const std::string patch = patch_smoother_refusal(box_partition_->neumann_ids(parameters.dirichlet_ids));
+        check_collectively(comm_, patch.empty(), "cellwise::dealii::DistributedPoissonSolver: " + patch);
       }
-    check_collectively(comm_, found_all, problem.str());
-
-    solver_ = std::make_unique<DistributedMultigridSolver>(h, imported_.degree, parameters, comm_, rank == 0 ? log : nullptr,
-                                                           owners_);
+    // deal.II's Dirichlet ids as the box's face ids (the same on every rank:
+    // from the coarse mesh)
+    MultigridParameters box_parameters = parameters;
+    box_parameters.dirichlet_ids       = box_partition_->box_dirichlet_ids(parameters.dirichlet_ids);
+    if (log && rank == 0)
+      *log << "  partition: deal.II's (p4est's), each rank its own cells" << std::endl;
+    solver_ = std::make_unique<DistributedMultigridSolver>(box_partition_->partition(), dof_handler.get_fe().degree,
+                                                           box_parameters, comm_, rank == 0 ? log : nullptr);
 
     // deal.II's DoF indices of the owned finest cells, lexicographic
-    const LocalLevel               &fine = solver_->local_level(finest);
-    const std::vector<long>         local_index = owned_local_indices(fine, h.levels.back().n_cells());
-    const unsigned int              n3 = dof_handler.get_fe().n_dofs_per_cell();
-    const std::vector<unsigned int> lex = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(imported_.degree);
+    const LocalLevel               &fine   = solver_->local_level(finest);
+    const unsigned int              degree = dof_handler.get_fe().degree;
+    const unsigned int              n3     = dof_handler.get_fe().n_dofs_per_cell();
+    const std::vector<unsigned int> lex    = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(degree);
     fine_indices_.assign(std::size_t(fine.n_owned_cells()) * n3, ::dealii::numbers::invalid_dof_index);
-    const CentreLookup                          &lookup = *finest_lookup;
     std::vector<::dealii::types::global_dof_index> dofs(n3);
-    bool                                         covered = true;
+    bool                                           covered = true;
     for (const auto &cell : dof_handler.active_cell_iterators())
       if (cell->is_locally_owned())
         {
-          const long c = lookup.find(cell->center());
-          const long k = c < 0 ? -1 : local_index[c];
+          const long c = box_partition_->serial_index(*cell);
+          const long k = c < 0 ? -1 : local_index_of(fine, static_cast<std::uint64_t>(c), true);
           if (k < 0)
             {
               covered = false;

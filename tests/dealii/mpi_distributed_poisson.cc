@@ -6,14 +6,20 @@
 // by the cell-wise solver with Chebyshev CG and with the vertex-patch
 // stationary iteration (to 1e-12). The solutions agree to 1e-9, and the
 // iteration counts are those of one rank: the .output files of 1, 2 and 3
-// ranks are the same. The partition taken is deal.II's level subdomains,
-// and the core's morton_partition (which the main program and the machines
-// without deal.II use) must equal it: p4est's even cut corrected so that no
-// family of sibling leaves is split (partition for coarsening). A vector of
-// another layout and a locally refined mesh are refused on every rank.
+// ranks are the same. The meshes: 2 x 1 x 1 coarse cells, and 3 x 2 x 2,
+// whose trees deal.II hands p4est permuted, with Dirichlet conditions on
+// two of the six colorized faces (the box's face ids in the solver; the
+// vertex-patch smoother refuses the Neumann faces on every rank). The
+// partition taken is deal.II's level subdomains as a box partition (each
+// rank builds its own cells only), and the core's BoxPartition from the
+// counts alone (which the main program and the machines without deal.II
+// use) must equal it: p4est's even cut corrected so that no family of
+// sibling leaves is split (partition for coarsening). A vector of another
+// layout, a locally refined mesh, a Dirichlet id that no face carries and
+// a curved mesh are refused on every rank.
 
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
-#include <cellwise/mesh/partition.h>
+#include <cellwise/mesh/box_partition.h>
 
 #include <deal.II/base/function.h>
 #include <deal.II/base/mpi.h>
@@ -46,14 +52,48 @@ namespace
 {
   using Vector = LinearAlgebra::distributed::Vector<double>;
 
+  /// Runs @p what; prints on how many ranks it threw cellwise::Error and
+  /// rank 0's message (every rank must refuse: no rank left waiting).
+  template <typename What>
   void
-  run(const unsigned int degree, const unsigned int refinements, std::ostream &out)
+  expect_refusal(const char *name, const What &what, std::ostream &out)
+  {
+    unsigned int refused = 0;
+    std::string  message;
+    try
+      {
+        what();
+      }
+    catch (const cellwise::Error &e)
+      {
+        refused = 1;
+        message = e.what();
+        message = message.substr(0, message.rfind(" ["));
+      }
+    const unsigned int n = Utilities::MPI::sum(refused, MPI_COMM_WORLD);
+    out << name << ": refused on " << (n == Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) ? "every rank" : "some ranks only")
+        << std::endl
+        << "  " << message << std::endl;
+  }
+
+  /// @p subdivisions coarse cells of size 1 (boundary ids 0..5 by face
+  /// with @p colorize, else 0), Dirichlet conditions on @p dirichlet_ids
+  /// (with @p colorize: some faces are Neumann faces, which the vertex-patch
+  /// smoother refuses).
+  void
+  run(const unsigned int               degree,
+      const unsigned int               refinements,
+      const std::vector<unsigned int> &subdivisions,
+      const bool                       colorize,
+      const std::vector<unsigned int> &dirichlet_ids,
+      std::ostream                    &out)
   {
     const MPI_Comm                          comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<3> tria(comm,
                                                  Triangulation<3>::limit_level_difference_at_vertices,
                                                  parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
-    GridGenerator::subdivided_hyper_rectangle(tria, {2, 1, 1}, Point<3>(0., 0., 0.), Point<3>(2., 1., 1.));
+    GridGenerator::subdivided_hyper_rectangle(tria, subdivisions, Point<3>(0., 0., 0.),
+                                              Point<3>(subdivisions[0], subdivisions[1], subdivisions[2]), colorize);
     tria.refine_global(refinements);
     FE_Q<3>       fe(degree);
     DoFHandler<3> dof_handler(tria);
@@ -63,7 +103,8 @@ namespace
     const IndexSet relevant = DoFTools::extract_locally_relevant_dofs(dof_handler);
 
     AffineConstraints<double> constraints(relevant);
-    VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ZeroFunction<3>(), constraints);
+    for (const unsigned int id : dirichlet_ids)
+      VectorTools::interpolate_boundary_values(dof_handler, id, Functions::ZeroFunction<3>(), constraints);
     constraints.close();
 
     // deal.II's system: the Laplacian and the load of f = 1 + x y z
@@ -114,14 +155,26 @@ namespace
         expected(j) = reference(j);
       }
 
-    out << "Q" << degree << ", " << dof_handler.n_dofs() << " DoFs:" << std::endl;
+    out << "Q" << degree << ", " << subdivisions[0] << " x " << subdivisions[1] << " x " << subdivisions[2]
+        << " coarse cells, Dirichlet ids";
+    for (const unsigned int id : dirichlet_ids)
+      out << " " << id;
+    out << ", " << dof_handler.n_dofs() << " DoFs:" << std::endl;
     for (const bool patch : {false, true})
       {
         cellwise::MultigridParameters parameters;
+        parameters.dirichlet_ids = dirichlet_ids;
         if (patch)
           {
             parameters.smoother = cellwise::SmootherType::patch;
             parameters.outer    = cellwise::OuterIteration::stationary;
+          }
+        if (patch && colorize) // Neumann faces: the boundary DoFs are unknowns the patches never write
+          {
+            expect_refusal("  cellwise, vertex patch, with Neumann faces", [&]() {
+              cellwise::dealii::DistributedPoissonSolver refused(dof_handler, parameters);
+            }, out);
+            continue;
           }
         const cellwise::dealii::DistributedPoissonSolver solver(dof_handler, parameters);
         Vector                                           solution(owned, relevant, comm);
@@ -135,36 +188,20 @@ namespace
             << " iterations, solution equals deal.II's to 1e-9: " << (relative < 1e-9 ? "yes" : "no") << std::endl;
         if (!patch)
           {
-            const auto morton = cellwise::morton_partition(solver.imported().hierarchy, Utilities::MPI::n_mpi_processes(comm));
-            out << "  partition: deal.II's level subdomains, " << (morton == solver.owners() ? "equal" : "not equal")
-                << " to cellwise's Morton partition" << std::endl;
+            // deal.II's partition as the solver took it against the one the
+            // core computes from the counts alone (BoxPartition, as the
+            // main program and the machines without deal.II use it)
+            const cellwise::dealii::DealiiBoxPartition &taken = solver.box_partition();
+            const cellwise::BoxPartition morton(taken.box(), refinements, int(Utilities::MPI::n_mpi_processes(comm)));
+            bool                         equal = true;
+            for (unsigned int l = 0; l <= refinements; ++l)
+              for (std::uint64_t c = 0; c < morton.n_cells(l); ++c)
+                equal = equal && morton.owner(l, c) == taken.partition()->owner(l, c);
+            out << "  partition: deal.II's level subdomains, each rank its own cells, "
+                << (equal ? "equal" : "not equal") << " to cellwise's Morton partition" << std::endl;
           }
       }
   }
-  /// Runs @p what; prints on how many ranks it threw cellwise::Error and
-  /// rank 0's message (every rank must refuse: no rank left waiting).
-  template <typename What>
-  void
-  expect_refusal(const char *name, const What &what, std::ostream &out)
-  {
-    unsigned int refused = 0;
-    std::string  message;
-    try
-      {
-        what();
-      }
-    catch (const cellwise::Error &e)
-      {
-        refused = 1;
-        message = e.what();
-        message = message.substr(0, message.rfind(" ["));
-      }
-    const unsigned int n = Utilities::MPI::sum(refused, MPI_COMM_WORLD);
-    out << name << ": refused on " << (n == Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) ? "every rank" : "some ranks only")
-        << std::endl
-        << "  " << message << std::endl;
-  }
-
   void
   refusals(std::ostream &out)
   {
@@ -201,6 +238,26 @@ namespace
     dof_handler.distribute_dofs(fe);
     dof_handler.distribute_mg_dofs();
     expect_refusal("a locally refined mesh", [&]() { cellwise::dealii::DistributedPoissonSolver refined(dof_handler); }, out);
+
+    // a Dirichlet id that no face carries
+    tria.clear();
+    GridGenerator::subdivided_hyper_rectangle(tria, {2, 1, 1}, Point<3>(0., 0., 0.), Point<3>(2., 1., 1.));
+    tria.refine_global(2);
+    dof_handler.distribute_dofs(fe);
+    dof_handler.distribute_mg_dofs();
+    expect_refusal("a Dirichlet id that no face carries", [&]() {
+      cellwise::MultigridParameters parameters;
+      parameters.dirichlet_ids = {0, 7};
+      cellwise::dealii::DistributedPoissonSolver wrong(dof_handler, parameters);
+    }, out);
+
+    // a curved coarse mesh
+    tria.clear();
+    GridGenerator::hyper_ball(tria);
+    tria.refine_global(1);
+    dof_handler.distribute_dofs(fe);
+    dof_handler.distribute_mg_dofs();
+    expect_refusal("a curved mesh", [&]() { cellwise::dealii::DistributedPoissonSolver curved(dof_handler); }, out);
   }
 } // namespace
 
@@ -211,8 +268,11 @@ main(int argc, char **argv)
   std::ofstream                    out;
   if (Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
     out.open("output");
-  run(2, 3, out);
-  run(3, 2, out);
+  run(2, 3, {2, 1, 1}, false, {0}, out);
+  run(3, 2, {2, 1, 1}, false, {0}, out);
+  // p4est's trees permuted (deal.II orders the 12 coarse cells 0 1 3 4 6 7
+  // 9 10 2 5 8 11), Dirichlet conditions on two faces of six
+  run(2, 2, {3, 2, 2}, true, {0, 3}, out);
   refusals(out);
   return 0;
 }

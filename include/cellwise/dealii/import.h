@@ -39,6 +39,7 @@
  */
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/level.h>
 
 #include <deal.II/base/types.h>
@@ -46,6 +47,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace dealii
@@ -54,6 +56,8 @@ namespace dealii
   class DoFHandler;
   template <int dim, int spacedim>
   class Mapping;
+  template <int dim, int spacedim>
+  class Triangulation;
 } // namespace dealii
 
 namespace cellwise
@@ -142,6 +146,31 @@ namespace cellwise::dealii
   /// dof_handler is not the one @p imported was made from.
   void
   check_numbering_unchanged(const ImportedHierarchy &imported, const ::dealii::DoFHandler<3, 3> &dof_handler, const char *who);
+
+  /// A coarse mesh whose cells are axis-aligned boxes of one size in deal.II's
+  /// standard orientation (vertex v at the corner (v & 1, v >> 1 & 1,
+  /// v >> 2 & 1)) at distinct places of one lattice.
+  struct CoarseLattice
+  {
+    /// The lattice's bounding box in coarse cells; its places without a
+    /// cell are left out (hyper_L).
+    BoxDescription box;
+    /// The size of a coarse cell.
+    std::array<double, 3> cell_size = {{0., 0., 0.}};
+    /// Per coarse cell (deal.II's index on level 0): its place.
+    std::vector<std::array<unsigned int, 3>> position;
+  };
+
+  /// The lattice of @p tria's coarse mesh, or nothing where the coarse mesh
+  /// is not one (vertices compared to @p tolerance).
+  std::optional<CoarseLattice>
+  coarse_lattice(const ::dealii::Triangulation<3, 3> &tria, double tolerance);
+
+  /// Throws cellwise::Error unless @p dof_handler has one element, FE_Q<3>(p)
+  /// of a supported degree on Gauss–Lobatto points (the cell kernels'
+  /// nodes; FE_Q(QIterated(QTrapezoid, p)) is refused).
+  void
+  check_fe(const ::dealii::DoFHandler<3, 3> &dof_handler);
 
   /**
    * Import @p dof_handler (FE_Q(p), with level DoFs from distribute_mg_dofs)

@@ -7,22 +7,23 @@
  * on ranks").
  *
  * The partition is deal.II's (p4est's): a rank owns the level cells whose
- * level_subdomain_id is its rank, and the active cells it owns. First step,
- * as in the core's distributed solver: every rank also builds the whole
- * serial hierarchy, from the coarse mesh (which p4est replicates) refined
- * as deal.II refined it, and keeps its part; the vectors are deal.II's
- * distributed ones and the cell-wise vectors hold only a rank's owned and
- * ghost cells. Taken: globally refined meshes whose coarse mesh is a
- * lattice of boxes (subdivided_hyper_rectangle and the like), FE_Q(p) on
- * Gauss–Lobatto points, level DoFs, host FP64, the smoothers and outer
- * iterations of DistributedMultigridSolver; refused with a message on
- * every rank: locally refined meshes, curved or unstructured coarse meshes,
- * a triangulation without the multigrid hierarchy, what the distributed
+ * level_subdomain_id is its rank, and the active cells it owns. The solver
+ * takes it as a BoxPartition (dealii/mpi_box_partition.h): each rank builds
+ * its own cells and their ghosts, and no rank the whole hierarchy. The
+ * vectors are deal.II's distributed ones and the cell-wise vectors hold
+ * only a rank's owned and ghost cells. Taken: globally refined meshes whose
+ * coarse mesh is a lattice of equal boxes with flat manifolds
+ * (subdivided_hyper_rectangle, hyper_cube, hyper_L and the like), FE_Q(p)
+ * on Gauss–Lobatto points, level DoFs, the smoothers, outer iterations and
+ * backends of DistributedMultigridSolver; refused with a message on every
+ * rank: locally refined meshes, curved or unstructured coarse meshes, a
+ * triangulation without the multigrid hierarchy, what the distributed
  * solver does not take.
  *
  * Built where deal.II and cellwise::mpi are (library cellwise::dealii).
  */
 
+#include <cellwise/dealii/mpi_box_partition.h>
 #include <cellwise/dealii/solver.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 
@@ -74,18 +75,11 @@ namespace cellwise::dealii
     {
       return *solver_;
     }
-    /// Per level: the owner rank of each cell of the serial hierarchy
-    /// (deal.II's level subdomains).
-    const std::vector<std::vector<int>> &
-    owners() const
+    /// deal.II's partition as a box partition.
+    const DealiiBoxPartition &
+    box_partition() const
     {
-      return owners_;
-    }
-    /// The serial hierarchy every rank holds (first step).
-    const ImportedHierarchy &
-    imported() const
-    {
-      return imported_;
+      return *box_partition_;
     }
 
   private:
@@ -97,9 +91,7 @@ namespace cellwise::dealii
     ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
     MPI_Comm                                                comm_;
     MultigridParameters                                     parameters_;
-    /// The serial hierarchy (the DoF maps of its serial numbering dropped).
-    ImportedHierarchy                           imported_;
-    std::vector<std::vector<int>>               owners_;
+    std::unique_ptr<const DealiiBoxPartition>   box_partition_;
     std::unique_ptr<DistributedMultigridSolver> solver_;
     /// Per owned cell of the finest level (local index k): deal.II's DoF
     /// indices of the rank's active cell, lexicographic, at k (p+1)^3 + i.

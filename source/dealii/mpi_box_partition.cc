@@ -1,0 +1,243 @@
+#include <cellwise/base/mpi_check.h>
+#include <cellwise/dealii/import.h>
+#include <cellwise/dealii/mpi_box_partition.h>
+
+#include <deal.II/grid/manifold.h>
+#include <deal.II/grid/tria.h>
+#include <deal.II/grid/tria_accessor.h>
+#include <deal.II/grid/tria_iterator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+namespace cellwise::dealii
+{
+  namespace
+  {
+    using DistributedTria = ::dealii::parallel::distributed::Triangulation<3, 3>;
+
+    /// Collective: empty on every rank if @p reason is empty on every rank,
+    /// else the lowest rank's non-empty reason on every rank.
+    std::string
+    first_reason(const MPI_Comm comm, const std::string &reason)
+    {
+      const int size = mpi_size(comm);
+      int       mine = reason.empty() ? size : mpi_rank(comm), first = size;
+      CELLWISE_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+      if (first == size)
+        return {};
+      int length = static_cast<int>(reason.size());
+      CELLWISE_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, first, comm));
+      std::string text = first == mpi_rank(comm) ? reason : std::string(length, ' ');
+      CELLWISE_MPI_CHECK(MPI_Bcast(text.data(), length, MPI_CHAR, first, comm));
+      return first == 0 ? text : "on rank " + std::to_string(first) + ": " + text;
+    }
+  } // namespace
+
+  DealiiBoxPartition::DealiiBoxPartition(const DistributedTria &tria)
+  {
+    const MPI_Comm     comm = tria.get_communicator();
+    const int          rank = mpi_rank(comm), size = mpi_size(comm);
+    const unsigned int finest = tria.n_global_levels() - 1;
+    std::ostringstream why;
+
+    // The lattice: every rank holds every coarse cell (p4est replicates the
+    // coarse mesh), so every rank finds the same lattice or the same reason.
+    const auto coarse_cells = tria.cell_iterators_on_level(0);
+    double     extent       = 0.;
+    for (const auto &cell : coarse_cells)
+      for (unsigned int d = 0; d < 3; ++d)
+        extent = std::max(extent, std::abs(cell->vertex(7)[d] - cell->vertex(0)[d]));
+    const std::optional<CoarseLattice> lattice = coarse_lattice(tria, 1e-10 * extent);
+    if (!lattice)
+      why << "the coarse mesh is not a lattice of equal boxes in deal.II's standard orientation";
+    // flat manifolds only: new vertices at the midpoints, as the box's
+    const auto flat = [&](const ::dealii::types::manifold_id id) {
+      return id == ::dealii::numbers::flat_manifold_id ||
+             dynamic_cast<const ::dealii::FlatManifold<3, 3> *>(&tria.get_manifold(id)) != nullptr;
+    };
+    for (const auto &cell : coarse_cells)
+      {
+        bool all_flat = flat(cell->manifold_id());
+        for (unsigned int f = 0; f < 6; ++f)
+          all_flat = all_flat && flat(cell->face(f)->manifold_id());
+        for (unsigned int e = 0; e < 12; ++e)
+          all_flat = all_flat && flat(cell->line(e)->manifold_id());
+        if (why.str().empty() && !all_flat)
+          why << "coarse cell " << cell->index() << ", one of its faces or one of its edges is on a curved manifold";
+      }
+    if (why.str().empty())
+      {
+        box_         = lattice->box;
+        coarse_size_ = lattice->cell_size;
+        const std::vector<std::array<unsigned int, 3>> &position = lattice->position;
+        const std::array<unsigned int, 3>              &n        = box_.subdivisions;
+        // p4est's trees in deal.II's order
+        for (const auto c : tria.get_p4est_tree_to_coarse_cell_permutation())
+          box_.tree_order.push_back(position[c]);
+
+        // deal.II's boundary id of each face of the box (and toward the
+        // left-out cells): one per face
+        for (const auto &cell : coarse_cells)
+          for (unsigned int f = 0; f < 6; ++f)
+            if (cell->face(f)->at_boundary())
+              {
+                std::array<int, 3> x{{int(position[cell->index()][0]), int(position[cell->index()][1]),
+                                      int(position[cell->index()][2])}};
+                const unsigned int d = f / 2;
+                x[d] += f % 2 ? 1 : -1;
+                const unsigned int face = x[d] < 0 || x[d] >= int(n[d]) ? f : removed_boundary_id;
+                const int          id   = cell->face(f)->boundary_id();
+                if (face_ids_[face] >= 0 && face_ids_[face] != id && why.str().empty())
+                  why << "the boundary ids differ along one face of the box (" << face_ids_[face] << " and " << id << ")";
+                face_ids_[face] = id;
+              }
+      }
+    std::string reason = why.str();
+    if (!reason.empty())
+      {
+        why_not_ = reason; // the same on every rank: from the coarse mesh alone
+        return;
+      }
+
+    // The finest level's cuts: the first active cell of each rank in the
+    // forest order (the ranks' ranges follow their order in p4est). A
+    // partition over one rank maps cells to forest indices (it refuses only
+    // a mesh beyond 64-bit indices).
+    std::shared_ptr<const BoxPartition> probe;
+    try
+      {
+        probe = std::make_shared<const BoxPartition>(box_, finest, 1);
+      }
+    catch (const Error &e)
+      {
+        reason = e.what();
+      }
+    const auto forest_of = [&](const ::dealii::CellAccessor<3, 3> &cell) -> std::int64_t {
+      std::array<int, 3> x;
+      return lattice_coordinates(cell, x) ? probe->forest_at(cell.level(), x) : -1;
+    };
+    std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), n_boundary_faces = 0;
+    for (const auto &cell : tria.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          const std::int64_t forest = probe ? forest_of(*cell) : -1;
+          if (forest < 0 || cell->level() != int(finest))
+            {
+              if (reason.empty())
+                reason = "an active cell is outside the lattice or not on the finest level (a locally refined mesh)";
+              break;
+            }
+          first = std::min(first, std::uint64_t(forest));
+          for (unsigned int f = 0; f < 6; ++f) // ids set on refined faces
+            if (cell->face(f)->at_boundary())
+              {
+                ++n_boundary_faces;
+                const int neighbor = probe->forest_neighbor(cell->level(), probe->coordinates_of_forest(cell->level(), forest), f);
+                const unsigned int face = face_neighbor::boundary_id(neighbor);
+                if (neighbor >= 0 || face > removed_boundary_id || face_ids_[face] != int(cell->face(f)->boundary_id()))
+                  reason = "the boundary ids of the refined faces are not those of the coarse faces";
+              }
+        }
+    std::vector<std::uint64_t> cuts(size + 1, 0);
+    CELLWISE_MPI_CHECK(MPI_Allgather(&first, 1, MPI_UINT64_T, cuts.data(), 1, MPI_UINT64_T, comm));
+    cuts[size] = probe ? probe->n_cells(finest) : 0;
+    if (reason.empty() && (!probe || cuts[0] != 0 || !std::is_sorted(cuts.begin(), cuts.end()) ||
+                           std::adjacent_find(cuts.begin(), cuts.end()) != cuts.end()))
+      reason = "the ranks' active cells are not consecutive ranges of the forest order, or a rank owns none";
+    reason = first_reason(comm, reason);
+    if (reason.empty())
+      {
+        partition_ = std::make_shared<const BoxPartition>(box_, finest, cuts);
+        // deal.II's level subdomains are the partition's: every level cell
+        // deal.II gives this rank is the partition's, and as many
+        for (unsigned int l = 0; l <= finest && reason.empty(); ++l)
+          {
+            const std::array<std::uint64_t, 2> range = partition_->forest_range(l, rank);
+            std::uint64_t                      mine  = 0;
+            for (const auto &cell : tria.cell_iterators_on_level(l))
+              if (cell->level_subdomain_id() == static_cast<::dealii::types::subdomain_id>(rank))
+                {
+                  const std::int64_t forest = forest_of(*cell);
+                  if (forest < 0 || std::uint64_t(forest) < range[0] || std::uint64_t(forest) >= range[1])
+                    {
+                      reason = "deal.II's level subdomain of level " + std::to_string(l) +
+                               " differs from the partition by the first descendants";
+                      break;
+                    }
+                  ++mine;
+                }
+            if (reason.empty() && mine != range[1] - range[0])
+              reason = "deal.II's level subdomain of level " + std::to_string(l) + " holds " + std::to_string(mine) +
+                       " cells, the partition " + std::to_string(range[1] - range[0]);
+          }
+        reason = first_reason(comm, reason);
+        if (!reason.empty())
+          partition_.reset();
+      }
+    why_not_ = reason;
+  }
+
+  std::int64_t
+  DealiiBoxPartition::serial_index(const ::dealii::CellAccessor<3, 3> &cell) const
+  {
+    CELLWISE_CHECK(partition_, "DealiiBoxPartition::serial_index: the partition was not taken (" << why_not_ << ")");
+    std::array<int, 3> x;
+    return lattice_coordinates(cell, x) ? partition_->index_of(cell.level(), x) : -1;
+  }
+
+  bool
+  DealiiBoxPartition::lattice_coordinates(const ::dealii::CellAccessor<3, 3> &cell, std::array<int, 3> &x) const
+  {
+    // the centre of the lattice cell x of level l is lower + (x + 1/2) h_l
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        const double at = (cell.center()[d] - box_.lower[d]) / coarse_size_[d] * double(1u << cell.level()) - 0.5;
+        if (!(std::abs(at - std::round(at)) < 1e-6))
+          return false;
+        x[d] = static_cast<int>(std::lround(at));
+      }
+    return true;
+  }
+
+  std::vector<unsigned int>
+  DealiiBoxPartition::box_dirichlet_ids(const std::vector<unsigned int> &dirichlet_ids) const
+  {
+    if (dirichlet_ids.empty())
+      return {};
+    std::vector<unsigned int> ids;
+    for (const unsigned int id : dirichlet_ids)
+      {
+        bool carried = false;
+        for (unsigned int face = 0; face < face_ids_.size(); ++face)
+          if (face_ids_[face] == int(id))
+            {
+              ids.push_back(face);
+              carried = true;
+            }
+        CELLWISE_CHECK(carried, "Dirichlet boundary id " << id << " is not carried by any boundary face of the mesh; without "
+                                                       << "Dirichlet faces the problem is pure Neumann, singular, and not "
+                                                       << "supported on several ranks");
+      }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+  }
+
+  std::vector<unsigned int>
+  DealiiBoxPartition::neumann_ids(const std::vector<unsigned int> &dirichlet_ids) const
+  {
+    if (dirichlet_ids.empty())
+      return {};
+    std::vector<unsigned int> ids;
+    for (const int id : face_ids_)
+      if (id >= 0 && std::find(dirichlet_ids.begin(), dirichlet_ids.end(), unsigned(id)) == dirichlet_ids.end())
+        ids.push_back(unsigned(id));
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+  }
+} // namespace cellwise::dealii
