@@ -8,6 +8,7 @@
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/outer_solvers.h>
+#include <cellwise/storage/mpi_cuda_distributed_dirichlet_mask.h>
 
 #include <cuda_runtime_api.h>
 
@@ -66,7 +67,7 @@ namespace cellwise
     // stages timed up to a device synchronization
     const auto synchronize = [] { CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); };
     setup_stages_.measure("outer mask and operator (device)", [&] {
-      device->fine_mask.copy_from_host(outer_mask_);
+      device->fine_mask = make_device_distributed_dirichlet_mask<double>(outer_level_, degree_, parameters_.dirichlet_ids);
       device->fine_operator =
         std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(outer_level_, degree_);
     }, synchronize);

@@ -21,6 +21,7 @@
 #ifdef CELLWISE_WITH_CUDA
 #  include <cellwise/multigrid/mpi_cuda_distributed_active_level_transfer.h>
 #  include <cellwise/multigrid/mpi_cuda_distributed_cell_transfer.h>
+#  include <cellwise/storage/mpi_cuda_distributed_dirichlet_mask.h>
 #endif
 
 #include <chrono>
@@ -63,7 +64,20 @@ namespace cellwise
             }
         if (!op)
           setup_stages_.measure("level masks and operators", [&] {
-            mask.copy_from_host(make_distributed_free_mask<Number>(levels_[l], degree, parameters.dirichlet_ids));
+            // on the device a level without refinement edge builds its mask
+            // there (the free mask is the Dirichlet mask); the edges' marks
+            // are built on the host
+            bool on_device_mask = false;
+#ifdef CELLWISE_WITH_CUDA
+            if constexpr (!on_host)
+              if (!has_refinement_edge(*levels_[l]))
+                {
+                  mask           = make_device_distributed_dirichlet_mask<Number>(levels_[l], degree, parameters.dirichlet_ids);
+                  on_device_mask = true;
+                }
+#endif
+            if (!on_device_mask)
+              mask.copy_from_host(make_distributed_free_mask<Number>(levels_[l], degree, parameters.dirichlet_ids));
             op = std::make_shared<const Operator>(levels_[l], degree);
           }, synchronize);
         components.operators.push_back(op);

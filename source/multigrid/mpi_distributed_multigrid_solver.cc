@@ -152,8 +152,10 @@ namespace cellwise
         outer_local_ = &local_.back();
         outer_level_ = levels_.back();
       }
-    setup_stages_.measure("outer mask and operator (host)", [&] {
-      outer_mask_     = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
+    // (the device solve builds its mask on the device: no host mask)
+    setup_stages_.measure(on_device ? "outer operator (host)" : "outer mask and operator (host)", [&] {
+      if (!on_device)
+        outer_mask_ = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
       outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree);
     });
     if (on_device)

@@ -73,10 +73,11 @@ namespace cellwise
 
     template <typename Number, typename Layout>
     void
-    make_dirichlet_mask(const LevelData                                &level_data,
-                        const unsigned int                              degree,
-                        const std::vector<unsigned int>                &dirichlet_ids,
-                        CellVector<Number, MemorySpace::CUDA, Layout> &mask)
+    make_dirichlet_mask(const LevelData                                                           &level_data,
+                        const unsigned int                                                         degree,
+                        const std::vector<unsigned int>                                           &dirichlet_ids,
+                        CellVector<Number, MemorySpace::CUDA, Layout>                            &mask,
+                        const std::function<void(CellVector<Number, MemorySpace::CUDA, Layout> &)> &sum_over_copies)
     {
       CELLWISE_CHECK(dirichlet_ids.size() <= max_device_dirichlet_ids,
                      "cuda::make_dirichlet_mask: " << dirichlet_ids.size() << " Dirichlet ids, the device mask takes up to "
@@ -87,21 +88,42 @@ namespace cellwise
         ids.ids[k] = dirichlet_ids[k];
       const unsigned int n_cells = level_data.n_cells();
       mask.reinit(n_cells, degree); // zero
-      if (n_cells == 0)
-        return;
       const unsigned int n = degree + 1;
-      mark_dirichlet_faces<Number, Layout>
-        <<<blocks_for(6 * static_cast<std::size_t>(n_cells)), mask_threads>>>(mask.data(), level_data.neighbors(), n_cells, n, ids);
-      CELLWISE_CUDA_CHECK_LAUNCH();
-      apply_dss(level_data, mask, DssMode::sum);
+      if (n_cells > 0)
+        {
+          mark_dirichlet_faces<Number, Layout>
+            <<<blocks_for(6 * static_cast<std::size_t>(n_cells)), mask_threads>>>(mask.data(), level_data.neighbors(), n_cells, n, ids);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+        }
+      sum_over_copies(mask); // (collective where it is a DSS across ranks: also without cells)
       const unsigned int n3 = n * n * n;
-      marker_to_mask<Number, Layout><<<blocks_for(static_cast<std::size_t>(n_cells) * n3), mask_threads>>>(mask.data(), n_cells, n3);
-      CELLWISE_CUDA_CHECK_LAUNCH();
+      if (n_cells > 0)
+        {
+          marker_to_mask<Number, Layout><<<blocks_for(static_cast<std::size_t>(n_cells) * n3), mask_threads>>>(mask.data(), n_cells, n3);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+        }
+    }
+
+    template <typename Number, typename Layout>
+    void
+    make_dirichlet_mask(const LevelData                                &level_data,
+                        const unsigned int                              degree,
+                        const std::vector<unsigned int>                &dirichlet_ids,
+                        CellVector<Number, MemorySpace::CUDA, Layout> &mask)
+    {
+      make_dirichlet_mask<Number, Layout>(level_data, degree, dirichlet_ids, mask,
+                                          [&](CellVector<Number, MemorySpace::CUDA, Layout> &marker) {
+                                            if (marker.n_cells() > 0)
+                                              apply_dss(level_data, marker, DssMode::sum);
+                                          });
     }
 
 #define CELLWISE_INSTANTIATE(Number, Layout)                                                                                   \
   template void make_dirichlet_mask(const LevelData &, unsigned int, const std::vector<unsigned int> &,                     \
-                                    CellVector<Number, MemorySpace::CUDA, Layout> &);
+                                    CellVector<Number, MemorySpace::CUDA, Layout> &);                                       \
+  template void make_dirichlet_mask(const LevelData &, unsigned int, const std::vector<unsigned int> &,                     \
+                                    CellVector<Number, MemorySpace::CUDA, Layout> &,                                        \
+                                    const std::function<void(CellVector<Number, MemorySpace::CUDA, Layout> &)> &);
     CELLWISE_INSTANTIATE(double, CellContiguous)
     CELLWISE_INSTANTIATE(float, CellContiguous)
     CELLWISE_INSTANTIATE(double, CellBlocked<32>)

@@ -3,7 +3,9 @@
 // vectors (packed and unpacked by device kernels, through pinned host
 // buffers or, where MPI is CUDA-aware, device buffers) equals the serial
 // device DSS on the owned cells bit for bit on every level; the device
-// distributed vector's reductions equal the host's; the Chebyshev and
+// distributed vector's reductions equal the host's; the device Dirichlet
+// mask of a distributed level equals the host one on the owned cells (a
+// box and an octant refinement, all ids and two of six); the Chebyshev and
 // Jacobi smoothers on device vectors give the serial device smoothers'
 // result on the owned cells; the whole device solve across ranks
 // (DistributedMultigridSolver on Backend::cuda: transfers on whole local
@@ -31,6 +33,7 @@
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/mpi_distributed_cell_vector.h>
+#include <cellwise/storage/mpi_cuda_distributed_dirichlet_mask.h>
 #include <cellwise/storage/mpi_distributed_dirichlet_mask.h>
 #include <cellwise/storage/mpi_distributed_dss.h>
 
@@ -138,6 +141,45 @@ TEST(DistributedDeviceDss, RefusesTheHermiteLayersOnDeviceVectors)
   const DistributedDss dss(local, MPI_COMM_WORLD, hermite_trace_layers());
   CellVector<double, MemorySpace::CUDA> v(local.level.n_cells(), 3);
   EXPECT_THROW(dss.apply(v), Error); // before any message: no rank waits
+}
+
+TEST(DistributedDeviceDirichletMask, EqualsTheHostMaskOnEveryLevel)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const int            rank = mpi_rank(MPI_COMM_WORLD);
+  const BoxDescription box  = unequal_mpi_box();
+  const LevelHierarchy uniform = make_box_hierarchy(box, 2), octant = make_adaptive_box_hierarchy(box, 1, 2, make_octant_marker(box));
+  std::size_t          compared = 0, dirichlet = 0;
+  for (const LevelHierarchy *h : {&uniform, &octant})
+    {
+      const auto owner = morton_partition(*h, mpi_size(MPI_COMM_WORLD));
+      for (unsigned int l = 0; l < h->n_levels(); ++l)
+        {
+          const LocalLevel local = make_local_level(h->level(l), owner[l], rank);
+          for (const unsigned int degree : {2u, 3u})
+            for (const std::vector<unsigned int> &ids : {std::vector<unsigned int>{}, std::vector<unsigned int>{0, 3}})
+              {
+                const auto level =
+                  std::make_shared<const DistributedLevel>(local, MPI_COMM_WORLD, h->level(l).n_cells(), lagrange_trace_layers(degree));
+                const DistributedCellVector<float> host = make_distributed_dirichlet_mask<float>(level, degree, ids);
+                DistributedCellVector<float>       back;
+                make_device_distributed_dirichlet_mask<float>(level, degree, ids).copy_to_host(back);
+                const DistributedCellVector<double> host64 = make_distributed_dirichlet_mask<double>(level, degree, ids);
+                DistributedCellVector<double>       back64;
+                make_device_distributed_dirichlet_mask<double>(level, degree, ids).copy_to_host(back64);
+                for (unsigned int k = 0; k < local.n_owned_cells(); ++k)
+                  for (unsigned int i = 0; i < host.dofs_per_cell(); ++i)
+                    {
+                      ASSERT_EQ(back.local()(k, i), host.local()(k, i)) << "level " << l << ", cell " << k << ", DoF " << i;
+                      ASSERT_EQ(back64.local()(k, i), host64.local()(k, i)) << "level " << l << ", cell " << k << ", DoF " << i;
+                      dirichlet += host.local()(k, i) == 0.f;
+                      ++compared;
+                    }
+              }
+        }
+    }
+  EXPECT_GT(compared, 1000u);
+  EXPECT_GT(dirichlet, 0u);
 }
 
 TEST(DistributedDeviceVector, ReductionsEqualTheHostOnes)

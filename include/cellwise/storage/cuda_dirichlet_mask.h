@@ -13,6 +13,7 @@
 #include <cellwise/mesh/cuda_level_data.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
+#include <functional>
 #include <vector>
 
 namespace cellwise
@@ -31,5 +32,17 @@ namespace cellwise
                         unsigned int                                    degree,
                         const std::vector<unsigned int>                &dirichlet_ids,
                         CellVector<Number, MemorySpace::CUDA, Layout> &mask);
+
+    /// The same with the caller's sum over the copies of each node
+    /// (@p sum_over_copies, in place; the DSS of the level above): a DSS
+    /// across MPI ranks gives the mask of a rank's part of a level
+    /// (storage/mpi_cuda_distributed_dirichlet_mask.h).
+    template <typename Number, typename Layout>
+    void
+    make_dirichlet_mask(const LevelData                                                           &level_data,
+                        unsigned int                                                               degree,
+                        const std::vector<unsigned int>                                           &dirichlet_ids,
+                        CellVector<Number, MemorySpace::CUDA, Layout>                            &mask,
+                        const std::function<void(CellVector<Number, MemorySpace::CUDA, Layout> &)> &sum_over_copies);
   } // namespace cuda
 } // namespace cellwise

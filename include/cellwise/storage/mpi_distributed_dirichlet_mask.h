@@ -10,6 +10,7 @@
  * Built only with MPI (library cellwise::mpi).
  */
 
+#include <cellwise/base/parallel.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/mpi_distributed_cell_vector.h>
 
@@ -35,9 +36,11 @@ namespace cellwise
               std::find(dirichlet_ids.begin(), dirichlet_ids.end(), face_neighbor::boundary_id(neighbor)) != dirichlet_ids.end());
     });
     level->dss.apply(mask.local(), DssMode::sum);
-    for (unsigned int cell = 0; cell < mask.n_cells(); ++cell)
-      for (unsigned int i = 0; i < mask.dofs_per_cell(); ++i)
-        mask.local()(cell, i) = mask.local()(cell, i) != Number(0) ? Number(0) : Number(1);
+    auto &local = mask.local();
+    parallel_for(local.n_cells(), cell_grain, [&](const std::size_t cell) {
+      for (unsigned int i = 0; i < local.dofs_per_cell(); ++i)
+        local(cell, i) = local(cell, i) != Number(0) ? Number(0) : Number(1);
+    });
     return mask;
   }
 } // namespace cellwise
