@@ -125,14 +125,13 @@ namespace poisson_program
       cellwise::DistributedMultigridSolver::VectorType
       distribute(const cellwise::CellVector<double> &v) const
       {
-        cellwise::DistributedMultigridSolver::VectorType result;
         if (v.n_cells() == 0)
-          return result;
-        result = solver_->vector();
-        CELLWISE_CHECK(v.n_cells() == result.local().n_cells() && v.degree() == result.degree(),
-                       "LocalVectorSolver: a vector of " << v.n_cells() << " cells for this rank's " << result.local().n_cells());
-        result.local() = v;
-        return result;
+          return {};
+        // one parallel copy into unzeroed memory (4 GB per rank at L = 8)
+        cellwise::CellVector<double> values;
+        values.reinit(v.n_cells(), v.degree(), true);
+        values.copy_from(v);
+        return cellwise::DistributedMultigridSolver::VectorType(solver_->outer_level(), std::move(values));
       }
 
       std::unique_ptr<cellwise::DistributedMultigridSolver> solver_;

@@ -83,11 +83,14 @@ namespace cellwise
   }
 
   SolveStatistics
-  DistributedMultigridSolver::solve_on_device(VectorType &u, const VectorType &b, IterationControl &control) const
+  DistributedMultigridSolver::solve_on_device(VectorType &u, const VectorType &b, const bool zero_guess, IterationControl &control) const
   {
     DeviceSolve::Vector device_u, device_b;
     device_b.copy_from_host(b);
-    device_u.copy_from_host(u);
+    if (zero_guess)
+      device_u.reinit(device_b);
+    else
+      device_u.copy_from_host(u);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
     CELLWISE_MPI_CHECK(MPI_Barrier(comm_));
     const auto   start    = std::chrono::steady_clock::now();

@@ -237,18 +237,20 @@ namespace cellwise
   {
     // collectively: a rank with a wrong vector must not leave the others
     // waiting in the solve's first reduction
-    const bool b_fits = distributed_b.level_pointer() == outer_level_ && distributed_b.degree() == degree_;
-    if (b_fits && distributed_u.n_cells() == 0)
-      distributed_u.reinit(distributed_b);
-    check_collectively(comm_, b_fits && distributed_u.level_pointer() == outer_level_ && distributed_u.degree() == degree_,
+    const bool b_fits     = distributed_b.level_pointer() == outer_level_ && distributed_b.degree() == degree_;
+    const bool zero_guess = distributed_u.n_cells() == 0;
+    check_collectively(comm_, b_fits && (zero_guess || (distributed_u.level_pointer() == outer_level_ && distributed_u.degree() == degree_)),
                        "DistributedMultigridSolver::solve: the right-hand side or the initial guess is not a vector of the "
                        "outer level (vector())");
     if (device_)
       {
 #ifdef CELLWISE_WITH_CUDA
-        return solve_on_device(distributed_u, distributed_b, control);
+        // (an empty guess is zero on the device: no host zeros uploaded)
+        return solve_on_device(distributed_u, distributed_b, zero_guess, control);
 #endif
       }
+    if (zero_guess)
+      distributed_u.reinit(distributed_b);
     CELLWISE_MPI_CHECK(MPI_Barrier(comm_));
     const auto   start    = std::chrono::steady_clock::now();
     const double exchange = exchange_seconds();

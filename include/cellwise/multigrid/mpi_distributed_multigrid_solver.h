@@ -194,7 +194,7 @@ namespace cellwise
     void
     set_up_device(std::ostream *log);
     SolveStatistics
-    solve_on_device(VectorType &u, const VectorType &b, IterationControl &control) const;
+    solve_on_device(VectorType &u, const VectorType &b, bool zero_guess, IterationControl &control) const;
     void
     precondition_on_device(VectorType &z, const VectorType &r) const;
 

@@ -68,6 +68,18 @@ namespace cellwise
       , local_(level_->local->level.n_cells(), degree)
     {}
 
+    /// The local cells of @p level holding @p local (moved in; no copy and
+    /// no zeroing of 10^9 values): the level's local cells, or none (a
+    /// vector that copy_to_host or copy_from_host sizes).
+    DistributedCellVector(std::shared_ptr<const DistributedLevel> level, LocalVector local)
+      : level_(std::move(level))
+      , local_(std::move(local))
+    {
+      CELLWISE_CHECK(local_.n_cells() == 0 || local_.n_cells() == level_->local->level.n_cells(),
+                     "DistributedCellVector: " << local_.n_cells() << " cells for a rank's " << level_->local->level.n_cells()
+                                               << " local cells");
+    }
+
     /// The shape and level of @p other, zero.
     void
     reinit(const DistributedCellVector &other)
@@ -171,8 +183,9 @@ namespace cellwise
         host = *this;
       else
         {
+          // (every entry is copied: the host vector is sized, not zeroed)
           if (host.level_pointer() != level_ || host.n_cells() != n_cells() || host.degree() != degree())
-            host = HostVector(level_, degree());
+            host = HostVector(level_, typename HostVector::LocalVector());
           local_.copy_to_host(host.local());
         }
     }
