@@ -11,13 +11,20 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <sstream>
 
 namespace cellwise::dealii
 {
   namespace
   {
     using DistributedTria = ::dealii::parallel::distributed::Triangulation<3, 3>;
+
+    std::vector<unsigned int>
+    sorted_unique(std::vector<unsigned int> ids)
+    {
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      return ids;
+    }
 
     /// Collective: empty on every rank if @p reason is empty on every rank,
     /// else the lowest rank's non-empty reason on every rank.
@@ -39,13 +46,25 @@ namespace cellwise::dealii
 
   DealiiBoxPartition::DealiiBoxPartition(const DistributedTria &tria)
   {
-    const MPI_Comm     comm = tria.get_communicator();
-    const int          rank = mpi_rank(comm), size = mpi_size(comm);
-    const unsigned int finest = tria.n_global_levels() - 1;
-    std::ostringstream why;
+    const MPI_Comm comm = tria.get_communicator();
+    // the same on every rank: from the coarse mesh alone
+    why_not_ = read_coarse_mesh(tria);
+    if (!why_not_.empty())
+      return;
+    std::vector<std::uint64_t> cuts;
+    why_not_ = first_reason(comm, finest_cuts(tria, cuts));
+    if (!why_not_.empty())
+      return;
+    partition_ = std::make_shared<const BoxPartition>(box_, tria.n_global_levels() - 1, cuts);
+    why_not_   = first_reason(comm, check_level_subdomains(tria));
+    if (!why_not_.empty())
+      partition_.reset();
+  }
 
-    // The lattice: every rank holds every coarse cell (p4est replicates the
-    // coarse mesh), so every rank finds the same lattice or the same reason.
+  std::string
+  DealiiBoxPartition::read_coarse_mesh(const DistributedTria &tria)
+  {
+    // every rank holds every coarse cell (p4est replicates the coarse mesh)
     const auto coarse_cells = tria.cell_iterators_on_level(0);
     double     extent       = 0.;
     for (const auto &cell : coarse_cells)
@@ -53,7 +72,7 @@ namespace cellwise::dealii
         extent = std::max(extent, std::abs(cell->vertex(7)[d] - cell->vertex(0)[d]));
     const std::optional<CoarseLattice> lattice = coarse_lattice(tria, 1e-10 * extent);
     if (!lattice)
-      why << "the coarse mesh is not a lattice of equal boxes in deal.II's standard orientation";
+      return "the coarse mesh is not a lattice of equal boxes in deal.II's standard orientation";
     // flat manifolds only: new vertices at the midpoints, as the box's
     const auto flat = [&](const ::dealii::types::manifold_id id) {
       return id == ::dealii::numbers::flat_manifold_id ||
@@ -66,119 +85,109 @@ namespace cellwise::dealii
           all_flat = all_flat && flat(cell->face(f)->manifold_id());
         for (unsigned int e = 0; e < 12; ++e)
           all_flat = all_flat && flat(cell->line(e)->manifold_id());
-        if (why.str().empty() && !all_flat)
-          why << "coarse cell " << cell->index() << ", one of its faces or one of its edges is on a curved manifold";
+        if (!all_flat)
+          return "coarse cell " + std::to_string(cell->index()) + ", one of its faces or one of its edges is on a curved manifold";
       }
-    if (why.str().empty())
-      {
-        box_         = lattice->box;
-        coarse_size_ = lattice->cell_size;
-        const std::vector<std::array<unsigned int, 3>> &position = lattice->position;
-        const std::array<unsigned int, 3>              &n        = box_.subdivisions;
-        // p4est's trees in deal.II's order
-        for (const auto c : tria.get_p4est_tree_to_coarse_cell_permutation())
-          box_.tree_order.push_back(position[c]);
+    box_         = lattice->box;
+    coarse_size_ = lattice->cell_size;
+    const std::vector<std::array<unsigned int, 3>> &position = lattice->position;
+    // p4est's trees in deal.II's order
+    for (const auto c : tria.get_p4est_tree_to_coarse_cell_permutation())
+      box_.tree_order.push_back(position[c]);
+    // deal.II's boundary id of each face of the box (and toward the
+    // left-out cells): one per face
+    for (const auto &cell : coarse_cells)
+      for (unsigned int f = 0; f < 6; ++f)
+        if (cell->face(f)->at_boundary())
+          {
+            const std::array<unsigned int, 3> &x = position[cell->index()];
+            const unsigned int                 d = f / 2;
+            const bool         outside = f % 2 ? x[d] + 1 == box_.subdivisions[d] : x[d] == 0; // else a left-out cell
+            const unsigned int face    = outside ? f : removed_boundary_id;
+            const int          id      = cell->face(f)->boundary_id();
+            if (face_ids_[face] >= 0 && face_ids_[face] != id)
+              return "the boundary ids differ along one face of the box (" + std::to_string(face_ids_[face]) + " and " +
+                     std::to_string(id) + ")";
+            face_ids_[face] = id;
+          }
+    return {};
+  }
 
-        // deal.II's boundary id of each face of the box (and toward the
-        // left-out cells): one per face
-        for (const auto &cell : coarse_cells)
-          for (unsigned int f = 0; f < 6; ++f)
-            if (cell->face(f)->at_boundary())
-              {
-                std::array<int, 3> x{{int(position[cell->index()][0]), int(position[cell->index()][1]),
-                                      int(position[cell->index()][2])}};
-                const unsigned int d = f / 2;
-                x[d] += f % 2 ? 1 : -1;
-                const unsigned int face = x[d] < 0 || x[d] >= int(n[d]) ? f : removed_boundary_id;
-                const int          id   = cell->face(f)->boundary_id();
-                if (face_ids_[face] >= 0 && face_ids_[face] != id && why.str().empty())
-                  why << "the boundary ids differ along one face of the box (" << face_ids_[face] << " and " << id << ")";
-                face_ids_[face] = id;
-              }
-      }
-    std::string reason = why.str();
-    if (!reason.empty())
-      {
-        why_not_ = reason; // the same on every rank: from the coarse mesh alone
-        return;
-      }
-
-    // The finest level's cuts: the first active cell of each rank in the
-    // forest order (the ranks' ranges follow their order in p4est). A
-    // partition over one rank maps cells to forest indices (it refuses only
-    // a mesh beyond 64-bit indices).
-    std::shared_ptr<const BoxPartition> probe;
+  std::string
+  DealiiBoxPartition::finest_cuts(const DistributedTria &tria, std::vector<std::uint64_t> &cuts) const
+  {
+    // The first active cell of each rank in the forest order (the ranks'
+    // ranges follow their order in p4est). A partition over one rank maps
+    // cells to forest indices (it refuses only a mesh beyond 64-bit
+    // indices). Collective.
+    const MPI_Comm      comm = tria.get_communicator();
+    const unsigned int  finest = tria.n_global_levels() - 1;
+    std::string         reason;
+    std::uint64_t       first = std::numeric_limits<std::uint64_t>::max();
+    std::unique_ptr<const BoxPartition> probe;
     try
       {
-        probe = std::make_shared<const BoxPartition>(box_, finest, 1);
+        probe = std::make_unique<const BoxPartition>(box_, finest, 1);
       }
     catch (const Error &e)
       {
         reason = e.what();
       }
-    const auto forest_of = [&](const ::dealii::CellAccessor<3, 3> &cell) -> std::int64_t {
-      std::array<int, 3> x;
-      return lattice_coordinates(cell, x) ? probe->forest_at(cell.level(), x) : -1;
-    };
-    std::uint64_t first = std::numeric_limits<std::uint64_t>::max(), n_boundary_faces = 0;
     for (const auto &cell : tria.active_cell_iterators())
-      if (cell->is_locally_owned())
+      if (probe && cell->is_locally_owned())
         {
-          const std::int64_t forest = probe ? forest_of(*cell) : -1;
+          std::array<int, 3> x;
+          const std::int64_t forest = lattice_coordinates(*cell, x) ? probe->forest_at(cell->level(), x) : -1;
           if (forest < 0 || cell->level() != int(finest))
             {
-              if (reason.empty())
-                reason = "an active cell is outside the lattice or not on the finest level (a locally refined mesh)";
+              reason = "an active cell is outside the lattice or not on the finest level (a locally refined mesh)";
               break;
             }
           first = std::min(first, std::uint64_t(forest));
           for (unsigned int f = 0; f < 6; ++f) // ids set on refined faces
             if (cell->face(f)->at_boundary())
               {
-                ++n_boundary_faces;
-                const int neighbor = probe->forest_neighbor(cell->level(), probe->coordinates_of_forest(cell->level(), forest), f);
-                const unsigned int face = face_neighbor::boundary_id(neighbor);
+                const std::int64_t neighbor = probe->forest_neighbor(cell->level(), x, f);
+                const unsigned int face     = face_neighbor::boundary_id(static_cast<int>(neighbor));
                 if (neighbor >= 0 || face > removed_boundary_id || face_ids_[face] != int(cell->face(f)->boundary_id()))
                   reason = "the boundary ids of the refined faces are not those of the coarse faces";
               }
         }
-    std::vector<std::uint64_t> cuts(size + 1, 0);
+    const int size = mpi_size(comm);
+    cuts.assign(size + 1, 0);
     CELLWISE_MPI_CHECK(MPI_Allgather(&first, 1, MPI_UINT64_T, cuts.data(), 1, MPI_UINT64_T, comm));
     cuts[size] = probe ? probe->n_cells(finest) : 0;
-    if (reason.empty() && (!probe || cuts[0] != 0 || !std::is_sorted(cuts.begin(), cuts.end()) ||
+    if (reason.empty() && (cuts[0] != 0 || !std::is_sorted(cuts.begin(), cuts.end()) ||
                            std::adjacent_find(cuts.begin(), cuts.end()) != cuts.end()))
       reason = "the ranks' active cells are not consecutive ranges of the forest order, or a rank owns none";
-    reason = first_reason(comm, reason);
-    if (reason.empty())
+    return reason;
+  }
+
+  std::string
+  DealiiBoxPartition::check_level_subdomains(const DistributedTria &tria) const
+  {
+    // every level cell deal.II gives this rank is the partition's, and as
+    // many
+    const int rank = mpi_rank(tria.get_communicator());
+    for (unsigned int l = 0; l < tria.n_global_levels(); ++l)
       {
-        partition_ = std::make_shared<const BoxPartition>(box_, finest, cuts);
-        // deal.II's level subdomains are the partition's: every level cell
-        // deal.II gives this rank is the partition's, and as many
-        for (unsigned int l = 0; l <= finest && reason.empty(); ++l)
-          {
-            const std::array<std::uint64_t, 2> range = partition_->forest_range(l, rank);
-            std::uint64_t                      mine  = 0;
-            for (const auto &cell : tria.cell_iterators_on_level(l))
-              if (cell->level_subdomain_id() == static_cast<::dealii::types::subdomain_id>(rank))
-                {
-                  const std::int64_t forest = forest_of(*cell);
-                  if (forest < 0 || std::uint64_t(forest) < range[0] || std::uint64_t(forest) >= range[1])
-                    {
-                      reason = "deal.II's level subdomain of level " + std::to_string(l) +
-                               " differs from the partition by the first descendants";
-                      break;
-                    }
-                  ++mine;
-                }
-            if (reason.empty() && mine != range[1] - range[0])
-              reason = "deal.II's level subdomain of level " + std::to_string(l) + " holds " + std::to_string(mine) +
-                       " cells, the partition " + std::to_string(range[1] - range[0]);
-          }
-        reason = first_reason(comm, reason);
-        if (!reason.empty())
-          partition_.reset();
+        const std::array<std::uint64_t, 2> range = partition_->forest_range(l, rank);
+        std::uint64_t                      mine  = 0;
+        for (const auto &cell : tria.cell_iterators_on_level(l))
+          if (cell->level_subdomain_id() == static_cast<::dealii::types::subdomain_id>(rank))
+            {
+              std::array<int, 3> x;
+              const std::int64_t forest = lattice_coordinates(*cell, x) ? partition_->forest_at(l, x) : -1;
+              if (forest < 0 || std::uint64_t(forest) < range[0] || std::uint64_t(forest) >= range[1])
+                return "deal.II's level subdomain of level " + std::to_string(l) +
+                       " differs from the partition by the first descendants";
+              ++mine;
+            }
+        if (mine != range[1] - range[0])
+          return "deal.II's level subdomain of level " + std::to_string(l) + " holds " + std::to_string(mine) +
+                 " cells, the partition " + std::to_string(range[1] - range[0]);
       }
-    why_not_ = reason;
+    return {};
   }
 
   std::int64_t
@@ -222,9 +231,7 @@ namespace cellwise::dealii
                                                        << "Dirichlet faces the problem is pure Neumann, singular, and not "
                                                        << "supported on several ranks");
       }
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    return ids;
+    return sorted_unique(std::move(ids));
   }
 
   std::vector<unsigned int>
@@ -236,8 +243,6 @@ namespace cellwise::dealii
     for (const int id : face_ids_)
       if (id >= 0 && std::find(dirichlet_ids.begin(), dirichlet_ids.end(), unsigned(id)) == dirichlet_ids.end())
         ids.push_back(unsigned(id));
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    return ids;
+    return sorted_unique(std::move(ids));
   }
 } // namespace cellwise::dealii

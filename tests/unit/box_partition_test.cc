@@ -39,20 +39,34 @@ namespace
     return box;
   }
 
-  std::vector<std::pair<std::string, BoxDescription>>
-  boxes()
+  /// 3 x 2 x 2 coarse cells of unequal sizes.
+  BoxDescription
+  unequal_box()
   {
     BoxDescription unequal;
     unequal.upper        = {{3., 2., 1.5}};
     unequal.subdivisions = {{3, 2, 2}};
+    return unequal;
+  }
+
+  /// A row of 5 coarse cells: cuts split families.
+  BoxDescription
+  row_box()
+  {
     BoxDescription row;
     row.upper        = {{5., 1.2, 0.9}};
     row.subdivisions = {{5, 1, 1}};
+    return row;
+  }
+
+  std::vector<std::pair<std::string, BoxDescription>>
+  boxes()
+  {
     return {{"unit cube", BoxDescription()},
-            {"unequal box", unequal},
-            {"unequal box in p4est's tree order", in_tree_order(unequal)},
+            {"unequal box", unequal_box()},
+            {"unequal box in p4est's tree order", in_tree_order(unequal_box())},
             {"L-shape", make_lshape_description()},
-            {"row", row}};
+            {"row", row_box()}};
   }
 
   /// The differences between two local levels, named (empty: equal).
@@ -206,15 +220,11 @@ TEST(BoxPartition, AnswersAsTheReplicatedHierarchy)
 
 TEST(BoxPartition, TakesTheFinestCutsOfAPartitioner)
 {
-  BoxDescription unequal;
-  unequal.upper        = {{3., 2., 1.5}};
-  unequal.subdivisions = {{3, 2, 2}};
-  BoxDescription row;
-  row.upper        = {{5., 1.2, 0.9}};
-  row.subdivisions = {{5, 1, 1}};
   unsigned int compared = 0;
   for (const auto &[name, box] : std::vector<std::pair<std::string, BoxDescription>>{
-         {"unequal box in p4est's tree order", in_tree_order(unequal)}, {"row", row}, {"L-shape", make_lshape_description()}})
+         {"unequal box in p4est's tree order", in_tree_order(unequal_box())},
+         {"row", row_box()},
+         {"L-shape", make_lshape_description()}})
     {
       const unsigned int   n_refinements = 2;
       const LevelHierarchy serial        = make_box_hierarchy(box, static_cast<int>(n_refinements));

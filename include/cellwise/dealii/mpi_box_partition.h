@@ -80,6 +80,18 @@ namespace cellwise::dealii
     neumann_ids(const std::vector<unsigned int> &dirichlet_ids) const;
 
   private:
+    /// The steps of the constructor, each returning why the partition is
+    /// not taken (empty: go on). The lattice, tree order and face ids from
+    /// the coarse mesh (the same on every rank).
+    std::string
+    read_coarse_mesh(const ::dealii::parallel::distributed::Triangulation<3, 3> &tria);
+    /// The finest level's cuts from the ranks' first active cells.
+    /// Collective; the reason is this rank's.
+    std::string
+    finest_cuts(const ::dealii::parallel::distributed::Triangulation<3, 3> &tria, std::vector<std::uint64_t> &cuts) const;
+    /// This rank's level subdomains against partition_'s ranges.
+    std::string
+    check_level_subdomains(const ::dealii::parallel::distributed::Triangulation<3, 3> &tria) const;
     /// The lattice coordinates on its level of @p cell, from its centre;
     /// false where the centre is not a lattice cell's centre (a moved
     /// vertex).
