@@ -6,7 +6,10 @@
  * mesh, as p4est does (doc/mpi.md, "Next steps").
  *
  * A cell of level l has a forest index, tree · 8^l + the Morton code of its
- * coordinates in its coarse cell (x lowest): the order of p4est's forest.
+ * coordinates in its coarse cell (x lowest): the order of p4est's forest
+ * (the trees are the coarse cells: lexicographic, or the box's tree_order,
+ * p4est's order of them in deal.II). The finest level's cuts are computed
+ * (below) or given (a partitioner's: dealii/mpi_box_partition.h).
  * make_box_hierarchy numbers the cells of a level in this order with
  * CellOrdering::cell_major, and slot by slot (the finest slot most
  * significant, the coarse cell least) with child_major, its default;

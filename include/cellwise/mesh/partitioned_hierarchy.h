@@ -7,8 +7,8 @@
  * owned cells and its local levels. Two kinds:
  *
  * - ReplicatedHierarchy: a serial LevelHierarchy that every rank holds, with
- *   the owners of its cells (morton_partition's, or deal.II's level
- *   subdomains). Memory per rank: the whole hierarchy.
+ *   the owners of its cells (morton_partition's; locally refined meshes).
+ *   Memory per rank: the whole hierarchy.
  * - BoxPartition (mesh/box_partition.h): a uniform box hierarchy computed
  *   from the box and the lattice; nothing is stored per cell, so a rank's
  *   memory is that of its own cells and their ghosts.
