@@ -78,7 +78,7 @@ namespace cellwise
 #endif
             if (!on_device_mask)
               mask.copy_from_host(make_distributed_free_mask<Number>(levels_[l], degree, parameters.dirichlet_ids));
-            op = std::make_shared<const Operator>(levels_[l], degree);
+            op = std::make_shared<const Operator>(levels_[l], degree, parameters.coefficient, parameters.coefficient_evaluation);
           }, synchronize);
         components.operators.push_back(op);
         components.level_shapes.push_back(V(levels_[l], degree));
@@ -88,7 +88,9 @@ namespace cellwise
             components.smoothers.push_back(nullptr);
             // the coarse level, which every rank holds
             const Level                  &coarse_level = hierarchy_->coarse_level();
-            const LaplaceOperator<Number> serial_op(coarse_level, degree);
+            LaplaceOperator<Number>       serial_op(coarse_level, degree);
+            if (parameters.coefficient)
+              serial_op.set_coefficient(coarse_level, parameters.coefficient, parameters.coefficient_evaluation);
             auto coarse = std::make_shared<CholeskyCoarseSolver<Number>>(
               coarse_level, serial_op, make_dirichlet_mask<Number>(coarse_level, degree, parameters.dirichlet_ids));
             components.coarse_solver =

@@ -37,8 +37,13 @@ namespace cellwise
         why << "the CUDA backend (this build has none)";
       else
 #endif
-      if (parameters.coefficient)
-        why << "a coefficient";
+      if (parameters.backend == Backend::cuda && parameters.coefficient &&
+          parameters.coefficient_evaluation != CoefficientEvaluation::cell_average)
+        why << "a coefficient at the quadrature points on the device (its operators take cell averages: "
+               "CoefficientEvaluation::cell_average)";
+      else if (parameters.backend == Backend::cuda && parameters.coefficient && parameters.smoother == SmootherType::patch)
+        why << "a coefficient with the vertex-patch smoother on the device (its patch kernels assume one coefficient per "
+               "level, as the serial device solver's)";
       else if (parameters.pure_neumann)
         why << "the pure Neumann problem";
 
@@ -156,7 +161,8 @@ namespace cellwise
     setup_stages_.measure(on_device ? "outer operator (host)" : "outer mask and operator (host)", [&] {
       if (!on_device)
         outer_mask_ = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
-      outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree);
+      outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree, parameters.coefficient,
+                                                                                  parameters.coefficient_evaluation);
     });
     if (on_device)
       {
@@ -270,16 +276,24 @@ namespace cellwise
   {
     VectorType distributed_r, distributed_z;
     scatter(r, distributed_r);
-    distributed_z.reinit(distributed_r);
+    precondition(distributed_z, distributed_r);
+    gather(distributed_z, z);
+  }
+
+  void
+  DistributedMultigridSolver::precondition(VectorType &z, const VectorType &r) const
+  {
+    check_collectively(comm_, r.level_pointer() == outer_level_ && r.degree() == degree_,
+                       "DistributedMultigridSolver::precondition: the residual is not a vector of the outer level (vector())");
+    z.reinit(r);
     if (device_)
       {
 #ifdef CELLWISE_WITH_CUDA
-        precondition_on_device(distributed_z, distributed_r);
+        precondition_on_device(z, r);
 #endif
       }
     else
-      cycle_->vmult(distributed_z, distributed_r);
-    gather(distributed_z, z);
+      cycle_->vmult(z, r);
   }
 
   DistributedMultigridSolver::ExchangePerCycle

@@ -360,6 +360,49 @@ TEST(DistributedDeviceSolver, VertexPatchSmootherSolvesAsTheSerialDeviceSolver)
   compare_device_solvers(stationary, 3, 1e-7, "mixed, patch, stationary");
 }
 
+TEST(DistributedDeviceSolver, CoefficientPerCellSolvesAsTheSerialDeviceSolver)
+{
+  // step-37's coefficient, averaged per cell (the device operators' form):
+  // the ranks' level operators, diagonals and eigenvalue estimates are the
+  // serial device solver's
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  MultigridParameters parameters;
+  parameters.coefficient            = [](const Point &x) { return 1. / (0.05 + 2. * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2])); };
+  parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
+  for (const unsigned int degree : {2u, 3u})
+    compare_device_solvers(parameters, degree, 1e-12, "coefficient, Chebyshev, CG");
+  parameters.precision = Precision::mixed;
+  compare_device_solvers(parameters, 3, 1e-7, "coefficient, mixed, Chebyshev, CG");
+  parameters.precision = Precision::fp64;
+  parameters.smoother  = SmootherType::jacobi;
+  compare_device_solvers(parameters, 2, 1e-12, "coefficient, Jacobi, CG");
+}
+
+TEST(DistributedDeviceSolver, RefusesWhatTheSerialDeviceSolverRefusesOfACoefficient)
+{
+  // refused in the set-up's checks, before any device call: also without a GPU
+  const LevelHierarchy h = make_box_hierarchy(unequal_mpi_box(), 1);
+  MultigridParameters  parameters;
+  parameters.backend     = Backend::cuda;
+  parameters.coefficient = [](const Point &x) { return 1. + x[0]; };
+  const auto message     = [&] {
+    try
+      {
+        const DistributedMultigridSolver solver(h, 2, parameters, MPI_COMM_WORLD);
+      }
+    catch (const Error &e)
+      {
+        return std::string(e.what());
+      }
+    return std::string("no error");
+  };
+  EXPECT_NE(message().find("coefficient at the quadrature points on the device"), std::string::npos) << message();
+  parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
+  parameters.smoother               = SmootherType::patch;
+  parameters.outer                  = OuterIteration::stationary;
+  EXPECT_NE(message().find("coefficient with the vertex-patch smoother on the device"), std::string::npos) << message();
+}
+
 TEST(DistributedDeviceSolver, FromABoxPartitionSolvesAsTheReplicatedAndTheSerialDeviceSolver)
 {
   // no rank holds the serial hierarchy: local levels, family ghosts and the

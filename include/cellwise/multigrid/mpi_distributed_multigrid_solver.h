@@ -18,8 +18,11 @@
  * device (source/multigrid/mpi_cuda_distributed_multigrid_solver.cc).
  * CG or the stationary iteration, a coarse level the Cholesky solve takes,
  * meshes that morton_partition takes (boxes and lattices, uniform or
- * locally refined); every other choice is refused with a message, on every
- * rank.
+ * locally refined), a variable coefficient as the serial solvers take it
+ * (each rank evaluates it on its own and ghost cells: at the quadrature
+ * points or per cell on the host, per cell on the device, not with the
+ * device's patch smoother); every other choice is refused with a message,
+ * on every rank.
  *
  * On a locally refined hierarchy (host, FP64; doc/adaptive.md) the outer
  * iteration runs on the active mesh, as AdaptiveMultigridSolver's: its
@@ -123,6 +126,10 @@ namespace cellwise
     /// z = V r for serial vectors. Collective.
     void
     precondition(CellVector<double> &z, const CellVector<double> &r) const override;
+    /// z = V r for distributed vectors of the outer level (vector(); @p z
+    /// is shaped as @p r). Collective.
+    void
+    precondition(VectorType &z, const VectorType &r) const;
 
     Backend
     backend() const override

@@ -14,6 +14,7 @@
  * Built only with MPI (library cellwise::mpi).
  */
 
+#include <cellwise/base/exceptions.h>
 #include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/operators/level_operator.h>
@@ -36,10 +37,29 @@ namespace cellwise
                                              LaplaceOperator<Number, Layout>,
                                              cuda::LaplaceOperator<Number, Layout>>;
 
-    DistributedLaplaceOperator(std::shared_ptr<const DistributedLevel> level, const unsigned int degree)
+    /// A variable @p coefficient c of −∇·(c∇u) (empty: 1) is evaluated on
+    /// the rank's owned and ghost cells as the serial operator evaluates it
+    /// on the same cells, so the ranks' operators are the serial one's
+    /// restrictions. The device operator takes it as cell averages only.
+    DistributedLaplaceOperator(std::shared_ptr<const DistributedLevel> level,
+                               const unsigned int                      degree,
+                               const ScalarFunction                   &coefficient = {},
+                               const CoefficientEvaluation evaluation = CoefficientEvaluation::quadrature_points)
       : level_(std::move(level))
       , operator_(level_->local->level, degree)
-    {}
+    {
+      if (!coefficient)
+        return;
+      if constexpr (std::is_same_v<Memory, MemorySpace::Host>)
+        operator_.set_coefficient(level_->local->level, coefficient, evaluation);
+      else
+        {
+          CELLWISE_CHECK(evaluation == CoefficientEvaluation::cell_average,
+                         "the device operator takes a coefficient as its cell averages only "
+                         "(CoefficientEvaluation::cell_average)");
+          operator_.set_coefficient(level_->local->level, coefficient);
+        }
+    }
 
     /// dst = A src
     void
