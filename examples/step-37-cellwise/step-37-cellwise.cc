@@ -54,6 +54,7 @@
 #include <cellwise/dealii/functions.h>
 #include <cellwise/dealii/mg_adapters.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
+#include <cellwise/dealii/mpi_multigrid_preconditioner.h>
 #include <cellwise/dealii/problem_file.h>
 
 #include <cstdlib>
@@ -997,7 +998,33 @@ namespace Step37
             << time.cpu_time() << "s/" << time.wall_time() << "s\n";
     };
 
-    if (options.gpu)
+    if (Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) > 1)
+      {
+        // cellwise: on several ranks the distributed cycle (each rank its
+        // own cells of every level, p4est's partition; doc/mpi.md), with
+        // --gpu on each rank's GPU in FP32 inside the FP64 outer CG. It is
+        // the serial cycle (Chebyshev with its own eigenvalue estimates
+        // instead of deal.II's Multigrid over cell-wise levels), so CG takes
+        // the same iterations on any number of ranks.
+        if (options.gpu)
+          {
+            mg_parameters.backend   = cellwise::Backend::cuda;
+            mg_parameters.precision = cellwise::Precision::mixed;
+            mg_parameters.coefficient_evaluation =
+              cellwise::CoefficientEvaluation::cell_average;
+          }
+        const cellwise::dealii::DistributedMultigridPreconditioner
+          preconditioner(dof_handler, mg_parameters);
+        pcout << "Multigrid levels distributed over "
+              << Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD)
+              << " MPI ranks, on the "
+              << (options.gpu ? cellwise::backend_description(
+                                  cellwise::Backend::cuda) :
+                                std::string("host"))
+              << std::endl;
+        solve_with(preconditioner);
+      }
+    else if (options.gpu)
       {
         // --gpu: the cycle's levels live on the GPU from the set-up on, in
         // FP32 inside the FP64 outer CG; each CG iteration moves the

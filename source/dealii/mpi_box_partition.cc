@@ -157,9 +157,19 @@ namespace cellwise::dealii
     cuts.assign(size + 1, 0);
     CELLWISE_MPI_CHECK(MPI_Allgather(&first, 1, MPI_UINT64_T, cuts.data(), 1, MPI_UINT64_T, comm));
     cuts[size] = probe ? probe->n_cells(finest) : 0;
-    if (reason.empty() && (cuts[0] != 0 || !std::is_sorted(cuts.begin(), cuts.end()) ||
-                           std::adjacent_find(cuts.begin(), cuts.end()) != cuts.end()))
-      reason = "the ranks' active cells are not consecutive ranges of the forest order, or a rank owns none";
+    // a rank without active cells (p4est leaves ranks empty where the mesh
+    // has fewer families of leaves than ranks): an empty range at the next
+    // rank's cut
+    for (int r = size - 1; r >= 0; --r)
+      cuts[r] = std::min(cuts[r], cuts[r + 1]);
+    std::vector<std::uint64_t> owned(size, 0); // whether the ranks' counts fill their ranges
+    const std::uint64_t        mine = std::uint64_t(tria.n_locally_owned_active_cells());
+    CELLWISE_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_UINT64_T, owned.data(), 1, MPI_UINT64_T, comm));
+    bool consecutive = cuts[0] == 0 && std::is_sorted(cuts.begin(), cuts.end());
+    for (int r = 0; r < size && consecutive; ++r)
+      consecutive = cuts[r + 1] - cuts[r] == owned[r];
+    if (reason.empty() && !consecutive)
+      reason = "the ranks' active cells are not consecutive ranges of the forest order";
     return reason;
   }
 

@@ -5,6 +5,7 @@
 #include <cellwise/mesh/partition.h>
 #include <cellwise/mesh/partitioned_hierarchy.h>
 
+#include <deal.II/base/mpi.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/component_mask.h>
@@ -132,7 +133,7 @@ namespace cellwise::dealii
   DistributedPoissonSolver::scatter(const DealiiVector &v, DistributedMultigridSolver::VectorType &cells, const bool balanced) const
   {
     check_collectively(comm_, v.locally_owned_elements() == locally_owned_,
-                       "cellwise::dealii::DistributedPoissonSolver::solve: a vector whose locally owned range is not the "
+                       "cellwise::dealii::DistributedPoissonSolver: a vector whose locally owned range is not the "
                        "DoFHandler's on this rank");
     DealiiVector ghosted(locally_owned_, locally_relevant_, comm_);
     ghosted.copy_locally_owned_data_from(v);
@@ -148,15 +149,56 @@ namespace cellwise::dealii
         }
   }
 
+  void
+  DistributedPoissonSolver::write_owned(const DistributedMultigridSolver::VectorType &cells, DealiiVector &v,
+                                        const bool update_ghosts) const
+  {
+    // every locally owned DoF lies in an owned cell
+    v.zero_out_ghost_values();
+    const unsigned int n3 = cells.dofs_per_cell();
+    for (unsigned int k = 0; k < cells.n_owned_cells(); ++k)
+      for (unsigned int i = 0; i < n3; ++i)
+        {
+          const dof_index j = fine_indices_[std::size_t(k) * n3 + i];
+          if (locally_owned_.is_element(j))
+            v(j) = cells.local()(k, i);
+        }
+    if (update_ghosts) // (collective: the same on every rank)
+      v.update_ghost_values();
+  }
+
+  void
+  DistributedPoissonSolver::check_dofs_unchanged(const char *who) const
+  {
+    check_collectively(comm_, dof_handler_->n_dofs() == n_dofs_,
+                       std::string(who) + ": the DoFHandler has " + std::to_string(dof_handler_->n_dofs()) +
+                         " DoFs, at the set-up it had " + std::to_string(n_dofs_) +
+                         ": set the solver up again after distribute_dofs");
+  }
+
+  void
+  DistributedPoissonSolver::precondition(DealiiVector &dst, const DealiiVector &src) const
+  {
+    CELLWISE_CHECK(&dst != &src, "cellwise::dealii::DistributedPoissonSolver::precondition: dst and src must be different vectors");
+    check_dofs_unchanged("cellwise::dealii::DistributedPoissonSolver::precondition");
+    DistributedMultigridSolver::VectorType r, z;
+    scatter(src, r, true);
+    solver_->precondition(z, r);
+    // the copies of a DoF agree up to the rounding of the cycle's last
+    // steps: their mean, as the serial preconditioner takes it
+    solver_->outer_level()->dss.apply(z.local(), DssMode::mean);
+    // ghosts updated only where dst was in the ghosted state (an outer
+    // solver's vectors are not; a rank's ghost count is no collective
+    // decision: ranks without ghosts would leave the others waiting)
+    write_owned(z, dst, dst.has_ghost_elements());
+  }
+
   SolveStatistics
   DistributedPoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
   {
     CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::DistributedPoissonSolver::solve: the solution and the right-hand "
                                       "side must be different vectors");
-    check_collectively(comm_, dof_handler_->n_dofs() == n_dofs_,
-                       "cellwise::dealii::DistributedPoissonSolver::solve: the DoFHandler has " +
-                         std::to_string(dof_handler_->n_dofs()) + " DoFs, at the set-up it had " + std::to_string(n_dofs_) +
-                         ": set the solver up again after distribute_dofs");
+    check_dofs_unchanged("cellwise::dealii::DistributedPoissonSolver::solve");
     DistributedMultigridSolver::VectorType b, u;
     scatter(rhs, b, true);
     scatter(solution, u, false);
@@ -182,18 +224,10 @@ namespace cellwise::dealii
     const SolveStatistics statistics =
       internal::forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control, r0);
 
-    // every locally owned DoF lies in an owned cell; the copies agree
-    solution.zero_out_ghost_values();
-    const unsigned int n3 = u.dofs_per_cell();
-    for (unsigned int k = 0; k < u.n_owned_cells(); ++k)
-      for (unsigned int i = 0; i < n3; ++i)
-        {
-          const dof_index j = fine_indices_[std::size_t(k) * n3 + i];
-          if (locally_owned_.is_element(j))
-            solution(j) = u.local()(k, i);
-        }
-    if (solution.has_ghost_elements() || solution.get_partitioner()->n_ghost_indices() > 0)
-      solution.update_ghost_values();
+    // (the copies of the solution agree) a solution with a ghost layout
+    // gets its ghosts, collectively: on every rank if on any
+    const bool ghosted = solution.has_ghost_elements() || solution.get_partitioner()->n_ghost_indices() > 0;
+    write_owned(u, solution, ::dealii::Utilities::MPI::max(int(ghosted), comm_) > 0);
     return statistics;
   }
 } // namespace cellwise::dealii

@@ -157,11 +157,12 @@ namespace cellwise
                                                                           << (cuts_.empty() ? 0 : cuts_.back())
                                                                           << " over " << n_ranks_ << " ranks; they must run from 0 to "
                                                                           << n);
+    // (an empty range is a rank without cells; owner() skips it, as the
+    // upper bound of a cell's first descendant lands past equal cuts)
     for (int r = 0; r < n_ranks_; ++r)
-      CELLWISE_CHECK(cuts_[r + 1] > cuts_[r], "BoxPartition: rank " << r << " of " << n_ranks_
-                                                                    << " owns no cell of the finest level (cut at "
-                                                                    << cuts_[r] << " and " << cuts_[r + 1]
-                                                                    << "); every rank needs one");
+      CELLWISE_CHECK(cuts_[r + 1] >= cuts_[r], "BoxPartition: the cuts of ranks " << r << " and " << r + 1 << " of " << n_ranks_
+                                                                                  << " decrease (" << cuts_[r] << ", "
+                                                                                  << cuts_[r + 1] << ")");
   }
 
   std::uint64_t

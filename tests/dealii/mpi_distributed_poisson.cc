@@ -4,7 +4,10 @@
 // load vector assembled with deal.II's constraints, the system solved by
 // deal.II (its assembled Trilinos matrix, CG with ML's AMG, to 1e-14) and
 // by the cell-wise solver with Chebyshev CG and with the vertex-patch
-// stationary iteration (to 1e-12). The solutions agree to 1e-9, and the
+// stationary iteration (to 1e-12), and by deal.II's CG on its matrix with
+// the cell-wise V-cycle as preconditioner (DistributedMultigridPreconditioner,
+// step-37's use). Also with step-37's variable coefficient at the
+// quadrature points. The solutions agree to 1e-9, and the
 // iteration counts are those of one rank: the .output files of 1, 2 and 3
 // ranks are the same. The meshes: 2 x 1 x 1 coarse cells, and 3 x 2 x 2,
 // whose trees deal.II hands p4est permuted, with Dirichlet conditions on
@@ -14,11 +17,13 @@
 // rank builds its own cells only), and the core's BoxPartition from the
 // counts alone (which the main program and the machines without deal.II
 // use) must equal it: p4est's even cut corrected so that no family of
-// sibling leaves is split (partition for coarsening). A vector of another
-// layout, a locally refined mesh, a Dirichlet id that no face carries and
-// a curved mesh are refused on every rank.
+// sibling leaves is split (partition for coarsening). step-37's first mesh
+// (one family of 8 leaves) leaves every rank but one without cells. A
+// vector of another layout, a locally refined mesh, a Dirichlet id that no
+// face carries and a curved mesh are refused on every rank.
 
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
+#include <cellwise/dealii/mpi_multigrid_preconditioner.h>
 #include <cellwise/mesh/box_partition.h>
 
 #include <deal.II/base/function.h>
@@ -76,18 +81,36 @@ namespace
         << "  " << message << std::endl;
   }
 
-  /// @p subdivisions coarse cells of size 1 (boundary ids 0..5 by face
-  /// with @p colorize, else 0), Dirichlet conditions on @p dirichlet_ids
-  /// (with @p colorize: some faces are Neumann faces, which the vertex-patch
-  /// smoother refuses).
-  void
-  run(const unsigned int               degree,
-      const unsigned int               refinements,
-      const std::vector<unsigned int> &subdivisions,
-      const bool                       colorize,
-      const std::vector<unsigned int> &dirichlet_ids,
-      std::ostream                    &out)
+  /// step-37's coefficient, 1 / (0.05 + 2 |x|²).
+  double
+  step37_coefficient(const cellwise::Point &x)
   {
+    return 1. / (0.05 + 2. * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+  }
+
+  /// A problem on a lattice of coarse cells of size 1.
+  struct Case
+  {
+    unsigned int              degree      = 2;
+    unsigned int              refinements = 2;
+    std::vector<unsigned int> subdivisions{2, 1, 1};
+    /// Boundary ids 0..5 by face, else 0.
+    bool colorize = false;
+    /// With colorize: some faces are Neumann faces, which the vertex-patch
+    /// smoother refuses.
+    std::vector<unsigned int> dirichlet_ids{0};
+    /// −∇·(c∇u) with step-37's coefficient c, else −Δu.
+    bool coefficient = false;
+    /// Whether the core's BoxPartition from the counts alone is compared
+    /// with deal.II's partition (it refuses ranks without cells, which
+    /// p4est makes where a mesh has fewer families of leaves than ranks).
+    bool compare_partition = true;
+  };
+
+  void
+  run(const Case &problem, std::ostream &out)
+  {
+    const auto &[degree, refinements, subdivisions, colorize, dirichlet_ids, coefficient, compare_partition] = problem;
     const MPI_Comm                          comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<3> tria(comm,
                                                  Triangulation<3>::limit_level_difference_at_vertices,
@@ -129,10 +152,11 @@ namespace
           for (unsigned int q = 0; q < quadrature.size(); ++q)
             {
               const Point<3> &x = fe_values.quadrature_point(q);
+              const double    c = coefficient ? step37_coefficient({{x[0], x[1], x[2]}}) : 1.;
               for (unsigned int i = 0; i < n; ++i)
                 {
                   for (unsigned int j = 0; j < n; ++j)
-                    cell_matrix(i, j) += fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q) * fe_values.JxW(q);
+                    cell_matrix(i, j) += c * fe_values.shape_grad(i, q) * fe_values.shape_grad(j, q) * fe_values.JxW(q);
                   cell_load(i) += (1. + x[0] * x[1] * x[2]) * fe_values.shape_value(i, q) * fe_values.JxW(q);
                 }
             }
@@ -159,11 +183,13 @@ namespace
         << " coarse cells, Dirichlet ids";
     for (const unsigned int id : dirichlet_ids)
       out << " " << id;
-    out << ", " << dof_handler.n_dofs() << " DoFs:" << std::endl;
+    out << (coefficient ? ", step-37's coefficient" : "") << ", " << dof_handler.n_dofs() << " DoFs:" << std::endl;
     for (const bool patch : {false, true})
       {
         cellwise::MultigridParameters parameters;
         parameters.dirichlet_ids = dirichlet_ids;
+        if (coefficient)
+          parameters.coefficient = step37_coefficient;
         if (patch)
           {
             parameters.smoother = cellwise::SmootherType::patch;
@@ -186,7 +212,7 @@ namespace
         const double relative = difference.linfty_norm() / expected.linfty_norm();
         out << "  cellwise, " << (patch ? "vertex patch, stationary" : "Chebyshev, CG") << ": " << control.last_step()
             << " iterations, solution equals deal.II's to 1e-9: " << (relative < 1e-9 ? "yes" : "no") << std::endl;
-        if (!patch)
+        if (!patch && compare_partition)
           {
             // deal.II's partition as the solver took it against the one the
             // core computes from the counts alone (BoxPartition, as the
@@ -199,6 +225,20 @@ namespace
                 equal = equal && morton.owner(l, c) == taken.partition()->owner(l, c);
             out << "  partition: deal.II's level subdomains, each rank its own cells, "
                 << (equal ? "equal" : "not equal") << " to cellwise's Morton partition" << std::endl;
+          }
+        if (!patch)
+          {
+            // the cycle as the preconditioner of deal.II's CG on deal.II's
+            // matrix (step-37's use): the V-cycle is the serial one, so the
+            // iteration count is the same on every number of ranks
+            const cellwise::dealii::DistributedMultigridPreconditioner preconditioner(dof_handler, parameters);
+            Vector        x(owned, comm);
+            SolverControl outer_control(100, 1e-12 * rhs.l2_norm());
+            SolverCG<Vector>(outer_control).solve(matrix, x, rhs, preconditioner);
+            x -= expected;
+            out << "  deal.II's CG on its matrix, cellwise V-cycle as preconditioner: " << outer_control.last_step()
+                << " iterations, solution equals deal.II's to 1e-9: "
+                << (x.linfty_norm() / expected.linfty_norm() < 1e-9 ? "yes" : "no") << std::endl;
           }
       }
   }
@@ -268,11 +308,17 @@ main(int argc, char **argv)
   std::ofstream                    out;
   if (Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
     out.open("output");
-  run(2, 3, {2, 1, 1}, false, {0}, out);
-  run(3, 2, {2, 1, 1}, false, {0}, out);
+  run({2, 3, {2, 1, 1}}, out);
+  run({3, 2, {2, 1, 1}}, out);
   // p4est's trees permuted (deal.II orders the 12 coarse cells 0 1 3 4 6 7
   // 9 10 2 5 8 11), Dirichlet conditions on two faces of six
-  run(2, 2, {3, 2, 2}, true, {0, 3}, out);
+  run({2, 2, {3, 2, 2}, true, {0, 3}}, out);
+  // step-37's variable coefficient at the quadrature points, as deal.II
+  // assembles it
+  run({3, 2, {2, 1, 1}, false, {0}, true}, out);
+  // step-37's first mesh: one family of 8 leaves, which p4est keeps on one
+  // rank; the others own no cell
+  run({2, 1, {1, 1, 1}, false, {0}, true, false}, out);
   refusals(out);
   return 0;
 }

@@ -215,19 +215,32 @@ namespace cellwise::testing
   /// order of operations) and give the serial iteration count, its solution
   /// within @p tolerance of the serial maximum. With @p map, the box
   /// deformed by it (a mapping of degree 1 on every level; the partition
-  /// through MappedPartitionedHierarchy). Collective.
+  /// through MappedPartitionedHierarchy). With @p cuts, the finest level
+  /// cut there (BoxPartition's second constructor; ranks may own no cell),
+  /// and the replicated solver takes the same owners. Collective.
   inline void
-  compare_box_partition_solver(const MultigridParameters &parameters,
-                               const unsigned int         degree,
-                               const double               tolerance,
-                               const std::string         &what,
-                               const BoxDescription      &box,
-                               const PointMap            &map = {})
+  compare_box_partition_solver(const MultigridParameters        &parameters,
+                               const unsigned int                degree,
+                               const double                      tolerance,
+                               const std::string                &what,
+                               const BoxDescription             &box,
+                               const PointMap                   &map  = {},
+                               const std::vector<std::uint64_t> &cuts = {})
   {
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int      rank = mpi_rank(comm), size = mpi_size(comm);
     LevelHierarchy h    = make_box_hierarchy(box, 2);
-    std::shared_ptr<const PartitionedHierarchy> partition = std::make_shared<const BoxPartition>(box, 2, size);
+    const auto     cut  = cuts.empty() ? std::make_shared<const BoxPartition>(box, 2, size)
+                                       : std::make_shared<const BoxPartition>(box, 2, cuts);
+    std::vector<std::vector<int>> owners; // empty: morton_partition's, the same as cut's
+    if (!cuts.empty())
+      for (unsigned int l = 0; l < h.n_levels(); ++l)
+        {
+          owners.emplace_back();
+          for (unsigned int c = 0; c < h.level(l).n_cells(); ++c)
+            owners.back().push_back(cut->owner(l, c));
+        }
+    std::shared_ptr<const PartitionedHierarchy> partition = cut;
     if (map)
       {
         map_hierarchy(h, 1, map);
@@ -237,7 +250,7 @@ namespace cellwise::testing
     const CellVector<double> &b = serial.b, &u_serial = serial.u;
     const SolveStatistics    &serial_statistics = serial.statistics;
 
-    const DistributedMultigridSolver replicated(h, degree, parameters, comm);
+    const DistributedMultigridSolver replicated(h, degree, parameters, comm, nullptr, owners);
     CellVector<double>               u_replicated;
     MonitorControl                   replicated_control(100, 1e-10);
     const auto                       replicated_statistics = replicated.solve(u_replicated, b, replicated_control);
@@ -256,8 +269,13 @@ namespace cellwise::testing
     EXPECT_EQ(statistics.iterations(), serial_statistics.iterations()) << what << ", Q" << degree;
     EXPECT_GE(serial_statistics.iterations(), 2u) << "a solve that tests nothing";
     EXPECT_EQ(owned_mismatches(fine, u.local(), u_replicated), 0u) << what << ", Q" << degree << ": not the replicated solve";
-    const auto [difference, largest] =
+    const auto [owned_difference, owned_largest] =
       solution_difference(u.local(), u_serial, fine.n_owned_cells(), [&](const unsigned int k) { return fine.serial_index[k]; });
+    // over all ranks (a rank may own no cell)
+    double difference = 0, largest = 0;
+    CELLWISE_MPI_CHECK(MPI_Allreduce(&owned_difference, &difference, 1, MPI_DOUBLE, MPI_MAX, comm));
+    CELLWISE_MPI_CHECK(MPI_Allreduce(&owned_largest, &largest, 1, MPI_DOUBLE, MPI_MAX, comm));
+    EXPECT_GT(largest, 0.) << what << ": a zero solution";
     EXPECT_LE(difference, tolerance * largest) << what << ", Q" << degree;
     if (rank == 0)
       std::cout << "  " << what << ", Q" << degree << ", " << size << " ranks, from a BoxPartition: "

@@ -231,7 +231,9 @@ TEST(BoxPartition, TakesTheFinestCutsOfAPartitioner)
       const std::uint64_t  n             = serial.levels.back().n_cells();
       // cuts that split families and coarse cells, and the even ones
       for (const std::vector<std::uint64_t> &cuts : std::vector<std::vector<std::uint64_t>>{
-             {0, n}, {0, 1, n}, {0, 13, 70, 71, n - 9, n}, {0, n / 3 + 5, 2 * n / 3 - 3, n}})
+             {0, n}, {0, 1, n}, {0, 13, 70, 71, n - 9, n}, {0, n / 3 + 5, 2 * n / 3 - 3, n},
+             // ranks without cells (first, in the middle, last)
+             {0, 0, n}, {0, 13, 13, 70, n}, {0, n, n}})
         {
           SCOPED_TRACE(name + ", " + std::to_string(cuts.size() - 1) + " ranks, second cut " + std::to_string(cuts[1]));
           const BoxPartition partition(box, n_refinements, cuts);
@@ -263,9 +265,9 @@ TEST(BoxPartition, TakesTheFinestCutsOfAPartitioner)
                   }
               }
         }
-      // cuts that leave a rank without cells, or do not span the level
+      // cuts that decrease or do not span the level
       for (const std::vector<std::uint64_t> &cuts :
-           std::vector<std::vector<std::uint64_t>>{{0, 5, 5, n}, {1, n}, {0, n - 1}, {0}, {}})
+           std::vector<std::vector<std::uint64_t>>{{0, 5, 4, n}, {1, n}, {0, n - 1}, {0}, {}})
         EXPECT_THROW(BoxPartition(box, n_refinements, cuts), Error);
     }
   EXPECT_GT(compared, 50u);

@@ -14,8 +14,8 @@
  * only a rank's owned and ghost cells. Taken: globally refined meshes whose
  * coarse mesh is a lattice of equal boxes with flat manifolds
  * (subdivided_hyper_rectangle, hyper_cube, hyper_L and the like), FE_Q(p)
- * on Gauss–Lobatto points, level DoFs, the smoothers, outer iterations and
- * backends of DistributedMultigridSolver; refused with a message on every
+ * on Gauss–Lobatto points, level DoFs, a coefficient, the smoothers, outer
+ * iterations and backends of DistributedMultigridSolver; refused with a message on every
  * rank: locally refined meshes, curved or unstructured coarse meshes, a
  * triangulation without the multigrid hierarchy, what the distributed
  * solver does not take.
@@ -69,6 +69,16 @@ namespace cellwise::dealii
     SolveStatistics
     solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const;
 
+    /**
+     * @p dst = V @p src, one V-cycle, collectively (what
+     * DistributedMultigridPreconditioner::vmult does): @p src a residual in
+     * deal.II's numbering, @p dst the correction, zero on the Dirichlet
+     * DoFs (locally owned entries written; ghosts updated if @p dst is in
+     * the ghosted state, else zero, as an outer solver's vectors are).
+     */
+    void
+    precondition(DealiiVector &dst, const DealiiVector &src) const;
+
     /// The distributed solver (its local levels, its exchange counts).
     const DistributedMultigridSolver &
     solver() const
@@ -87,6 +97,14 @@ namespace cellwise::dealii
     /// (@p balanced) every copy of DoF j gets v_j / valence_j, else v_j.
     void
     scatter(const DealiiVector &v, DistributedMultigridSolver::VectorType &cells, bool balanced) const;
+    /// The locally owned entries of @p v from the owned finest-level cells
+    /// of @p cells (whose copies agree); ghosts zero, or updated where
+    /// @p update_ghosts (the same on every rank: collective).
+    void
+    write_owned(const DistributedMultigridSolver::VectorType &cells, DealiiVector &v, bool update_ghosts) const;
+    /// Refuses, on every rank, a DoFHandler redistributed since the set-up.
+    void
+    check_dofs_unchanged(const char *who) const;
 
     ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
     MPI_Comm                                                comm_;

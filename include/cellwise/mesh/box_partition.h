@@ -60,8 +60,10 @@ namespace cellwise
     /// The same hierarchy with the finest level cut where a partitioner cut
     /// it (p4est through deal.II: dealii/mpi_box_partition.h): rank r owns
     /// the finest cells of forest index [@p finest_cuts[r], @p finest_cuts[r + 1]);
-    /// n_ranks + 1 increasing entries from 0 to the level's cell count
-    /// (checked: every rank keeps a cell). Coarser levels as above.
+    /// n_ranks + 1 non-decreasing entries from 0 to the level's cell count
+    /// (checked). A rank may own no cell (p4est leaves ranks empty where a
+    /// mesh has fewer families of leaves than ranks): it then owns none on
+    /// any level. Coarser levels as above.
     BoxPartition(const BoxDescription      &box,
                  unsigned int               n_refinements,
                  std::vector<std::uint64_t> finest_cuts,
