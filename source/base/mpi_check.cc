@@ -61,6 +61,23 @@ namespace cellwise
     CELLWISE_CHECK(false, "rank " << lowest << " of " << size << " failed a collective check (its message is on that rank)");
   }
 
+  void
+  run_collectively(const MPI_Comm comm, const std::function<void()> &what)
+  {
+    std::string message;
+    try
+      {
+        what();
+      }
+    catch (const Error &e)
+      {
+        message = e.what();
+        if (message.empty())
+          message = "a rank-local step failed";
+      }
+    check_collectively(comm, message.empty(), message);
+  }
+
   std::vector<std::vector<unsigned int>>
   exchange_lists(const MPI_Comm comm, const std::vector<std::vector<unsigned int>> &outgoing, const std::string &what)
   {

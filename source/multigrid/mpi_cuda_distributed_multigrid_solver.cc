@@ -68,9 +68,10 @@ namespace cellwise
     const auto synchronize = [] { CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); };
     setup_stages_.measure("outer mask and operator (device)", [&] {
       device->fine_mask = make_device_distributed_dirichlet_mask<double>(outer_level_, degree_, parameters_.dirichlet_ids);
-      device->fine_operator =
-        std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(
+      run_collectively(comm_, [&] {
+        device->fine_operator = std::make_shared<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>>(
           outer_level_, degree_, parameters_.coefficient, parameters_.coefficient_evaluation);
+      });
     }, synchronize);
     if (parameters_.precision == Precision::fp64)
       device->cycle = make_cycle<double, MemorySpace::CUDA>(log, active_mesh_ ? nullptr : device->fine_operator,

@@ -78,7 +78,10 @@ namespace cellwise
 #endif
             if (!on_device_mask)
               mask.copy_from_host(make_distributed_free_mask<Number>(levels_[l], degree, parameters.dirichlet_ids));
-            op = std::make_shared<const Operator>(levels_[l], degree, parameters.coefficient, parameters.coefficient_evaluation);
+            // (a coefficient that fails on one rank's cells fails every rank)
+            run_collectively(comm_, [&] {
+              op = std::make_shared<const Operator>(levels_[l], degree, parameters.coefficient, parameters.coefficient_evaluation);
+            });
           }, synchronize);
         components.operators.push_back(op);
         components.level_shapes.push_back(V(levels_[l], degree));

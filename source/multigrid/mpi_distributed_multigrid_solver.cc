@@ -157,13 +157,14 @@ namespace cellwise
         outer_local_ = &local_.back();
         outer_level_ = levels_.back();
       }
-    // (the device solve builds its mask on the device: no host mask)
-    setup_stages_.measure(on_device ? "outer operator (host)" : "outer mask and operator (host)", [&] {
-      if (!on_device)
+    // (the device solve builds its mask and operator on the device: no
+    // host mask, and the host operator only where it is asked for)
+    if (!on_device)
+      setup_stages_.measure("outer mask and operator (host)", [&] {
         outer_mask_ = make_distributed_dirichlet_mask<double>(outer_level_, degree, parameters.dirichlet_ids);
-      outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(outer_level_, degree, parameters.coefficient,
-                                                                                  parameters.coefficient_evaluation);
-    });
+        // (a coefficient that fails on one rank's cells fails every rank)
+        run_collectively(comm, [this] { outer_operator(); });
+      });
     if (on_device)
       {
 #ifdef CELLWISE_WITH_CUDA
@@ -201,6 +202,15 @@ namespace cellwise
            << " coarse values" << std::endl;
     if (log)
       setup_stages_.print(*log, "distributed set-up of rank " + std::to_string(rank) + " by stage");
+  }
+
+  const DistributedLaplaceOperator<double> &
+  DistributedMultigridSolver::outer_operator() const
+  {
+    if (!outer_operator_) // (cell-local: no exchange, so no collective call)
+      outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(
+        outer_level_, degree_, parameters_.coefficient, parameters_.coefficient_evaluation);
+    return *outer_operator_;
   }
 
   void

@@ -44,20 +44,12 @@ TEST(BoxPartitionSolver, EqualsTheReplicatedAndTheSerialSolveOnTheHost)
 TEST(BoxPartitionSolver, RanksWithoutCellsSolveAsTheSerialSolver)
 {
   // p4est leaves ranks empty where a mesh has fewer families of leaves than
-  // ranks (step-37's first mesh, 8 cells, on 2 ranks): the first rank, and
-  // with 3 ranks or more also the last, own no cell of any level; the
-  // others split the 5 · 64 finest cells of the row unevenly
+  // ranks (step-37's first mesh, 8 cells, on 2 ranks): such ranks own no
+  // cell of any level
   const int size = mpi_size(MPI_COMM_WORLD);
   if (size < 2)
     GTEST_SKIP() << "needs 2 ranks or more for a rank without cells";
-  const std::uint64_t        n = 5 * 64; // the row's finest cells
-  std::vector<std::uint64_t> cuts{0, 0};
-  const int                  owning = size >= 3 ? size - 2 : 1;
-  for (int r = 1; r <= owning; ++r)
-    cuts.push_back(r == owning ? n : std::uint64_t(r) * n / std::uint64_t(owning) + 3);
-  if (size >= 3)
-    cuts.push_back(n);
-  ASSERT_EQ(cuts.size(), std::size_t(size) + 1);
+  const std::vector<std::uint64_t> cuts = row_cuts_with_empty_ranks(size);
   MultigridParameters chebyshev;
   compare_box_partition_solver(chebyshev, 2, 1e-12, "host, Chebyshev, CG, row, empty ranks", family_cutting_mpi_row(), {}, cuts);
   MultigridParameters patch;

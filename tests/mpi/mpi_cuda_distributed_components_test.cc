@@ -421,6 +421,27 @@ TEST(DistributedDeviceSolver, FromABoxPartitionSolvesAsTheReplicatedAndTheSerial
   compare_box_partition_solver(patch, 3, 1e-7, "device, mixed, patch, stationary, L-shape", make_lshape_description());
 }
 
+TEST(DistributedDeviceSolver, RanksWithoutCellsSolveAsTheSerialDeviceSolver)
+{
+  // ranks without cells (row_cuts_with_empty_ranks): their device levels,
+  // vectors and exchanges are empty
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const int size = mpi_size(MPI_COMM_WORLD);
+  if (size < 2)
+    GTEST_SKIP() << "needs 2 ranks or more for a rank without cells";
+  const std::vector<std::uint64_t> cuts = row_cuts_with_empty_ranks(size);
+  MultigridParameters chebyshev;
+  chebyshev.backend = Backend::cuda;
+  compare_box_partition_solver(chebyshev, 2, 1e-12, "device, Chebyshev, CG, row, empty ranks", family_cutting_mpi_row(), {}, cuts);
+  MultigridParameters patch;
+  patch.backend   = Backend::cuda;
+  patch.smoother  = SmootherType::patch;
+  patch.outer     = OuterIteration::stationary;
+  patch.precision = Precision::mixed;
+  compare_box_partition_solver(patch, 3, 1e-7, "device, mixed, patch, stationary, row, empty ranks", family_cutting_mpi_row(), {},
+                               cuts);
+}
+
 TEST(DistributedDeviceSolver, LocalSmoothingSolvesAsTheSerialDeviceAdaptiveSolver)
 {
   // locally refined levels on the device across ranks: the free masks,

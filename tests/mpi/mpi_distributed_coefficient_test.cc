@@ -60,3 +60,30 @@ TEST(DistributedCoefficient, FromABoxPartitionSolvesAsTheSerialSolver)
   chebyshev.coefficient = step37_coefficient();
   compare_box_partition_solver(chebyshev, 2, 1e-12, "coefficient, Chebyshev, CG, row", family_cutting_mpi_row());
 }
+
+TEST(DistributedCoefficient, ANegativeValueOnOneRanksCellsIsAnErrorOnEveryRank)
+{
+  // negative only for x > 4.9, at the end of the row: no quadrature point
+  // of the coarse level (which every rank holds) lies there, those of the
+  // finer levels' cells there do, and on several ranks only the last rank
+  // owns or sees them; the others must not wait for it
+  MultigridParameters parameters;
+  parameters.coefficient = [](const Point &x) { return x[0] > 4.9 ? -1. : 1.; };
+  const LevelHierarchy h = make_box_hierarchy(family_cutting_mpi_row(), 2);
+  for (const SmootherType smoother : {SmootherType::chebyshev, SmootherType::patch})
+    {
+      parameters.smoother = smoother;
+      std::string message = "no error";
+      try
+        {
+          const DistributedMultigridSolver solver(h, 2, parameters, MPI_COMM_WORLD);
+        }
+      catch (const Error &e)
+        {
+          message = e.what();
+        }
+      EXPECT_TRUE(message.find("the coefficient is -1") != std::string::npos ||
+                  message.find("failed a collective check") != std::string::npos)
+        << message;
+    }
+}

@@ -56,6 +56,24 @@ namespace cellwise::testing
     return box;
   }
 
+  /// Finest-level cuts of family_cutting_mpi_row() refined twice (5 · 64
+  /// cells) over @p size >= 2 ranks that leave ranks without cells, as
+  /// p4est does where a mesh has fewer families of leaves than ranks: the
+  /// first rank, and with 3 ranks or more the last, own no cell; the others
+  /// split the row unevenly.
+  inline std::vector<std::uint64_t>
+  row_cuts_with_empty_ranks(const int size)
+  {
+    const std::uint64_t        n = 5 * 64;
+    std::vector<std::uint64_t> cuts{0, 0};
+    const int                  owning = size >= 3 ? size - 2 : 1;
+    for (int r = 1; r <= owning; ++r)
+      cuts.push_back(r == owning ? n : std::uint64_t(r) * n / std::uint64_t(owning) + 3);
+    if (size >= 3)
+      cuts.push_back(n);
+    return cuts;
+  }
+
   /// The owned cells of @p serial on @p local; ghost cells NaN.
   template <typename Number, typename Layout>
   CellVector<Number, MemorySpace::Host, Layout>

@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -102,6 +103,16 @@ namespace cellwise
    */
   void
   check_collectively(MPI_Comm comm, bool condition, const std::string &message);
+
+  /**
+   * Collective: runs @p what (which must not itself communicate) and throws
+   * on every rank of @p comm if it threw cellwise::Error on any, as
+   * check_collectively with the failing rank's message. For the rank-local
+   * steps of a set-up that can fail on some ranks only, e.g. a coefficient
+   * that is not positive on one rank's cells.
+   */
+  void
+  run_collectively(MPI_Comm comm, const std::function<void()> &what);
 
   /**
    * Collective: sends @p outgoing[q] (identities, e.g. serial cell indices)
