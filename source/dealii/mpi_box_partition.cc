@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 
 namespace cellwise::dealii
 {
@@ -51,6 +52,16 @@ namespace cellwise::dealii
     why_not_ = read_coarse_mesh(tria);
     if (!why_not_.empty())
       return;
+    const unsigned int finest = tria.n_global_levels() - 1;
+    if (double(tria.n_global_active_cells()) != double(tria.n_cells(0)) * std::pow(8., finest))
+      {
+        why_not_ = first_reason(comm, replicate_refined_mesh(tria));
+        if (why_not_.empty())
+          hierarchy_ = std::make_shared<const ReplicatedHierarchy>(*serial_, owners_, mpi_size(comm));
+        else
+          serial_.reset();
+        return;
+      }
     std::vector<std::uint64_t> cuts;
     why_not_ = first_reason(comm, finest_cuts(tria, cuts));
     if (!why_not_.empty())
@@ -59,6 +70,130 @@ namespace cellwise::dealii
     why_not_   = first_reason(comm, check_level_subdomains(tria));
     if (!why_not_.empty())
       partition_.reset();
+    hierarchy_ = partition_;
+  }
+
+  namespace
+  {
+    /// Every rank's @p mine, concatenated in rank order, and where each
+    /// rank's part starts (size + 1 offsets). Collective.
+    std::vector<std::uint64_t>
+    gather_all(const MPI_Comm comm, const std::vector<std::uint64_t> &mine, std::vector<std::size_t> &offsets)
+    {
+      const int        size  = mpi_size(comm);
+      const int        count = static_cast<int>(mine.size());
+      std::vector<int> counts(size), displacements(size + 1, 0);
+      CELLWISE_MPI_CHECK(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm));
+      for (int r = 0; r < size; ++r)
+        displacements[r + 1] = displacements[r] + counts[r];
+      std::vector<std::uint64_t> all(displacements[size]);
+      CELLWISE_MPI_CHECK(MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displacements.data(),
+                                        MPI_UINT64_T, comm));
+      offsets.assign(displacements.begin(), displacements.end());
+      return all;
+    }
+  } // namespace
+
+  std::uint64_t
+  DealiiBoxPartition::lattice_key(const unsigned int l, const std::array<int, 3> &x) const
+  {
+    const std::uint64_t nx = std::uint64_t(box_.subdivisions[0]) << l, ny = std::uint64_t(box_.subdivisions[1]) << l;
+    return std::uint64_t(x[0]) + nx * (std::uint64_t(x[1]) + ny * std::uint64_t(x[2]));
+  }
+
+  std::string
+  DealiiBoxPartition::replicate_refined_mesh(const DistributedTria &tria)
+  {
+    // The serial hierarchy from the coarse lattice, refined level by level
+    // where some rank's level subdomain has a refined cell, and the owners
+    // from the level subdomains; both gathered (every rank holds the whole
+    // mesh). Collective: every rank takes every gather, whatever it found.
+    const MPI_Comm     comm     = tria.get_communicator();
+    const int          rank     = mpi_rank(comm);
+    const unsigned int n_levels = tria.n_global_levels();
+    std::string        reason;
+    const long double places = (long double)(box_.subdivisions[0]) * box_.subdivisions[1] * box_.subdivisions[2] *
+                               std::pow(8.L, (long double)(n_levels - 1));
+    if (n_levels > 21 || places >= 9.2e18L)
+      reason = std::to_string(n_levels - 1) + " refinements: more lattice places than 64-bit keys";
+    serial_ = std::make_unique<LevelHierarchy>(make_box_hierarchy(box_, 0));
+    owners_.assign(n_levels, {});
+    index_of_key_.assign(n_levels, {});
+    for (unsigned int l = 0; l < n_levels; ++l)
+      {
+        std::vector<std::uint64_t> owned, refined;
+        if (reason.empty())
+          for (const auto &cell : tria.cell_iterators_on_level(l))
+            if (cell->level_subdomain_id() == static_cast<::dealii::types::subdomain_id>(rank))
+              {
+                std::array<int, 3> x;
+                if (!lattice_coordinates(*cell, x))
+                  {
+                    reason = "cell " + std::to_string(l) + "." + std::to_string(cell->index()) + " is not at a lattice place";
+                    break;
+                  }
+                if (cell->is_active() && !boundary_ids_match(*cell, x))
+                  {
+                    reason = "the boundary ids of the refined faces are not those of the coarse faces";
+                    break;
+                  }
+                owned.push_back(lattice_key(l, x));
+                if (cell->has_children())
+                  refined.push_back(lattice_key(l, x));
+              }
+        std::vector<std::size_t> by_rank, unused;
+        const std::vector<std::uint64_t> all_owned   = gather_all(comm, owned, by_rank);
+        const std::vector<std::uint64_t> all_refined = gather_all(comm, refined, unused);
+        if (!reason.empty())
+          continue; // (the gathers above are every rank's, whatever it found)
+        Level &level = serial_->levels[l];
+        std::unordered_map<std::uint64_t, unsigned> &index_of = index_of_key_[l];
+        index_of.reserve(level.n_cells());
+        for (unsigned int c = 0; c < level.n_cells(); ++c)
+          index_of.emplace(lattice_key(l, level.coordinates[c]), c);
+        owners_[l].assign(level.n_cells(), -1);
+        for (int r = 0; r + 1 < int(by_rank.size()); ++r)
+          for (std::size_t i = by_rank[r]; i < by_rank[r + 1]; ++i)
+            {
+              const auto found = index_of.find(all_owned[i]);
+              if (found == index_of.end() || owners_[l][found->second] != -1)
+                reason = "deal.II's level " + std::to_string(l) + " is not the lattice's children of the refined cells";
+              else
+                owners_[l][found->second] = r;
+            }
+        if (reason.empty() && all_owned.size() != level.n_cells())
+          reason = "deal.II's level subdomains of level " + std::to_string(l) + " hold " + std::to_string(all_owned.size()) +
+                   " cells, the level has " + std::to_string(level.n_cells());
+        if (reason.empty() && l + 1 < n_levels)
+          {
+            // (flags first: refine_finest_level appends a level, which may
+            // move this one)
+            const std::unordered_set<std::uint64_t> refine(all_refined.begin(), all_refined.end());
+            std::vector<bool>                       flag(level.n_cells());
+            for (unsigned int c = 0; c < level.n_cells(); ++c)
+              flag[c] = refine.count(lattice_key(l, level.coordinates[c])) > 0;
+            refine_finest_level(*serial_, CellOrdering::child_major, [&flag](const unsigned int c) { return bool(flag[c]); });
+          }
+      }
+    return reason;
+  }
+
+  bool
+  DealiiBoxPartition::boundary_ids_match(const ::dealii::CellAccessor<3, 3> &cell, const std::array<int, 3> &x) const
+  {
+    // a face at the boundary lies on the box face its lattice place gives
+    const unsigned int l = cell.level();
+    for (unsigned int f = 0; f < 6; ++f)
+      if (cell.face(f)->at_boundary())
+        {
+          const unsigned int d = f / 2, n = box_.subdivisions[d] << l;
+          // the box face f, or toward a left-out coarse cell (hyper_L)
+          const bool         on_box = f % 2 == 0 ? x[d] == 0 : x[d] + 1 == int(n);
+          const int          expected = face_ids_[on_box ? f : removed_boundary_id];
+          if (expected != int(cell.face(f)->boundary_id()))
+            return false;
+        }
+    return true;
   }
 
   std::string
@@ -144,14 +279,8 @@ namespace cellwise::dealii
               break;
             }
           first = std::min(first, std::uint64_t(forest));
-          for (unsigned int f = 0; f < 6; ++f) // ids set on refined faces
-            if (cell->face(f)->at_boundary())
-              {
-                const std::int64_t neighbor = probe->forest_neighbor(cell->level(), x, f);
-                const unsigned int face     = face_neighbor::boundary_id(static_cast<int>(neighbor));
-                if (neighbor >= 0 || face > removed_boundary_id || face_ids_[face] != int(cell->face(f)->boundary_id()))
-                  reason = "the boundary ids of the refined faces are not those of the coarse faces";
-              }
+          if (!boundary_ids_match(*cell, x)) // (ids set on refined faces)
+            reason = "the boundary ids of the refined faces are not those of the coarse faces";
         }
     const int size = mpi_size(comm);
     cuts.assign(size + 1, 0);
@@ -203,9 +332,14 @@ namespace cellwise::dealii
   std::int64_t
   DealiiBoxPartition::serial_index(const ::dealii::CellAccessor<3, 3> &cell) const
   {
-    CELLWISE_CHECK(partition_, "DealiiBoxPartition::serial_index: the partition was not taken (" << why_not_ << ")");
+    CELLWISE_CHECK(hierarchy_, "DealiiBoxPartition::serial_index: the partition was not taken (" << why_not_ << ")");
     std::array<int, 3> x;
-    return lattice_coordinates(cell, x) ? partition_->index_of(cell.level(), x) : -1;
+    if (!lattice_coordinates(cell, x))
+      return -1;
+    if (partition_)
+      return partition_->index_of(cell.level(), x);
+    const auto found = index_of_key_.at(cell.level()).find(lattice_key(cell.level(), x));
+    return found == index_of_key_[cell.level()].end() ? -1 : std::int64_t(found->second);
   }
 
   bool

@@ -4,6 +4,7 @@
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/mesh/partitioned_hierarchy.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 
 #include <deal.II/base/mpi.h>
 #include <deal.II/distributed/tria.h>
@@ -11,6 +12,7 @@
 #include <deal.II/fe/component_mask.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_tools.h>
+#include <deal.II/lac/affine_constraints.h>
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/grid/tria.h>
 #include <deal.II/lac/la_parallel_vector.h>
@@ -49,14 +51,6 @@ namespace cellwise::dealii
                          dynamic_cast<const ::dealii::FE_Q<3, 3> *>(&dof_handler.get_fe()) != nullptr,
                        "cellwise::dealii::DistributedPoissonSolver needs FE_Q<3>(p), a triangulation built with "
                        "construct_multigrid_hierarchy and dof_handler.distribute_mg_dofs()");
-    const unsigned int finest   = tria.n_global_levels() - 1;
-    const double       expected = double(tria.n_cells(0)) * std::pow(8., finest);
-    check_collectively(comm_, double(tria.n_global_active_cells()) == expected,
-                       "cellwise::dealii::DistributedPoissonSolver: the mesh is locally refined (" +
-                         std::to_string(tria.n_global_active_cells()) + " active cells, " + std::to_string(tria.n_cells(0)) +
-                         " coarse cells refined " + std::to_string(finest) +
-                         " times); on several ranks it takes globally refined meshes yet");
-
     std::string fe_problem;
     try
       {
@@ -69,12 +63,13 @@ namespace cellwise::dealii
     check_collectively(comm_, fe_problem.empty(), "cellwise::dealii::DistributedPoissonSolver: " + fe_problem);
 
     // deal.II's partition as a box partition: each rank builds its own
-    // cells and their ghosts, none the whole hierarchy
+    // cells and their ghosts, none the whole hierarchy (a locally refined
+    // mesh: the hierarchy replicated on every rank, deal.II's owners)
     box_partition_ = std::make_unique<const DealiiBoxPartition>(*distributed);
     check_collectively(comm_, box_partition_->taken(),
                        "cellwise::dealii::DistributedPoissonSolver: " + box_partition_->why_not() +
-                         "; on several ranks it takes globally refined lattices of equal boxes (subdivided_hyper_rectangle, "
-                         "hyper_cube, hyper_L and the like) with flat manifolds");
+                         "; on several ranks it takes lattices of equal boxes (subdivided_hyper_rectangle, hyper_cube, "
+                         "hyper_L and the like) with flat manifolds, globally or locally refined");
     // (named in deal.II's boundary ids, before the solver names the box's)
     if (parameters.smoother == SmootherType::patch)
       {
@@ -86,23 +81,30 @@ namespace cellwise::dealii
     MultigridParameters box_parameters = parameters;
     box_parameters.dirichlet_ids       = box_partition_->box_dirichlet_ids(parameters.dirichlet_ids);
     if (log && rank == 0)
-      *log << "  partition: deal.II's (p4est's), each rank its own cells" << std::endl;
-    solver_ = std::make_unique<DistributedMultigridSolver>(box_partition_->partition(), dof_handler.get_fe().degree,
+      *log << "  partition: deal.II's (p4est's), "
+           << (box_partition_->locally_refined() ? "the locally refined hierarchy on every rank" : "each rank its own cells")
+           << std::endl;
+    solver_ = std::make_unique<DistributedMultigridSolver>(box_partition_->hierarchy(), dof_handler.get_fe().degree,
                                                            box_parameters, comm_, rank == 0 ? log : nullptr);
 
-    // deal.II's DoF indices of the owned finest cells, lexicographic
-    const LocalLevel               &fine   = solver_->local_level(finest);
+    // deal.II's DoF indices of the owned cells of the outer level (the
+    // finest level, or the active mesh of a locally refined one),
+    // lexicographic
+    const LocalLevel               &outer  = *solver_->outer_level()->local;
+    const ActiveMesh               *active = solver_->active_mesh();
     const unsigned int              degree = dof_handler.get_fe().degree;
     const unsigned int              n3     = dof_handler.get_fe().n_dofs_per_cell();
     const std::vector<unsigned int> lex    = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(degree);
-    fine_indices_.assign(std::size_t(fine.n_owned_cells()) * n3, ::dealii::numbers::invalid_dof_index);
+    fine_indices_.assign(std::size_t(outer.n_owned_cells()) * n3, ::dealii::numbers::invalid_dof_index);
     std::vector<::dealii::types::global_dof_index> dofs(n3);
     bool                                           covered = true;
     for (const auto &cell : dof_handler.active_cell_iterators())
       if (cell->is_locally_owned())
         {
-          const long c = box_partition_->serial_index(*cell);
-          const long k = c < 0 ? -1 : local_index_of(fine, static_cast<std::uint64_t>(c), true);
+          long c = box_partition_->serial_index(*cell);
+          if (active && c >= 0) // its index among the active cells
+            c = active->active_index.at(cell->level()).at(c);
+          const long k = c < 0 ? -1 : local_index_of(outer, static_cast<std::uint64_t>(c), true);
           if (k < 0)
             {
               covered = false;
@@ -114,16 +116,36 @@ namespace cellwise::dealii
         }
     covered = covered && std::count(fine_indices_.begin(), fine_indices_.end(), ::dealii::numbers::invalid_dof_index) == 0;
     check_collectively(comm_, covered,
-                       "cellwise::dealii::DistributedPoissonSolver: the active cells a rank owns are not the finest level "
-                       "cells of its level subdomain");
-
-    // the copies of each DoF over all ranks: DSS of ones
-    valence_ = solver_->vector();
-    valence_.fill(1.);
-    solver_->outer_level()->dss.apply(valence_.local(), DssMode::sum);
+                       "cellwise::dealii::DistributedPoissonSolver: the active cells a rank owns are not the active cells "
+                       "of its level subdomains");
 
     locally_owned_    = dof_handler.locally_owned_dofs();
     locally_relevant_ = ::dealii::DoFTools::extract_locally_relevant_dofs(dof_handler);
+
+    // the copies of each DoF over all ranks' active cells, counted by
+    // deal.II's index (a hanging DoF has its own, on the fine cells only)
+    {
+      DealiiVector count(locally_owned_, locally_relevant_, comm_);
+      for (const dof_index j : fine_indices_)
+        count(j) += 1.;
+      count.compress(::dealii::VectorOperation::add);
+      count.update_ghost_values();
+      valence_ = solver_->vector();
+      for (unsigned int k = 0; k < valence_.n_owned_cells(); ++k)
+        for (unsigned int i = 0; i < n3; ++i)
+          valence_.local()(k, i) = count(fine_indices_[std::size_t(k) * n3 + i]);
+    }
+    // a locally refined mesh: the hanging DoFs, which a correction for a
+    // constrained outer system must leave zero
+    if (box_partition_->locally_refined())
+      {
+        ::dealii::AffineConstraints<double> hanging(locally_relevant_);
+        ::dealii::DoFTools::make_hanging_node_constraints(dof_handler, hanging);
+        hanging.close();
+        for (const auto &line : hanging.get_lines())
+          if (locally_owned_.is_element(line.index))
+            hanging_dofs_.push_back(line.index);
+      }
     std::set<::dealii::types::boundary_id> ids(parameters.dirichlet_ids.begin(), parameters.dirichlet_ids.end());
     dirichlet_dofs_ = ::dealii::DoFTools::extract_boundary_dofs(dof_handler, ::dealii::ComponentMask(), ids);
     n_dofs_         = dof_handler.n_dofs();
@@ -190,7 +212,15 @@ namespace cellwise::dealii
     // ghosts updated only where dst was in the ghosted state (an outer
     // solver's vectors are not; a rank's ghost count is no collective
     // decision: ranks without ghosts would leave the others waiting)
-    write_owned(z, dst, dst.has_ghost_elements());
+    const bool ghosted = dst.has_ghost_elements();
+    write_owned(z, dst, false);
+    // the correction of a constrained system (deal.II's condensed matrix,
+    // or its operator with constraints.set_zero): zero on the hanging DoFs,
+    // which the cycle's conforming correction interpolates
+    for (const dof_index j : hanging_dofs_)
+      dst(j) = 0.;
+    if (ghosted)
+      dst.update_ghost_values();
   }
 
   SolveStatistics

@@ -18,9 +18,11 @@
 // counts alone (which the main program and the machines without deal.II
 // use) must equal it: p4est's even cut corrected so that no family of
 // sibling leaves is split (partition for coarsening). step-37's first mesh
-// (one family of 8 leaves) leaves every rank but one without cells. A
-// vector of another layout, a locally refined mesh, a Dirichlet id that no
-// face carries and a curved mesh are refused on every rank.
+// (one family of 8 leaves) leaves every rank but one without cells.
+// Locally refined meshes (the octant refined once or twice more; hanging
+// nodes in deal.II's constraints) are solved with local smoothing on the
+// hierarchy every rank rebuilds. A vector of another layout, a Dirichlet
+// id that no face carries and a curved mesh are refused on every rank.
 
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
 #include <cellwise/dealii/mpi_multigrid_preconditioner.h>
@@ -103,14 +105,20 @@ namespace
     bool coefficient = false;
     /// Whether the core's BoxPartition from the counts alone is compared
     /// with deal.II's partition (it refuses ranks without cells, which
-    /// p4est makes where a mesh has fewer families of leaves than ranks).
+    /// p4est makes where a mesh has fewer families of leaves than ranks,
+    /// and takes uniform meshes only).
     bool compare_partition = true;
+    /// Times the active cells in the lower octant of the lattice are
+    /// refined after the global refinements (hanging nodes, local
+    /// smoothing).
+    unsigned int octant_steps = 0;
   };
 
   void
   run(const Case &problem, std::ostream &out)
   {
-    const auto &[degree, refinements, subdivisions, colorize, dirichlet_ids, coefficient, compare_partition] = problem;
+    const auto &[degree, refinements, subdivisions, colorize, dirichlet_ids, coefficient, compare_partition, octant_steps] =
+      problem;
     const MPI_Comm                          comm = MPI_COMM_WORLD;
     parallel::distributed::Triangulation<3> tria(comm,
                                                  Triangulation<3>::limit_level_difference_at_vertices,
@@ -118,6 +126,14 @@ namespace
     GridGenerator::subdivided_hyper_rectangle(tria, subdivisions, Point<3>(0., 0., 0.),
                                               Point<3>(subdivisions[0], subdivisions[1], subdivisions[2]), colorize);
     tria.refine_global(refinements);
+    for (unsigned int step = 0; step < octant_steps; ++step)
+      {
+        for (const auto &cell : tria.active_cell_iterators())
+          if (cell->is_locally_owned() && cell->center()[0] < 0.5 * subdivisions[0] &&
+              cell->center()[1] < 0.5 * subdivisions[1] && cell->center()[2] < 0.5 * subdivisions[2])
+            cell->set_refine_flag();
+        tria.execute_coarsening_and_refinement();
+      }
     FE_Q<3>       fe(degree);
     DoFHandler<3> dof_handler(tria);
     dof_handler.distribute_dofs(fe);
@@ -126,6 +142,7 @@ namespace
     const IndexSet relevant = DoFTools::extract_locally_relevant_dofs(dof_handler);
 
     AffineConstraints<double> constraints(relevant);
+    DoFTools::make_hanging_node_constraints(dof_handler, constraints);
     for (const unsigned int id : dirichlet_ids)
       VectorTools::interpolate_boundary_values(dof_handler, id, Functions::ZeroFunction<3>(), constraints);
     constraints.close();
@@ -183,7 +200,9 @@ namespace
         << " coarse cells, Dirichlet ids";
     for (const unsigned int id : dirichlet_ids)
       out << " " << id;
-    out << (coefficient ? ", step-37's coefficient" : "") << ", " << dof_handler.n_dofs() << " DoFs:" << std::endl;
+    out << (coefficient ? ", step-37's coefficient" : "")
+        << (octant_steps > 0 ? ", the octant refined " + std::to_string(octant_steps) + " times" : std::string()) << ", "
+        << dof_handler.n_dofs() << " DoFs:" << std::endl;
     for (const bool patch : {false, true})
       {
         cellwise::MultigridParameters parameters;
@@ -235,6 +254,7 @@ namespace
             Vector        x(owned, comm);
             SolverControl outer_control(100, 1e-12 * rhs.l2_norm());
             SolverCG<Vector>(outer_control).solve(matrix, x, rhs, preconditioner);
+            constraints.distribute(x); // (the hanging DoFs of the condensed system)
             x -= expected;
             out << "  deal.II's CG on its matrix, cellwise V-cycle as preconditioner: " << outer_control.last_step()
                 << " iterations, solution equals deal.II's to 1e-9: "
@@ -269,15 +289,6 @@ namespace
       SolverControl control(10, 1e-10);
       solver.solve(solution, wrong, control);
     }, out);
-
-    // a locally refined mesh
-    for (const auto &cell : tria.active_cell_iterators())
-      if (cell->is_locally_owned() && cell->center()[0] < 0.5)
-        cell->set_refine_flag();
-    tria.execute_coarsening_and_refinement();
-    dof_handler.distribute_dofs(fe);
-    dof_handler.distribute_mg_dofs();
-    expect_refusal("a locally refined mesh", [&]() { cellwise::dealii::DistributedPoissonSolver refined(dof_handler); }, out);
 
     // a Dirichlet id that no face carries
     tria.clear();
@@ -319,6 +330,12 @@ main(int argc, char **argv)
   // step-37's first mesh: one family of 8 leaves, which p4est keeps on one
   // rank; the others own no cell
   run({2, 1, {1, 1, 1}, false, {0}, true, false}, out);
+  // locally refined: hanging nodes, local smoothing on the hierarchy every
+  // rank rebuilds from the ranks' refined cells, deal.II's owners; Q2 with
+  // the octant refined twice, Q3 with step-37's coefficient on the
+  // 3 x 2 x 2 lattice (trees permuted) refined once there
+  run({2, 2, {2, 1, 1}, false, {0}, false, false, 2}, out);
+  run({3, 1, {3, 2, 2}, false, {0}, true, false, 1}, out);
   refusals(out);
   return 0;
 }

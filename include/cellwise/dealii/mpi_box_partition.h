@@ -19,17 +19,27 @@
  * where anything differs the partition is not taken, with the reason, the
  * same on every rank.
  *
+ * A locally refined mesh on such a lattice is taken as a replicated
+ * hierarchy (ReplicatedHierarchy, mesh/partitioned_hierarchy.h): every rank
+ * rebuilds the serial hierarchy from the coarse lattice and the level cells
+ * that some rank's level subdomain has refined (gathered per level), and
+ * takes deal.II's level subdomains as the owners (gathered). Each rank then
+ * holds the whole mesh (what the distributed local smoothing of locally
+ * refined boxes needs so far; doc/mpi.md).
+ *
  * Built where deal.II and cellwise::mpi are (library cellwise::dealii).
  */
 
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/box_partition.h>
+#include <cellwise/mesh/partitioned_hierarchy.h>
 
 #include <deal.II/distributed/tria.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cellwise::dealii
@@ -44,7 +54,22 @@ namespace cellwise::dealii
     bool
     taken() const
     {
-      return partition_ != nullptr;
+      return hierarchy_ != nullptr;
+    }
+    /// Whether the mesh is locally refined (then the hierarchy is
+    /// replicated and partition() is nullptr).
+    bool
+    locally_refined() const
+    {
+      return serial_ != nullptr;
+    }
+    /// The partitioned hierarchy the solver takes: partition(), or the
+    /// replicated hierarchy of a locally refined mesh (nullptr where not
+    /// taken).
+    const std::shared_ptr<const PartitionedHierarchy> &
+    hierarchy() const
+    {
+      return hierarchy_;
     }
     /// Why the partition was not taken (empty where it was).
     const std::string &
@@ -52,7 +77,8 @@ namespace cellwise::dealii
     {
       return why_not_;
     }
-    /// The partition (nullptr where not taken).
+    /// The partition of a globally refined mesh (nullptr where not taken
+    /// or locally refined).
     const std::shared_ptr<const BoxPartition> &
     partition() const
     {
@@ -92,14 +118,31 @@ namespace cellwise::dealii
     /// This rank's level subdomains against partition_'s ranges.
     std::string
     check_level_subdomains(const ::dealii::parallel::distributed::Triangulation<3, 3> &tria) const;
+    /// A locally refined mesh: the serial hierarchy and its owners from the
+    /// ranks' level subdomains. Collective; the reason is this rank's.
+    std::string
+    replicate_refined_mesh(const ::dealii::parallel::distributed::Triangulation<3, 3> &tria);
+    /// Whether the boundary faces of @p cell (at lattice place @p x of its
+    /// level) carry the ids of the box faces they lie on.
+    bool
+    boundary_ids_match(const ::dealii::CellAccessor<3, 3> &cell, const std::array<int, 3> &x) const;
+    /// The key of lattice place @p x of level @p l (unique on the level).
+    std::uint64_t
+    lattice_key(unsigned int l, const std::array<int, 3> &x) const;
     /// The lattice coordinates on its level of @p cell, from its centre;
     /// false where the centre is not a lattice cell's centre (a moved
     /// vertex).
     bool
     lattice_coordinates(const ::dealii::CellAccessor<3, 3> &cell, std::array<int, 3> &x) const;
 
-    std::shared_ptr<const BoxPartition> partition_;
-    std::string                         why_not_;
+    std::shared_ptr<const BoxPartition>         partition_;
+    std::shared_ptr<const PartitionedHierarchy> hierarchy_;
+    /// A locally refined mesh: the serial hierarchy every rank holds, its
+    /// owners, and per level the serial index of each lattice key.
+    std::unique_ptr<LevelHierarchy>                          serial_;
+    std::vector<std::vector<int>>                            owners_;
+    std::vector<std::unordered_map<std::uint64_t, unsigned>> index_of_key_;
+    std::string                                              why_not_;
     BoxDescription                      box_;
     /// The size of a coarse cell.
     std::array<double, 3> coarse_size_{};

@@ -9,16 +9,21 @@
  * The partition is deal.II's (p4est's): a rank owns the level cells whose
  * level_subdomain_id is its rank, and the active cells it owns. The solver
  * takes it as a BoxPartition (dealii/mpi_box_partition.h): each rank builds
- * its own cells and their ghosts, and no rank the whole hierarchy. The
- * vectors are deal.II's distributed ones and the cell-wise vectors hold
- * only a rank's owned and ghost cells. Taken: globally refined meshes whose
- * coarse mesh is a lattice of equal boxes with flat manifolds
- * (subdivided_hyper_rectangle, hyper_cube, hyper_L and the like), FE_Q(p)
- * on Gauss–Lobatto points, level DoFs, a coefficient, the smoothers, outer
- * iterations and backends of DistributedMultigridSolver; refused with a message on every
- * rank: locally refined meshes, curved or unstructured coarse meshes, a
+ * its own cells and their ghosts, and no rank the whole hierarchy (on a
+ * locally refined mesh every rank holds the hierarchy, its owners
+ * deal.II's, and the outer iteration runs on the active cells with local
+ * smoothing, as AdaptivePoissonSolver's, in FP64). The vectors are
+ * deal.II's distributed ones and the cell-wise vectors hold only a rank's
+ * owned and ghost cells. Taken: meshes whose coarse mesh is a lattice of
+ * equal boxes with flat manifolds (subdivided_hyper_rectangle, hyper_cube,
+ * hyper_L and the like), globally or locally refined, FE_Q(p) on
+ * Gauss–Lobatto points, level DoFs, a coefficient, the smoothers, outer
+ * iterations and backends of DistributedMultigridSolver; refused with a
+ * message on every rank: curved or unstructured coarse meshes, a
  * triangulation without the multigrid hierarchy, what the distributed
- * solver does not take.
+ * solver does not take. On a locally refined mesh the vectors are as
+ * AdaptivePoissonSolver's (hanging DoFs have their own index; the initial
+ * guess satisfies the hanging-node constraints).
  *
  * Built where deal.II and cellwise::mpi are (library cellwise::dealii).
  */
@@ -73,7 +78,8 @@ namespace cellwise::dealii
      * @p dst = V @p src, one V-cycle, collectively (what
      * DistributedMultigridPreconditioner::vmult does): @p src a residual in
      * deal.II's numbering, @p dst the correction, zero on the Dirichlet
-     * DoFs (locally owned entries written; ghosts updated if @p dst is in
+     * DoFs and on a locally refined mesh on the hanging DoFs (the
+     * correction of deal.II's constrained system) (locally owned entries written; ghosts updated if @p dst is in
      * the ghosted state, else zero, as an outer solver's vectors are).
      */
     void
@@ -111,12 +117,15 @@ namespace cellwise::dealii
     MultigridParameters                                     parameters_;
     std::unique_ptr<const DealiiBoxPartition>   box_partition_;
     std::unique_ptr<DistributedMultigridSolver> solver_;
-    /// Per owned cell of the finest level (local index k): deal.II's DoF
-    /// indices of the rank's active cell, lexicographic, at k (p+1)^3 + i.
+    /// Per owned cell of the outer level (local index k; the finest level,
+    /// or the active mesh): deal.II's DoF indices of the rank's active
+    /// cell, lexicographic, at k (p+1)^3 + i.
     std::vector<dof_index> fine_indices_;
     /// The global number of copies of each DoF of the owned cells, as a
     /// cell vector (DSS of ones).
     DistributedMultigridSolver::VectorType valence_;
+    /// On a locally refined mesh: the locally owned hanging DoFs.
+    std::vector<dof_index> hanging_dofs_;
     /// deal.II's locally owned, locally relevant and Dirichlet DoFs.
     ::dealii::IndexSet locally_owned_, locally_relevant_, dirichlet_dofs_;
     /// deal.II's DoF count at the set-up (a redistribution is refused).

@@ -21,7 +21,10 @@
  * correction comes back as the mean of its copies. The cycle is the serial
  * preconditioner's on the same mesh: an outer CG takes the same number of
  * iterations on any number of ranks. Meshes and options: those of
- * DistributedPoissonSolver (globally refined lattices of boxes).
+ * DistributedPoissonSolver (lattices of boxes, globally or locally refined;
+ * on a locally refined mesh the correction is zero on the hanging DoFs, for
+ * deal.II's constrained system, and the cycle is the local-smoothing one
+ * on the active cells).
  *
  * Built where deal.II and cellwise::mpi are (library cellwise::dealii).
  */
