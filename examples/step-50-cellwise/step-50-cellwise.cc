@@ -87,6 +87,7 @@ namespace LA
 
 #include <cellwise/dealii/functions.h>
 #include <cellwise/dealii/mg_adapters.h>
+#include <cellwise/dealii/mpi_multigrid_preconditioner.h>
 
 using namespace dealii;
 
@@ -1213,9 +1214,6 @@ void LaplaceProblem<dim, degree>::solve()
         {
           computing_timer.enter_subsection("Solve: Preconditioner setup");
 
-          using LevelVector = cellwise::CellVector<float>;
-          const cellwise::dealii::ImportedHierarchy imported =
-            cellwise::dealii::import_dof_handler(dof_handler);
           cellwise::MultigridParameters parameters;
           parameters.smoother      = cellwise::SmootherType::jacobi;
           parameters.jacobi_omega  = settings.smoother_dampen;
@@ -1223,6 +1221,56 @@ void LaplaceProblem<dim, degree>::solve()
           parameters.coarse_solver = cellwise::CoarseSolverType::cholesky;
           parameters.coefficient =
             cellwise::dealii::to_scalar_function(Coefficient<dim>());
+
+          // the same outer CG on the matrix-free operator for either
+          // preconditioner
+          const auto solve_with = [&](const auto &preconditioner) {
+            MatrixFreeActiveVector solution_copy;
+            MatrixFreeActiveVector right_hand_side_copy;
+            mf_system_matrix.initialize_dof_vector(solution_copy);
+            mf_system_matrix.initialize_dof_vector(right_hand_side_copy);
+
+            ChangeVectorTypes::copy(solution_copy, solution);
+            ChangeVectorTypes::copy(right_hand_side_copy, right_hand_side);
+            computing_timer.leave_subsection("Solve: Preconditioner setup");
+
+            {
+              TimerOutput::Scope timing(computing_timer,
+                                        "Solve: 1 multigrid V-cycle");
+              preconditioner.vmult(solution_copy, right_hand_side_copy);
+            }
+            solution_copy = 0.;
+
+            {
+              SolverCG<MatrixFreeActiveVector> solver(solver_control);
+
+              TimerOutput::Scope timing(computing_timer, "Solve: CG");
+              solver.solve(mf_system_matrix,
+                           solution_copy,
+                           right_hand_side_copy,
+                           preconditioner);
+            }
+
+            solution_copy.update_ghost_values();
+            ChangeVectorTypes::copy(solution, solution_copy);
+            constraints.distribute(solution);
+          };
+
+          if (Utilities::MPI::n_mpi_processes(mpi_communicator) > 1)
+            {
+              // On several ranks: the cell-wise cycle distributed over
+              // them (local smoothing on the hierarchy every rank
+              // rebuilds from p4est's mesh, deal.II's owners, FP64; the
+              // correction zero on the hanging DoFs for the constrained
+              // operator; doc/mpi.md).
+              solve_with(cellwise::dealii::DistributedMultigridPreconditioner(
+                dof_handler, parameters));
+              break;
+            }
+
+          using LevelVector = cellwise::CellVector<float>;
+          const cellwise::dealii::ImportedHierarchy imported =
+            cellwise::dealii::import_dof_handler(dof_handler);
           cellwise::dealii::MultigridComponents<float> components(imported,
                                                                   parameters);
 
@@ -1237,36 +1285,7 @@ void LaplaceProblem<dim, degree>::solve()
                          LevelVector,
                          cellwise::dealii::MGTransfer<LevelVector>>
             preconditioner(dof_handler, mg, components.transfer);
-
-          MatrixFreeActiveVector solution_copy;
-          MatrixFreeActiveVector right_hand_side_copy;
-          mf_system_matrix.initialize_dof_vector(solution_copy);
-          mf_system_matrix.initialize_dof_vector(right_hand_side_copy);
-
-          ChangeVectorTypes::copy(solution_copy, solution);
-          ChangeVectorTypes::copy(right_hand_side_copy, right_hand_side);
-          computing_timer.leave_subsection("Solve: Preconditioner setup");
-
-          {
-            TimerOutput::Scope timing(computing_timer,
-                                      "Solve: 1 multigrid V-cycle");
-            preconditioner.vmult(solution_copy, right_hand_side_copy);
-          }
-          solution_copy = 0.;
-
-          {
-            SolverCG<MatrixFreeActiveVector> solver(solver_control);
-
-            TimerOutput::Scope timing(computing_timer, "Solve: CG");
-            solver.solve(mf_system_matrix,
-                         solution_copy,
-                         right_hand_side_copy,
-                         preconditioner);
-          }
-
-          solution_copy.update_ghost_values();
-          ChangeVectorTypes::copy(solution, solution_copy);
-          constraints.distribute(solution);
+          solve_with(preconditioner);
 
           break;
         }
