@@ -12,9 +12,9 @@
 #include <deal.II/fe/component_mask.h>
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_tools.h>
-#include <deal.II/lac/affine_constraints.h>
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/grid/tria.h>
+#include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
 #include <algorithm>
@@ -95,7 +95,7 @@ namespace cellwise::dealii
     const unsigned int              degree = dof_handler.get_fe().degree;
     const unsigned int              n3     = dof_handler.get_fe().n_dofs_per_cell();
     const std::vector<unsigned int> lex    = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(degree);
-    fine_indices_.assign(std::size_t(outer.n_owned_cells()) * n3, ::dealii::numbers::invalid_dof_index);
+    outer_indices_.assign(std::size_t(outer.n_owned_cells()) * n3, ::dealii::numbers::invalid_dof_index);
     std::vector<::dealii::types::global_dof_index> dofs(n3);
     bool                                           covered = true;
     for (const auto &cell : dof_handler.active_cell_iterators())
@@ -112,9 +112,9 @@ namespace cellwise::dealii
             }
           cell->get_dof_indices(dofs);
           for (unsigned int i = 0; i < n3; ++i)
-            fine_indices_[std::size_t(k) * n3 + i] = dofs[lex[i]];
+            outer_indices_[std::size_t(k) * n3 + i] = dofs[lex[i]];
         }
-    covered = covered && std::count(fine_indices_.begin(), fine_indices_.end(), ::dealii::numbers::invalid_dof_index) == 0;
+    covered = covered && std::count(outer_indices_.begin(), outer_indices_.end(), ::dealii::numbers::invalid_dof_index) == 0;
     check_collectively(comm_, covered,
                        "cellwise::dealii::DistributedPoissonSolver: the active cells a rank owns are not the active cells "
                        "of its level subdomains");
@@ -126,14 +126,14 @@ namespace cellwise::dealii
     // deal.II's index (a hanging DoF has its own, on the fine cells only)
     {
       DealiiVector count(locally_owned_, locally_relevant_, comm_);
-      for (const dof_index j : fine_indices_)
+      for (const dof_index j : outer_indices_)
         count(j) += 1.;
       count.compress(::dealii::VectorOperation::add);
       count.update_ghost_values();
       valence_ = solver_->vector();
       for (unsigned int k = 0; k < valence_.n_owned_cells(); ++k)
         for (unsigned int i = 0; i < n3; ++i)
-          valence_.local()(k, i) = count(fine_indices_[std::size_t(k) * n3 + i]);
+          valence_.local()(k, i) = count(outer_indices_[std::size_t(k) * n3 + i]);
     }
     // a locally refined mesh: the hanging DoFs, which a correction for a
     // constrained outer system must leave zero
@@ -166,7 +166,7 @@ namespace cellwise::dealii
     for (unsigned int k = 0; k < own; ++k)
       for (unsigned int i = 0; i < n3; ++i)
         {
-          const double value   = ghosted(fine_indices_[std::size_t(k) * n3 + i]);
+          const double value   = ghosted(outer_indices_[std::size_t(k) * n3 + i]);
           cells.local()(k, i) = balanced ? value / valence_.local()(k, i) : value;
         }
   }
@@ -181,7 +181,7 @@ namespace cellwise::dealii
     for (unsigned int k = 0; k < cells.n_owned_cells(); ++k)
       for (unsigned int i = 0; i < n3; ++i)
         {
-          const dof_index j = fine_indices_[std::size_t(k) * n3 + i];
+          const dof_index j = outer_indices_[std::size_t(k) * n3 + i];
           if (locally_owned_.is_element(j))
             v(j) = cells.local()(k, i);
         }
@@ -243,7 +243,7 @@ namespace cellwise::dealii
         const unsigned int n3 = au.dofs_per_cell();
         for (unsigned int k = 0; k < au.n_owned_cells(); ++k)
           for (unsigned int i = 0; i < n3; ++i)
-            r(fine_indices_[std::size_t(k) * n3 + i]) -= au.local()(k, i);
+            r(outer_indices_[std::size_t(k) * n3 + i]) -= au.local()(k, i);
         r.compress(::dealii::VectorOperation::add);
       }
     for (const auto j : dirichlet_dofs_)

@@ -99,11 +99,11 @@ namespace cellwise::dealii
     }
 
   private:
-    /// The owned finest-level cells into a distributed cell vector:
+    /// The owned cells of the outer level into a distributed cell vector:
     /// (@p balanced) every copy of DoF j gets v_j / valence_j, else v_j.
     void
     scatter(const DealiiVector &v, DistributedMultigridSolver::VectorType &cells, bool balanced) const;
-    /// The locally owned entries of @p v from the owned finest-level cells
+    /// The locally owned entries of @p v from the owned outer-level cells
     /// of @p cells (whose copies agree); ghosts zero, or updated where
     /// @p update_ghosts (the same on every rank: collective).
     void
@@ -120,9 +120,9 @@ namespace cellwise::dealii
     /// Per owned cell of the outer level (local index k; the finest level,
     /// or the active mesh): deal.II's DoF indices of the rank's active
     /// cell, lexicographic, at k (p+1)^3 + i.
-    std::vector<dof_index> fine_indices_;
-    /// The global number of copies of each DoF of the owned cells, as a
-    /// cell vector (DSS of ones).
+    std::vector<dof_index> outer_indices_;
+    /// The number of copies of each DoF of the owned cells over all ranks'
+    /// active cells, counted by deal.II's index, as a cell vector.
     DistributedMultigridSolver::VectorType valence_;
     /// On a locally refined mesh: the locally owned hanging DoFs.
     std::vector<dof_index> hanging_dofs_;
