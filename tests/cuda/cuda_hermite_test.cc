@@ -1,0 +1,100 @@
+// Device Hermite biharmonic operator against the host operator (its oracle)
+// on the same seeded data: vmult, vmult_add and residual (also with b the
+// destination), FP64 and FP32, both layouts; the destination poisoned with
+// NaN where the kernel must write every value. Meshes: a box of 105 cells of
+// aspect ratio != 1 (not a multiple of the block's 4 cells or of 32), a
+// refined box of 192 cells, and the active cells of a locally refined box
+// (cells of three sizes side by side).
+
+#include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
+#include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
+#include <cellwise/operators/hermite_biharmonic_operator.h>
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/cuda_test_utilities.h"
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+template <typename Pair>
+class CudaHermite : public ::testing::Test
+{
+public:
+  using Number     = typename Pair::first_type;
+  using Layout     = typename Pair::second_type;
+  using HostVector = CellVector<Number, MemorySpace::Host, Layout>;
+  using Vector     = CellVector<Number, MemorySpace::CUDA, Layout>;
+};
+TYPED_TEST_SUITE(CudaHermite, NumberLayoutPairs);
+
+TYPED_TEST(CudaHermite, biharmonic_operator_matches_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  const double       tol = device_tolerance<Number>();
+  const Number       nan = std::numeric_limits<Number>::quiet_NaN();
+  const unsigned int p   = hermite::storage_degree;
+
+  const ActiveMesh adaptive = make_active_mesh(make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{})));
+  const std::vector<std::pair<std::string, Level>> meshes = {{"coarse box", coarse_box().levels.back()},
+                                                             {"refined box", refined_box().levels.back()},
+                                                             {"active cells of an octant refinement", adaptive.level}};
+  unsigned int seed = 0;
+  for (const auto &[name, level] : meshes)
+    {
+      SCOPED_TRACE(::testing::Message() << name << ", " << level.n_cells() << " cells");
+      const HermiteBiharmonicOperator<Number, Layout>       host_op(level);
+      const cuda::HermiteBiharmonicOperator<Number, Layout> device_op(level);
+      EXPECT_EQ(device_op.n_cells(), level.n_cells());
+
+      HostVector hu(level.n_cells(), p), hb(level.n_cells(), p), hdst(level.n_cells(), p);
+      fill_random(hu, ++seed);
+      fill_random(hb, ++seed);
+      fill_random(hdst, ++seed);
+      const Vector du = to_device(hu), db = to_device(hb);
+
+      HostVector expected;
+      host_op.vmult(expected, hu);
+      Vector ddst(level.n_cells(), p);
+      ddst.fill(nan);
+      device_op.vmult(ddst, du);
+      EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult";
+
+      expected = hdst;
+      host_op.vmult_add(expected, hu);
+      ddst.copy_from_host(hdst);
+      device_op.vmult_add(ddst, du);
+      EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult_add";
+
+      host_op.residual(expected, hb, hu);
+      ddst.fill(nan);
+      device_op.residual(ddst, db, du);
+      EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "residual";
+      Vector in_place = to_device(hb); // b is the destination
+      device_op.residual(in_place, in_place, du);
+      EXPECT_LE(relative_difference(to_host(in_place), expected), tol) << "residual in place of b";
+    }
+}
+
+TEST(CudaHermiteChecks, biharmonic_operator_rejects_wrong_shapes)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const Level                                 level = coarse_box().levels.back();
+  const cuda::HermiteBiharmonicOperator<double> op(level);
+  CellVector<double, MemorySpace::CUDA>       lagrange(level.n_cells(), 2), other(level.n_cells() + 1, 3), dst;
+  EXPECT_THROW(op.vmult(dst, lagrange), Error);
+  EXPECT_THROW(op.vmult(dst, other), Error);
+  CellVector<double, MemorySpace::CUDA> u(level.n_cells(), 3);
+  EXPECT_THROW(op.vmult(u, u), Error);
+}
