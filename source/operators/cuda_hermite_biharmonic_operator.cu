@@ -21,8 +21,10 @@ namespace cellwise
     namespace
     {
       constexpr unsigned int dofs_per_cell = hermite::dofs_per_cell;
-      /// Cells per block: 4 × 64 threads, 7 shared 64-value stages per cell.
-      constexpr unsigned int cells_per_block = 4;
+      /// A thread per line of 4 values of a cell (16 per cell), 8 cells per
+      /// block; 6 shared 64-value stages per cell.
+      constexpr unsigned int lines_per_cell  = 16;
+      constexpr unsigned int cells_per_block = 8;
 
       /// The 1D matrices, 4 × 4 row-major, passed by value to the kernel.
       template <typename Number>
@@ -31,20 +33,35 @@ namespace cellwise
         Number mass[16], stiffness[16], bending[16];
       };
 
-      /// Σ_j A(i, j) x[base + j stride]: one contraction of a 4-point axis.
+      /// y_i += a Σ_j A(i, j) x_j for the 4 values of a line.
       template <typename Number>
-      __device__ Number
-      contract(const Number *A, const unsigned int i, const Number *x, const unsigned int base, const unsigned int stride)
+      __device__ void
+      add_contraction(const Number *A, const Number a, const Number (&x)[4], Number (&y)[4])
       {
-        return A[4 * i] * x[base] + A[4 * i + 1] * x[base + stride] + A[4 * i + 2] * x[base + 2 * stride] +
-               A[4 * i + 3] * x[base + 3 * stride];
+#pragma unroll
+        for (unsigned int i = 0; i < 4; ++i)
+          y[i] += a * (A[4 * i] * x[0] + A[4 * i + 1] * x[1] + A[4 * i + 2] * x[2] + A[4 * i + 3] * x[3]);
       }
 
-      /// mode 0: dst = A u, 1: dst += A u, 2: dst = b − A u. Thread o of a
-      /// cell is its DoF o = i_x + 4 i_y + 16 i_z; the stages of the host's
-      /// apply_cell in shared memory, one synchronization between them.
+      /// The 4 values x[base + j stride] of a line in shared memory.
+      template <typename Number>
+      __device__ void
+      read_line(const Number *x, const unsigned int base, const unsigned int stride, Number (&line)[4])
+      {
+#pragma unroll
+        for (unsigned int j = 0; j < 4; ++j)
+          line[j] = x[base + j * stride];
+      }
+
+      /// mode 0: dst = A u, 1: dst += A u, 2: dst = b − A u. The stages of
+      /// the host's apply_cell with a thread per line of 4 values: it loads
+      /// an x-line of the cell (scaled to reference DoFs) and contracts it
+      /// with M, K, B in registers, then takes a y-line of those for the six
+      /// pairs with the cell's factors, then a z-line of the three sums and
+      /// writes it back scaled to physical duals; one synchronization
+      /// between the stages, which exchange lines through shared memory.
       template <typename Number, typename Layout>
-      __global__ void __launch_bounds__(cells_per_block * dofs_per_cell)
+      __global__ void __launch_bounds__(cells_per_block * lines_per_cell)
         hermite_biharmonic_kernel(const HermiteMatrices<Number> matrices,
                                   const Number *__restrict__ widths,
                                   const Number *__restrict__ factors,
@@ -54,10 +71,10 @@ namespace cellwise
                                   const unsigned int n_cells,
                                   const int          mode)
       {
-        __shared__ Number stage[cells_per_block][7][dofs_per_cell];
-        // the 1D matrices in shared memory: the threads of a warp read
-        // different rows (a kernel parameter whose address is taken lives
-        // in local memory, constant memory serializes divergent reads)
+        __shared__ Number stage[cells_per_block][6][dofs_per_cell];
+        // the 1D matrices in shared memory (read at the same address by
+        // every thread: a broadcast; a kernel parameter whose address is
+        // taken would live in local memory)
         __shared__ Number M[16], K[16], B[16];
         if (threadIdx.x < 16)
           {
@@ -65,62 +82,92 @@ namespace cellwise
             K[threadIdx.x] = matrices.stiffness[threadIdx.x];
             B[threadIdx.x] = matrices.bending[threadIdx.x];
           }
-        const unsigned int local = threadIdx.x / dofs_per_cell, o = threadIdx.x % dofs_per_cell;
+        const unsigned int local = threadIdx.x / lines_per_cell, line = threadIdx.x % lines_per_cell;
         const unsigned int cell   = blockIdx.x * cells_per_block + local;
         const bool         active = cell < n_cells;
-        const unsigned int ix = o % 4, iy = (o / 4) % 4, iz = o / 16;
-        Number            *x = stage[local][0], *xm = stage[local][1], *xk = stage[local][2], *xb = stage[local][3];
-        Number            *t1 = stage[local][4], *t2 = stage[local][5], *t3 = stage[local][6];
+        // the line's two fixed indices (the other two axes)
+        const unsigned int p = line % 4, q = line / 4;
+        Number            *xm = stage[local][0], *xk = stage[local][1], *xb = stage[local][2];
+        Number            *t1 = stage[local][3], *t2 = stage[local][4], *t3 = stage[local][5];
+        Number             h[3] = {1, 1, 1};
+        if (active)
+          for (unsigned int d = 0; d < 3; ++d)
+            h[d] = widths[3 * std::size_t(cell) + d];
+        __syncthreads(); // (the matrices)
 
-        // physical -> reference DoFs: derivative DoFs times the widths
-        Number scaling = 1;
+        // x-lines (i_y = p, i_z = q): physical -> reference DoFs, M, K, B
         if (active)
           {
-            const Number *h = widths + 3 * std::size_t(cell);
-            scaling         = ((o & 1) ? h[0] : Number(1)) * ((o & 4) ? h[1] : Number(1)) * ((o & 16) ? h[2] : Number(1));
-            x[o]            = u[Layout::index(cell, o, dofs_per_cell)] * scaling;
+            Number             x[4];
+            const unsigned int base = 4 * p + 16 * q;
+            const Number       s_yz = ((p & 1) ? h[1] : Number(1)) * ((q & 1) ? h[2] : Number(1));
+#pragma unroll
+            for (unsigned int i = 0; i < 4; ++i)
+              x[i] = u[Layout::index(cell, base + i, dofs_per_cell)] * s_yz * ((i & 1) ? h[0] : Number(1));
+            Number ym[4] = {0, 0, 0, 0}, yk[4] = {0, 0, 0, 0}, yb[4] = {0, 0, 0, 0};
+            add_contraction(M, Number(1), x, ym);
+            add_contraction(K, Number(1), x, yk);
+            add_contraction(B, Number(1), x, yb);
+#pragma unroll
+            for (unsigned int i = 0; i < 4; ++i)
+              {
+                xm[base + i] = ym[i];
+                xk[base + i] = yk[i];
+                xb[base + i] = yb[i];
+              }
           }
         __syncthreads();
-        // along x: M, K, B
-        const unsigned int row_x = o - ix;
+        // y-lines (i_x = p, i_z = q): t1 = cxx Y_BM + cyy Y_MB + cxy Y_KK,
+        // t2 = czz Y_MM, t3 = cxz Y_KM + cyz Y_MK (Y_ab: a along x, b along y)
         if (active)
           {
-            xm[o] = contract(M, ix, x, row_x, 1);
-            xk[o] = contract(K, ix, x, row_x, 1);
-            xb[o] = contract(B, ix, x, row_x, 1);
+            const Number      *c    = factors + 6 * std::size_t(cell);
+            const unsigned int base = p + 16 * q;
+            Number             lm[4], lk[4], lb[4];
+            read_line(xm, base, 4, lm);
+            read_line(xk, base, 4, lk);
+            read_line(xb, base, 4, lb);
+            Number r1[4] = {0, 0, 0, 0}, r2[4] = {0, 0, 0, 0}, r3[4] = {0, 0, 0, 0};
+            add_contraction(M, c[0], lb, r1);
+            add_contraction(B, c[1], lm, r1);
+            add_contraction(K, c[3], lk, r1);
+            add_contraction(M, c[2], lm, r2);
+            add_contraction(M, c[4], lk, r3);
+            add_contraction(K, c[5], lm, r3);
+#pragma unroll
+            for (unsigned int i = 0; i < 4; ++i)
+              {
+                t1[base + 4 * i] = r1[i];
+                t2[base + 4 * i] = r2[i];
+                t3[base + 4 * i] = r3[i];
+              }
           }
         __syncthreads();
-        // along y: t1 = cxx Y_BM + cyy Y_MB + cxy Y_KK, t2 = czz Y_MM,
-        // t3 = cxz Y_KM + cyz Y_MK (Y_ab: a along x, then b along y)
-        const unsigned int row_y = o - 4 * iy;
-        if (active)
-          {
-            const Number *c = factors + 6 * std::size_t(cell);
-            Number        s = c[0] * contract(M, iy, xb, row_y, 4);
-            s += c[1] * contract(B, iy, xm, row_y, 4);
-            s += c[3] * contract(K, iy, xk, row_y, 4);
-            t1[o] = s;
-            t2[o] = c[2] * contract(M, iy, xm, row_y, 4);
-            Number r = c[4] * contract(M, iy, xk, row_y, 4);
-            r += c[5] * contract(K, iy, xm, row_y, 4);
-            t3[o] = r;
-          }
-        __syncthreads();
-        // along z: M t1 + B t2 + K t3, back to physical duals
+        // z-lines (i_x = p, i_y = q): M t1 + B t2 + K t3, back to physical
+        // duals
         if (!active)
           return;
-        const unsigned int row_z = o - 16 * iz;
-        const Number       z1    = contract(M, iz, t1, row_z, 16);
-        const Number       z2    = contract(B, iz, t2, row_z, 16);
-        const Number       z3    = contract(K, iz, t3, row_z, 16);
-        const Number       y     = (z1 + z2 + z3) * scaling;
-        const std::size_t  index = Layout::index(cell, o, dofs_per_cell);
-        if (mode == 0)
-          dst[index] = y;
-        else if (mode == 1)
-          dst[index] += y;
-        else
-          dst[index] = b[index] - y;
+        const unsigned int base = p + 4 * q;
+        Number             l1[4], l2[4], l3[4], y[4] = {0, 0, 0, 0};
+        read_line(t1, base, 16, l1);
+        read_line(t2, base, 16, l2);
+        read_line(t3, base, 16, l3);
+        add_contraction(M, Number(1), l1, y);
+        add_contraction(B, Number(1), l2, y);
+        add_contraction(K, Number(1), l3, y);
+        const Number s_xy = ((p & 1) ? h[0] : Number(1)) * ((q & 1) ? h[1] : Number(1));
+#pragma unroll
+        for (unsigned int i = 0; i < 4; ++i)
+          {
+            const Number      value = y[i] * s_xy * ((i & 1) ? h[2] : Number(1));
+            const std::size_t index = Layout::index(cell, base + 16 * i, dofs_per_cell);
+            if (mode == 0)
+              dst[index] = value;
+            else if (mode == 1)
+              dst[index] += value;
+            else
+              dst[index] = b[index] - value;
+          }
       }
 
       template <typename Number>
@@ -210,7 +257,7 @@ namespace cellwise
       copy_matrix(matrices_1d.stiffness, matrices.stiffness);
       copy_matrix(matrices_1d.bending, matrices.bending);
       const unsigned int blocks = (n_cells_ + cells_per_block - 1) / cells_per_block;
-      hermite_biharmonic_kernel<Number, Layout><<<blocks, cells_per_block * dofs_per_cell>>>(
+      hermite_biharmonic_kernel<Number, Layout><<<blocks, cells_per_block * lines_per_cell>>>(
         matrices, widths_, factors_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
       CELLWISE_CUDA_CHECK_LAUNCH();
     }

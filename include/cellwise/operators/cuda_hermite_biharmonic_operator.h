@@ -10,9 +10,11 @@
  * scaled to reference ones (S_K), the six Hessian terms as Kronecker products
  * of the 1D mass M, stiffness K and bending B matrices with the cell's six
  * metric factors, contracted along x (M, K, B), y (six pairs) and z (three
- * sums), and scaled back. A block takes cells_per_block cells, one thread per
- * DoF (64 per cell), the stages in shared memory. Input primal, output dual
- * (unassembled); no boundary treatment here.
+ * sums), and scaled back. A thread takes a line of 4 values of a cell (16
+ * threads per cell, 8 cells per block): an x-line from memory, contracted in
+ * registers; then a y-line and a z-line of the previous stage's results
+ * through shared memory. Input primal, output dual (unassembled); no
+ * boundary treatment here.
  *
  * Compiles with a plain C++ compiler; the kernels live in
  * source/operators/cuda_hermite_biharmonic_operator.cu.
