@@ -5,6 +5,8 @@
 #include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/multigrid/hermite_cell_transfer.h>
 
+#include <algorithm>
+
 namespace cellwise
 {
   namespace
@@ -25,9 +27,10 @@ namespace cellwise
     hierarchy_                           = &hierarchy;
     const hermite::Matrices1D matrices = hermite::make_matrices_1d();
     for (unsigned int c = 0; c < 2; ++c)
-      for (unsigned int i = 0; i < 4; ++i)
-        for (unsigned int j = 0; j < 4; ++j)
-          prolongation_[16 * c + 4 * i + j] = static_cast<Number>(matrices.prolongation[c](i, j));
+      {
+        const std::array<Number, 16> P = hermite::row_major<Number>(matrices.prolongation[c]);
+        std::copy(P.begin(), P.end(), prolongation_.begin() + 16 * c);
+      }
   }
 
   template <typename Number, typename Layout>

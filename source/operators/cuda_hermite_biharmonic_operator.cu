@@ -7,6 +7,7 @@
 #include <cellwise/fe/hermite_matrices_1d.h>
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
+#include <cellwise/operators/cuda_smoother_update.h>
 #include <cellwise/operators/hermite_biharmonic_operator.h>
 
 #include <cuda_runtime_api.h>
@@ -170,13 +171,49 @@ namespace cellwise
           }
       }
 
+      /// The matrices of the kernels, row-major in Number.
       template <typename Number>
-      void
-      copy_matrix(const DenseMatrix &A, Number *a)
+      HermiteMatrices<Number>
+      make_kernel_matrices()
       {
-        for (unsigned int i = 0; i < 4; ++i)
-          for (unsigned int j = 0; j < 4; ++j)
-            a[4 * i + j] = static_cast<Number>(A(i, j));
+        const hermite::Matrices1D matrices_1d = hermite::make_matrices_1d();
+        HermiteMatrices<Number>   matrices{};
+        const auto                copy = [](const DenseMatrix &A, Number *a) {
+          const std::array<Number, 16> values = hermite::row_major<Number>(A);
+          for (unsigned int k = 0; k < 16; ++k)
+            a[k] = values[k];
+        };
+        copy(matrices_1d.mass, matrices.mass);
+        copy(matrices_1d.stiffness, matrices.stiffness);
+        copy(matrices_1d.bending, matrices.bending);
+        return matrices;
+      }
+
+      /// The diagonal of A_K per copy, one thread per value: the six Kronecker
+      /// terms' diagonals with the cell's factors, times the squared
+      /// derivative scaling (the host's compute_cell_diagonals).
+      template <typename Number, typename Layout>
+      __global__ void
+      hermite_diagonal_kernel(const HermiteMatrices<Number> matrices,
+                              const Number *__restrict__ widths,
+                              const Number *__restrict__ factors,
+                              Number            *diagonal,
+                              const unsigned int n_cells)
+      {
+        const std::size_t t    = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+        const std::size_t cell = t / dofs_per_cell;
+        if (cell >= n_cells)
+          return;
+        const unsigned int i = t % dofs_per_cell, ix = i % 4, iy = (i / 4) % 4, iz = i / 16;
+        const Number      *c = factors + 6 * cell, *h = widths + 3 * cell;
+        // the diagonals of M, K and B: entry j is at 5 j of a 4 × 4 row-major matrix
+        const auto   m = [&](const unsigned int j) { return matrices.mass[5 * j]; };
+        const auto   k = [&](const unsigned int j) { return matrices.stiffness[5 * j]; };
+        const auto   b = [&](const unsigned int j) { return matrices.bending[5 * j]; };
+        const Number a = c[0] * b(ix) * m(iy) * m(iz) + c[1] * m(ix) * b(iy) * m(iz) + c[2] * m(ix) * m(iy) * b(iz) +
+                         c[3] * k(ix) * k(iy) * m(iz) + c[4] * k(ix) * m(iy) * k(iz) + c[5] * m(ix) * k(iy) * k(iz);
+        const Number s = ((ix & 1) ? h[0] : Number(1)) * ((iy & 1) ? h[1] : Number(1)) * ((iz & 1) ? h[2] : Number(1));
+        diagonal[Layout::index(cell, i, dofs_per_cell)] = a * (s * s);
       }
     } // namespace
 
@@ -251,12 +288,8 @@ namespace cellwise
     {
       if (n_cells_ == 0)
         return;
-      const hermite::Matrices1D matrices_1d = hermite::make_matrices_1d();
-      HermiteMatrices<Number>   matrices{};
-      copy_matrix(matrices_1d.mass, matrices.mass);
-      copy_matrix(matrices_1d.stiffness, matrices.stiffness);
-      copy_matrix(matrices_1d.bending, matrices.bending);
-      const unsigned int blocks = (n_cells_ + cells_per_block - 1) / cells_per_block;
+      const HermiteMatrices<Number> matrices = make_kernel_matrices<Number>();
+      const unsigned int            blocks = (n_cells_ + cells_per_block - 1) / cells_per_block;
       hermite_biharmonic_kernel<Number, Layout><<<blocks, cells_per_block * lines_per_cell>>>(
         matrices, widths_, factors_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
       CELLWISE_CUDA_CHECK_LAUNCH();
@@ -290,6 +323,34 @@ namespace cellwise
                      "cuda::HermiteBiharmonicOperator::residual: the right-hand side has " << b.n_cells() << " cells of degree "
                                                                                            << b.degree());
       apply(dst, &b, u, 2);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    HermiteBiharmonicOperator<Number, Layout>::smoother_step(VectorType                 &u,
+                                                             VectorType                 &r,
+                                                             VectorType                 *update,
+                                                             const VectorType           &b,
+                                                             const VectorType           &inverse_diagonal,
+                                                             const SmootherStep<Number> &step) const
+    {
+      check_smoother_step(u, r, update, b, inverse_diagonal, step, n_cells_, degree(), "cuda::HermiteBiharmonicOperator");
+      apply_smoother_update(u, r, update, inverse_diagonal, step);
+      if (step.compute_residual)
+        residual(r, b, u);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    HermiteBiharmonicOperator<Number, Layout>::compute_cell_diagonals(VectorType &diagonal) const
+    {
+      diagonal.reinit(n_cells_, hermite::storage_degree);
+      if (n_cells_ == 0)
+        return;
+      const std::size_t threads = static_cast<std::size_t>(n_cells_) * dofs_per_cell;
+      hermite_diagonal_kernel<Number, Layout><<<static_cast<unsigned int>((threads + 255) / 256), 256>>>(
+        make_kernel_matrices<Number>(), widths_, factors_, diagonal.data(), n_cells_);
+      CELLWISE_CUDA_CHECK_LAUNCH();
     }
 
     template class HermiteBiharmonicOperator<double, CellContiguous>;

@@ -67,14 +67,15 @@
 // (r.scale(D^{-1}), the updates of d and u, the residual) by one: for Jacobi
 // read u, z, D^{-1}, b and write u, r (6 vector passes instead of 9), for
 // Chebyshev also read and write d (8 instead of 12). The last step of a smooth
-// needs no residual and is the update alone (smoother_update_kernel, one
-// thread per entry, same arithmetic).
+// needs no residual and is the update alone (cuda::apply_smoother_update,
+// operators/cuda_smoother_update.h: one thread per entry, same arithmetic).
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/parallel.h>
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/operators/cuda_laplace_operator.h>
+#include <cellwise/operators/cuda_smoother_update.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/kernels/laplace_cell.h>
 
@@ -146,17 +147,13 @@ namespace cellwise
         const float *correction = nullptr;
       };
 
-      /// The correction d_new = α d + β D^{-1} z of one copy (d not read when
-      /// α = 0), in the order of the host composition: first s = D^{-1} z
-      /// (r.scale(D^{-1})), then d.sadd(α, β, s) or d.equ(β, s). Shared by the
-      /// fused kernel and the update-only kernel, so that the last step of a
-      /// smooth rounds as the others.
+      /// The correction of one copy (smoother_correction, shared with the
+      /// update-only step, operators/cuda_smoother_update.h).
       template <typename Number>
       __device__ __forceinline__ Number
       step_correction(const StepArguments<Number> &step, const Number z, const Number inverse_diagonal, const Number d)
       {
-        const Number s = z * inverse_diagonal;
-        return step.read_update ? step.alpha * d + step.beta * s : step.beta * s;
+        return smoother_correction(step.alpha, step.beta, step.read_update, z, inverse_diagonal, d);
       }
 
       /// The mask of a masked operator: the vector, or its bits per cell
@@ -524,22 +521,6 @@ namespace cellwise
         diagonal[Layout::index(cell, dof, n_dofs)] = c[0] * ki * mj * mk + c[1] * mi * kj * mk + c[2] * mi * mj * kk;
       }
 
-      /// The update-only step (no residual after it): one thread per stored
-      /// entry, padding included (all of its inputs are zero there, so it stays
-      /// zero).
-      template <typename Number>
-      __global__ void
-      smoother_update_kernel(const StepArguments<Number> step, const Number *z, const std::size_t n)
-      {
-        const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-        if (k >= n)
-          return;
-        const Number d = step_correction(step, z[k], step.inverse_diagonal[k], step.read_update ? step.update[k] : Number(0));
-        step.u[k]      = step.read_u ? step.u[k] + d : d;
-        if (step.store_update)
-          step.update[k] = d;
-      }
-
       /// Launches the kernel of @p mode; with @p fused_step, the smoother step
       /// of @p step in the load stage (u is then null and @p mode is residual_mode);
       /// with @p corrected, u ← u + widen(correction) of @p step there (u is null).
@@ -843,9 +824,7 @@ namespace cellwise
 
       if (!step.compute_residual)
         {
-          const std::size_t n = r.storage_size();
-          smoother_update_kernel<Number><<<static_cast<unsigned int>((n + 255) / 256), 256>>>(arguments, r.data(), n);
-          CELLWISE_CUDA_CHECK_LAUNCH();
+          apply_smoother_update(u, r, update, inverse_diagonal, step);
           return;
         }
       dispatch_degree(degree_, [&](auto p) {

@@ -29,17 +29,6 @@ namespace cellwise
         }
     }
 
-    template <typename Number>
-    std::array<Number, 16>
-    to_array(const DenseMatrix &A)
-    {
-      std::array<Number, 16> a{};
-      for (unsigned int i = 0; i < 4; ++i)
-        for (unsigned int j = 0; j < 4; ++j)
-          a[4 * i + j] = static_cast<Number>(A(i, j));
-      return a;
-    }
-
     /// The dense Kronecker product A_z ⊗ A_y ⊗ A_x in the local order.
     DenseMatrix
     kronecker(const DenseMatrix &Ax, const DenseMatrix &Ay, const DenseMatrix &Az)
@@ -81,9 +70,9 @@ namespace cellwise
   {
     check_box_cells(level, "the Hermite biharmonic operator");
     matrices_  = hermite::make_matrices_1d();
-    mass_      = to_array<Number>(matrices_.mass);
-    stiffness_ = to_array<Number>(matrices_.stiffness);
-    bending_   = to_array<Number>(matrices_.bending);
+    mass_      = hermite::row_major<Number>(matrices_.mass);
+    stiffness_ = hermite::row_major<Number>(matrices_.stiffness);
+    bending_   = hermite::row_major<Number>(matrices_.bending);
     widths_.resize(level.n_cells());
     factors_.resize(level.n_cells());
     number_widths_.resize(level.n_cells());

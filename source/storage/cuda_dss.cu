@@ -10,12 +10,14 @@
 // p >= 1 the lower and upper face DoFs of a cell differ), so no atomics and no
 // ordering between items.
 //
-// Item e (one face DoF (a, b) of one cell), m = n^2 face DoFs per face:
+// Item e (one face DoF (a, b) of one layer of one cell), m = n^2 face DoFs
+// per layer, M = m × layers (1 for FE_Q, 2 for the cubic Hermite element:
+// values and normal derivatives, fe/face_dofs.h), e' = layer m + ab:
 //
-//   layout           | item e                        | cell K              | face DoF ab = a + n b
-//   -----------------+-------------------------------+---------------------+----------------------
-//   CellContiguous   | e = m K + ab                  | e / m               | e % m
-//   CellBlocked<B>   | e = B m (K / B) + B ab + K%B  | B (e / (B m)) + e%B | (e / B) % m
+//   layout           | item e                        | cell K              | e' = layer m + ab
+//   -----------------+-------------------------------+---------------------+------------------
+//   CellContiguous   | e = M K + e'                  | e / M               | e % M
+//   CellBlocked<B>   | e = B M (K / B) + B e' + K%B  | B (e / (B M)) + e%B | (e / B) % M
 //
 // Block b, thread t handles the U items e = U T b + T u + t, u = 0..U−1, T
 // threads per block: for every u, consecutive threads hold consecutive items,
@@ -76,7 +78,15 @@ namespace cellwise
       constexpr unsigned int dss_threads = 256;
       constexpr unsigned int dss_items   = 4; // U, items per thread
 
-      template <int p, typename Number, typename Layout>
+      /// The layers of a face pair as kernel arguments: layer l of the lower
+      /// cell's upper face with layer l of the upper cell's lower face.
+      struct PassLayers
+      {
+        unsigned int at_upper_end[2] = {0, 0};
+        unsigned int at_lower_end[2] = {0, 0};
+      };
+
+      template <int p, int n_layers, typename Number, typename Layout>
       __global__ void __launch_bounds__(dss_threads)
       dss_pass_kernel(Number            *v,
                       const int *__restrict__ neighbors,
@@ -84,24 +94,30 @@ namespace cellwise
                       const unsigned int n_items,
                       const unsigned int d,
                       const Number       factor,
-                      const DssPairs     pairs)
+                      const DssPairs     pairs,
+                      const PassLayers   layers)
       {
         constexpr unsigned int B             = Layout::cell_block;
         constexpr unsigned int n             = p + 1;
         constexpr unsigned int m             = n * n;
+        constexpr unsigned int M             = n_layers * m; // items per cell and pass
         constexpr unsigned int dofs_per_cell = m * n;
         constexpr unsigned int U             = dss_items;
         const unsigned int     first         = blockIdx.x * (U * dss_threads) + threadIdx.x;
 
-        unsigned int cell[U], ab[U];
+        unsigned int cell[U], ab[U], upper[U], lower[U];
         int          other[U];
 #pragma unroll
         for (unsigned int u = 0; u < U; ++u)
           {
             const unsigned int item = first + u * dss_threads;
-            const unsigned int rest = item % (B * m);
-            cell[u]                 = (item / (B * m)) * B + rest % B;
-            ab[u]                   = rest / B;
+            const unsigned int rest = item % (B * M);
+            cell[u]                 = (item / (B * M)) * B + rest % B;
+            ab[u]                   = (rest / B) % m;
+            // one layer (FE_Q): the compile-time indices p and 0
+            const unsigned int l = n_layers == 1 ? 0 : (rest / B) / m;
+            upper[u]             = n_layers == 1 ? p : layers.at_upper_end[l];
+            lower[u]             = n_layers == 1 ? 0 : layers.at_lower_end[l];
             // padding cells of the blocked layout (cell >= n_cells) have no pair
             other[u] = item < n_items && cell[u] < n_cells ? neighbors[6 * static_cast<std::size_t>(cell[u]) + 2 * d + 1] : -1;
             if (other[u] >= 0 && !pairs.selects(cell[u], static_cast<unsigned int>(other[u])))
@@ -113,8 +129,8 @@ namespace cellwise
         for (unsigned int u = 0; u < U; ++u)
           if (other[u] >= 0)
             {
-              mine[u]   = Layout::index(cell[u], face_dof(n, d, 1, ab[u] % n, ab[u] / n), dofs_per_cell);
-              theirs[u] = Layout::index(other[u], face_dof(n, d, 0, ab[u] % n, ab[u] / n), dofs_per_cell);
+              mine[u]   = Layout::index(cell[u], face_layer_dof(n, d, upper[u], ab[u] % n, ab[u] / n), dofs_per_cell);
+              theirs[u] = Layout::index(other[u], face_layer_dof(n, d, lower[u], ab[u] % n, ab[u] / n), dofs_per_cell);
               a[u]      = v[mine[u]];
               b[u]      = v[theirs[u]];
             }
@@ -281,6 +297,7 @@ namespace cellwise
       launch_dss(const LevelData                                &level_data,
                  CellVector<Number, MemorySpace::CUDA, Layout> &v,
                  const DssMode                                   mode,
+                 const TraceLayers                              &layers,
                  const bool                                      one_pass,
                  const unsigned int                              first_axis,
                  const unsigned int                              end_axis,
@@ -288,12 +305,29 @@ namespace cellwise
       {
         CELLWISE_CHECK(v.n_cells() == level_data.n_cells(),
                        "cuda::apply_dss: vector has " << v.n_cells() << " cells, the level " << level_data.n_cells());
+        const unsigned int n = v.degree() + 1;
+        CELLWISE_CHECK(layers.n_1d == n && (layers.n_layers == 1 || layers.n_layers == 2),
+                       "cuda::apply_dss: trace layers of " << layers.n_layers << " layers with " << layers.n_1d
+                                                           << " functions per axis for a vector of degree " << v.degree());
+        const bool lagrange = layers.n_layers == 1 && layers.at_upper_end[0] == n - 1 && layers.at_lower_end[0] == 0;
+        CELLWISE_CHECK(lagrange || layers.n_layers == 2,
+                       "cuda::apply_dss: a single trace layer must be FE_Q's (index p with index 0)");
+        CELLWISE_CHECK(!one_pass || lagrange, "cuda::apply_dss: the one-pass schedule is for FE_Q's single trace layer");
         if (v.n_cells() == 0)
           return;
-        const unsigned int     n      = v.degree() + 1;
         const Number           factor = mode == DssMode::mean ? Number(0.5) : Number(1);
         constexpr unsigned int B      = Layout::cell_block;
-        const std::size_t      items  = ((static_cast<std::size_t>(v.n_cells()) + B - 1) / B) * B * n * n; // axis passes
+        const std::size_t      items =
+          ((static_cast<std::size_t>(v.n_cells()) + B - 1) / B) * B * n * n * layers.n_layers; // axis passes
+        PassLayers pass_layers;
+        for (unsigned int l = 0; l < layers.n_layers; ++l)
+          {
+            CELLWISE_CHECK(layers.at_upper_end[l] < n && layers.at_lower_end[l] < n && layers.at_upper_end[l] != layers.at_lower_end[l],
+                           "cuda::apply_dss: trace layer " << l << " pairs index " << layers.at_upper_end[l] << " with "
+                                                           << layers.at_lower_end[l]);
+            pass_layers.at_upper_end[l] = layers.at_upper_end[l];
+            pass_layers.at_lower_end[l] = layers.at_lower_end[l];
+          }
         CELLWISE_CHECK(items + dss_items * dss_threads < std::numeric_limits<unsigned int>::max(),
                        "cuda::apply_dss: " << v.n_cells() << " cells of degree " << v.degree()
                                            << " have too many face DoFs for 32-bit item indices");
@@ -310,8 +344,14 @@ namespace cellwise
             }
           for (unsigned int d = first_axis; d < end_axis; ++d)
             {
-              dss_pass_kernel<p, Number, Layout><<<blocks, dss_threads>>>(
-                v.data(), level_data.neighbors(), v.n_cells(), static_cast<unsigned int>(items), d, factor, pairs);
+              if (lagrange)
+                dss_pass_kernel<p, 1, Number, Layout><<<blocks, dss_threads>>>(
+                  v.data(), level_data.neighbors(), v.n_cells(), static_cast<unsigned int>(items), d, factor, pairs, pass_layers);
+              else if constexpr (p == 3)
+                dss_pass_kernel<p, 2, Number, Layout><<<blocks, dss_threads>>>(
+                  v.data(), level_data.neighbors(), v.n_cells(), static_cast<unsigned int>(items), d, factor, pairs, pass_layers);
+              else
+                CELLWISE_CHECK(false, "cuda::apply_dss: two trace layers only for the cubic Hermite element (degree 3)");
               CELLWISE_CUDA_CHECK_LAUNCH();
             }
         });
@@ -322,11 +362,24 @@ namespace cellwise
     void
     apply_dss(const LevelData &level_data, CellVector<Number, MemorySpace::CUDA, Layout> &v, const DssMode mode, const DssSchedule schedule)
     {
+      apply_dss(level_data, v, mode, lagrange_trace_layers(v.degree()), schedule);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    apply_dss(const LevelData                               &level_data,
+              CellVector<Number, MemorySpace::CUDA, Layout> &v,
+              const DssMode                                  mode,
+              const TraceLayers                             &layers,
+              const DssSchedule                              schedule)
+    {
       CELLWISE_CHECK(schedule != DssSchedule::one_pass || level_data.fills_box(),
                      "cuda::apply_dss: the one-pass schedule needs a level that fills a box");
-      const bool one_pass =
-        schedule == DssSchedule::one_pass || (schedule == DssSchedule::automatic && Layout::cell_block > 1 && level_data.fills_box());
-      launch_dss(level_data, v, mode, one_pass, 0, 3);
+      // the one pass gathers the copies of FE_Q's nodes; two layers take the axis passes
+      const bool one_pass = schedule == DssSchedule::one_pass ||
+                            (schedule == DssSchedule::automatic && layers.n_layers == 1 && Layout::cell_block > 1 &&
+                             level_data.fills_box());
+      launch_dss(level_data, v, mode, layers, one_pass, 0, 3);
     }
 
     template <typename Number, typename Layout>
@@ -338,13 +391,17 @@ namespace cellwise
                   const DssPairs                                &pairs)
     {
       CELLWISE_CHECK(d < 3, "cuda::dss_axis_pass: axis " << d);
-      launch_dss(level_data, v, mode, false, d, d + 1, pairs);
+      launch_dss(level_data, v, mode, lagrange_trace_layers(v.degree()), false, d, d + 1, pairs);
     }
 
     template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, DssSchedule);
     template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, DssSchedule);
+    template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, const TraceLayers &, DssSchedule);
+    template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, const TraceLayers &, DssSchedule);
+    template void apply_dss(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, const TraceLayers &, DssSchedule);
+    template void apply_dss(const LevelData &, CellVector<float, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, const TraceLayers &, DssSchedule);
     template void dss_axis_pass(const LevelData &, CellVector<double, MemorySpace::CUDA, CellContiguous> &, DssMode, unsigned int, const DssPairs &);
     template void dss_axis_pass(const LevelData &, CellVector<float, MemorySpace::CUDA, CellContiguous> &, DssMode, unsigned int, const DssPairs &);
     template void dss_axis_pass(const LevelData &, CellVector<double, MemorySpace::CUDA, CellBlocked<32>> &, DssMode, unsigned int, const DssPairs &);

@@ -69,6 +69,51 @@ TYPED_TEST(CudaDss, sum_and_mean_match_host)
     }
 }
 
+// Both trace layers of the cubic Hermite element (values 2 <-> 0, normal
+// derivatives 3 <-> 1): the axis passes over two layers against the host
+// cascade, bit for bit, on boxes of 105 (not a multiple of 32) and 192
+// cells and a level with a refinement edge; the one pass is refused.
+TYPED_TEST(CudaDss, hermite_layers_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+
+  LevelHierarchy local = make_box_hierarchy(BoxDescription{}, 1);
+  refine_finest_level(local, CellOrdering::child_major, [&](unsigned int c) { return local.level(1).child_slot[c] != 7; });
+  const LevelHierarchy meshes[] = {coarse_box(), refined_box(CellOrdering::child_major), local};
+  const TraceLayers    layers   = hermite_trace_layers();
+  unsigned int         seed     = 70;
+  for (const LevelHierarchy &mesh : meshes)
+    {
+      const Level          &level = mesh.levels.back();
+      const cuda::LevelData level_data(level);
+      for (const DssMode mode : {DssMode::sum, DssMode::mean})
+        for (const cuda::DssSchedule schedule : {cuda::DssSchedule::automatic, cuda::DssSchedule::axis_passes})
+          {
+            SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells, " << (mode == DssMode::sum ? "sum" : "mean")
+                                              << ", schedule " << static_cast<int>(schedule));
+            HostVector expected(level.n_cells(), 3);
+            fill_random(expected, ++seed);
+            Vector v = to_device(expected);
+            apply_dss(level, expected, mode, layers);
+            cuda::apply_dss(level_data, v, mode, layers, schedule);
+            EXPECT_EQ(relative_difference(to_host(v), expected), 0.);
+            // FE_Q's single layer gives a different result on the same data
+            Vector lagrange = to_device(expected);
+            cuda::apply_dss(level_data, lagrange, mode, cuda::DssSchedule::axis_passes);
+            EXPECT_GT(relative_difference(to_host(lagrange), expected), 0.);
+          }
+      if (level.fills_box())
+        {
+          Vector v(level.n_cells(), 3);
+          EXPECT_THROW(cuda::apply_dss(level_data, v, DssMode::sum, layers, cuda::DssSchedule::one_pass), Error);
+        }
+      Vector quadratic(level.n_cells(), 2);
+      EXPECT_THROW(cuda::apply_dss(level_data, quadratic, DssMode::sum, layers), Error);
+    }
+}
+
 TYPED_TEST(CudaDss, dirichlet_mask_matches_host)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();

@@ -1,6 +1,7 @@
 // Device Hermite biharmonic operator against the host operator (its oracle)
 // on the same seeded data: vmult, vmult_add and residual (also with b the
-// destination), FP64 and FP32, both layouts; the destination poisoned with
+// destination), the cell diagonals and the point-smoother step, FP64 and
+// FP32, both layouts; the destination poisoned with
 // NaN where the kernel must write every value. Meshes: a box of 105 cells of
 // aspect ratio != 1 (not a multiple of the block's 4 cells or of 32), a
 // refined box of 192 cells, and the active cells of a locally refined box
@@ -85,6 +86,69 @@ TYPED_TEST(CudaHermite, biharmonic_operator_matches_host)
       device_op.residual(in_place, in_place, du);
       EXPECT_LE(relative_difference(to_host(in_place), expected), tol) << "residual in place of b";
     }
+}
+
+// The cell diagonals and the point-smoother step (update, then the residual
+// with the new u) against the host operator, every kind of step: from zero or
+// from a given u, with and without the previous update d, storing d or not,
+// with or without the residual after it. NaN in the outputs the step must
+// write (u from zero, d when only stored, r when a residual follows).
+TYPED_TEST(CudaHermite, diagonals_and_smoother_step_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  const double       tol = device_tolerance<Number>();
+  const Number       nan = std::numeric_limits<Number>::quiet_NaN();
+  const unsigned int p   = hermite::storage_degree;
+
+  const Level                                           level = refined_box().levels.back();
+  const HermiteBiharmonicOperator<Number, Layout>       host_op(level);
+  const cuda::HermiteBiharmonicOperator<Number, Layout> device_op(level);
+  HostVector                                            expected;
+  Vector                                                diagonal;
+  host_op.compute_cell_diagonals(expected);
+  device_op.compute_cell_diagonals(diagonal);
+  EXPECT_LE(relative_difference(to_host(diagonal), expected), tol) << "cell diagonals";
+
+  HostVector u0(level.n_cells(), p), z(level.n_cells(), p), d0(level.n_cells(), p), b(level.n_cells(), p),
+    w(level.n_cells(), p);
+  fill_random(u0, 31);
+  fill_random(z, 32);
+  fill_random(d0, 33);
+  fill_random(b, 34);
+  fill_random(w, 35);
+  for (unsigned int cell = 0; cell < level.n_cells(); cell += 3)
+    w(cell, 5) = 0; // masked copies: no update from D^{-1} z
+  const Vector dw = to_device(w), db = to_device(b);
+  for (const bool zero_initial_guess : {true, false})
+    for (const Number alpha : {Number(0), Number(0.3)})
+      for (const bool store_update : {false, true})
+        for (const bool compute_residual : {false, true})
+          {
+            SCOPED_TRACE(::testing::Message() << "zero guess " << zero_initial_guess << ", alpha " << alpha << ", store "
+                                              << store_update << ", residual " << compute_residual);
+            SmootherStep<Number> step;
+            step.alpha              = alpha;
+            step.beta               = Number(0.8);
+            step.zero_initial_guess = zero_initial_guess;
+            step.store_update       = store_update;
+            step.compute_residual   = compute_residual;
+            HostVector hu = u0, hr = z, hd = d0;
+            host_op.smoother_step(hu, hr, &hd, b, w, step);
+            Vector du = to_device(u0), dr = to_device(z), dd = to_device(d0);
+            if (zero_initial_guess)
+              du.fill(nan);
+            if (alpha == Number(0) && store_update)
+              dd.fill(nan);
+            device_op.smoother_step(du, dr, &dd, db, dw, step);
+            EXPECT_LE(relative_difference(to_host(du), hu), tol) << "u";
+            EXPECT_LE(relative_difference(to_host(dr), hr), tol) << "r";
+            if (step.uses_update())
+              EXPECT_LE(relative_difference(to_host(dd), hd), tol) << "d";
+          }
 }
 
 TEST(CudaHermiteChecks, biharmonic_operator_rejects_wrong_shapes)

@@ -45,6 +45,19 @@ namespace cellwise
     Matrices1D
     make_matrices_1d();
 
+    /// The 4 × 4 matrix @p A row-major in Number: what the cell kernels of
+    /// both backends read.
+    template <typename Number>
+    std::array<Number, 16>
+    row_major(const DenseMatrix &A)
+    {
+      std::array<Number, 16> a{};
+      for (unsigned int i = 0; i < 4; ++i)
+        for (unsigned int j = 0; j < 4; ++j)
+          a[4 * i + j] = static_cast<Number>(A(i, j));
+      return a;
+    }
+
     /// The scaling s_i of 1D DoF i on a cell of width @p h: 1 for values, h for
     /// derivatives (reference DoF = s_i · physical DoF).
     inline double

@@ -20,9 +20,11 @@
  * source/operators/cuda_hermite_biharmonic_operator.cu.
  */
 
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/fe/hermite_element.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/level_operator.h>
+#include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
 namespace cellwise
@@ -61,6 +63,13 @@ namespace cellwise
         return hermite::storage_degree;
       }
 
+      /// The layers a face shares: values and normal derivatives (for DSS).
+      TraceLayers
+      trace_layers() const
+      {
+        return hermite_trace_layers();
+      }
+
       /// dst = A src
       void
       vmult(VectorType &dst, const VectorType &src) const override;
@@ -70,6 +79,22 @@ namespace cellwise
       /// dst = b − A u, in one pass (b may be dst).
       void
       residual(VectorType &dst, const VectorType &b, const VectorType &u) const override;
+
+      /// One point-smoother step (operators/smoother_step.h): the update
+      /// (cuda::apply_smoother_update), then the residual with the new u —
+      /// two passes, not fused into the operator's kernel as the Laplace
+      /// operator's are.
+      void
+      smoother_step(VectorType                 &u,
+                    VectorType                 &r,
+                    VectorType                 *update,
+                    const VectorType           &b,
+                    const VectorType           &inverse_diagonal,
+                    const SmootherStep<Number> &step) const;
+      /// Cell-wise (unassembled) diagonals of the A_K; the DSS of both trace
+      /// layers gives the assembled diagonal.
+      void
+      compute_cell_diagonals(VectorType &diagonal) const;
 
     private:
       /// dst = A u (mode 0), dst += A u (1), dst = b − A u (2).

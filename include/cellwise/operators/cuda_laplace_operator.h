@@ -11,6 +11,7 @@
  */
 
 #include <cellwise/base/function.h>
+#include <cellwise/fe/face_dofs.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/level_operator.h>
@@ -56,6 +57,12 @@ namespace cellwise
       degree() const
       {
         return degree_;
+      }
+      /// The layer a face shares (FE_Q(p): one; for DSS).
+      TraceLayers
+      trace_layers() const
+      {
+        return lagrange_trace_layers(degree_);
       }
       unsigned int
       n_cells() const

@@ -16,6 +16,7 @@
  */
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/host_device.h>
 #include <cellwise/base/parallel.h>
 
 namespace cellwise
@@ -44,6 +45,20 @@ namespace cellwise
       return alpha != Number(0) || store_update;
     }
   };
+
+  /// The correction d_new = α d + β D^{-1} z of one copy (d not read when
+  /// α = 0), in the order of the composition: first s = D^{-1} z
+  /// (r.scale(D^{-1})), then d.sadd(α, β, s) or d.equ(β, s). Every step of
+  /// both backends forms it here, so that the update-only last step of a
+  /// smooth rounds as the fused ones.
+  template <typename Number>
+  CELLWISE_HOST_DEVICE inline Number
+  smoother_correction(const Number alpha, const Number beta, const bool read_update, const Number z, const Number inverse_diagonal,
+                      const Number d)
+  {
+    const Number s = z * inverse_diagonal;
+    return read_update ? alpha * d + beta * s : beta * s;
+  }
 
   /**
    * The checks of smoother_step(u, r, update, b, D^{-1}, step) of an operator
@@ -105,8 +120,7 @@ namespace cellwise
     parallel_for_ranges(r.storage_size(), value_grain, [&](const std::size_t begin, const std::size_t end) {
       for (std::size_t k = begin; k < end; ++k)
         {
-          const Number s          = z[k] * w[k];
-          const Number correction = read_update ? step.alpha * d[k] + step.beta * s : step.beta * s;
+          const Number correction = smoother_correction(step.alpha, step.beta, read_update, z[k], w[k], read_update ? d[k] : Number(0));
           if (step.store_update)
             d[k] = correction;
           x[k] = read_u ? x[k] + correction : correction;

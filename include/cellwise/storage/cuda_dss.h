@@ -38,6 +38,18 @@ namespace cellwise
               DssMode                                         mode     = DssMode::sum,
               DssSchedule                                     schedule = DssSchedule::automatic);
 
+    /// The same over the trace layers @p layers of the element (both layers
+    /// of the cubic Hermite element, fe/face_dofs.h; the twin of the host
+    /// apply_dss with layers). Two layers take the axis passes: the one-pass
+    /// schedule gathers the copies of FE_Q's nodes and is refused for them.
+    template <typename Number, typename Layout>
+    void
+    apply_dss(const LevelData                               &level_data,
+              CellVector<Number, MemorySpace::CUDA, Layout> &v,
+              DssMode                                        mode,
+              const TraceLayers                             &layers,
+              DssSchedule                                    schedule = DssSchedule::automatic);
+
     /// Axis pass @p d (0, 1, 2) of the cascade alone over the pairs that
     /// @p pairs selects, the twin of the host dss_axis_pass: the DSS across
     /// MPI ranks sums the owned pairs while the face layers of axis d
