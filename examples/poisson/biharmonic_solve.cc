@@ -4,6 +4,7 @@
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/operators/hermite_function_tools.h>
 
 #include <omp.h>
@@ -125,8 +126,10 @@ solve_biharmonic(const ProgramOptions &options)
             << " coarse cells";
   if (options.adaptive_steps > 0)
     std::cout << ", " << options.adaptive_steps << " local refinements (" << options.marker << " marker)";
+  const bool on_device = options.multigrid.backend == Backend::cuda;
   std::cout << ", u = Π sin²(π t_d), C¹ cubic Hermite\n  " << outer << " with the " << cycle << ", tolerance "
-            << options.tolerance << " on η/η0, host, " << omp_get_max_threads() << " threads" << std::endl;
+            << options.tolerance << " on η/η0, "
+            << (on_device ? "device" : "host, " + std::to_string(omp_get_max_threads()) + " threads") << std::endl;
 
   const char *header = " L active cells  Hermite DoFs  iter  η_n/η_0    L2 error   rate  setup[s]  solve[s]  MDoF/s";
   std::vector<std::string> rows;
@@ -141,33 +144,43 @@ solve_biharmonic(const ProgramOptions &options)
                                                       << " cell along axis " << d << ", so no interior vertex; the clamped "
                                                       << "problem needs at least 2 cells along every axis");
       std::cout << "L = " << L << ": setting up" << std::endl;
-      SetupTimes                              times;
-      LevelHierarchy                          hierarchy;
+      SetupTimes     times;
+      LevelHierarchy hierarchy;
+      // the host solver (uniform or locally refined), or the device one
+      // behind the host-vector interface (uniform, Chebyshev-Jacobi)
       std::unique_ptr<HermiteMultigridSolver> solver;
+      std::unique_ptr<HostVectorSolver>       device_solver;
       CellVector<double>                      b, u;
       times.measure("mesh hierarchy", [&] {
         hierarchy = options.adaptive_steps > 0 ? make_adaptive_box_hierarchy(options.box, L, int(options.adaptive_steps),
                                                                              make_marker(options.marker, options.box))
                                                : make_box_hierarchy(options.box, L);
       });
-      times.measure("solver (levels, eigenvalue estimates)",
-                    [&] { solver = std::make_unique<HermiteMultigridSolver>(hierarchy, parameters, &std::cout); });
+      times.measure("solver (levels, eigenvalue estimates)", [&] {
+        if (on_device)
+          device_solver = make_hermite_host_vector_solver(hierarchy, parameters, Backend::cuda, &std::cout);
+        else
+          solver = std::make_unique<HermiteMultigridSolver>(hierarchy, parameters, &std::cout);
+      });
+      const Level &active = on_device ? hierarchy.levels.back() : solver->active_level();
       times.measure("right-hand side",
-                    [&] { solver->assemble_right_hand_side([&](const Point &x) { return solution.bilaplacian(x); }, b); });
+                    [&] { assemble_hermite_right_hand_side(active, [&](const Point &x) { return solution.bilaplacian(x); }, b); });
       times.print(std::cout, "set-up");
       MonitorControl        control(options.max_iterations, options.tolerance);
       const auto            start      = std::chrono::steady_clock::now();
-      const SolveStatistics statistics = solver->solve(u, b, control);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const SolveStatistics statistics = on_device ? device_solver->solve(u, b, control) : solver->solve(u, b, control);
+      // on the device the solve alone, without the copies of b and u
+      const double seconds = on_device ? device_solver->last_solve_seconds()
+                                       : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       for (unsigned int k = 0; k < statistics.monitor.size(); ++k)
         std::cout << "  iteration " << k << ": η/η_0 = " << statistics.monitor[k] / statistics.monitor[0] << std::endl;
-      const double error = solver->compute_l2_error(u, [&](const Point &x) { return solution.value(x); });
-      const double dofs  = count_hermite_dofs(solver->active_level());
+      const double error = compute_hermite_l2_error(active, u, [&](const Point &x) { return solution.value(x); });
+      const double dofs  = count_hermite_dofs(active);
       char row[256];
       char rate[16] = "     -";
       if (previous_error > 0)
         std::snprintf(rate, sizeof(rate), "%6.2f", std::log2(previous_error / error));
-      std::snprintf(row, sizeof(row), "%2d %10u %13.0f %5u  %9.2e  %10.3e %s %9.3f %9.3f %7.2f", L, solver->n_active_cells(), dofs,
+      std::snprintf(row, sizeof(row), "%2d %10u %13.0f %5u  %9.2e  %10.3e %s %9.3f %9.3f %7.2f", L, active.n_cells(), dofs,
                     statistics.iterations(), statistics.reduction(), error, rate, times.total(), seconds,
                     dofs / seconds * 1e-6);
       rows.push_back(row);

@@ -97,15 +97,16 @@ Options:
   --problem NAME           poisson | biharmonic (default poisson): biharmonic
                            solves Δ²u = f with u = ∂n u = 0 on the box by the
                            C¹ cubic Hermite element, u = Π sin²(π t_d) with
-                           t_d the box coordinate in [0,1], on the host in
-                           FP64; --smoother chebyshev (3 stages,
+                           t_d the box coordinate in [0,1], in FP64;
+                           --smoother chebyshev (3 stages,
                            --chebyshev-degree) or patch (vertex blocks,
                            --patch-sweeps),
                            --solver cg or stationary, --cycle, --coarse,
                            --adaptive-steps and --marker as for poisson; of
                            the other options it takes --box, --subdivisions,
                            --refinements, --tolerance, --max-iterations,
-                           --threads (and --degree 3)
+                           --threads, --backend (cuda: uniform boxes and
+                           --smoother chebyshev so far) and --degree 3
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
   --help                   this text
@@ -300,16 +301,19 @@ parse_command_line(const int argc, const char *const *argv)
                                       "right-hand side");
   if (options.problem == "biharmonic")
     {
-      // the Hermite solver: cubic, host, FP64; Chebyshev-Jacobi or the
-      // vertex-block patch smoother; uniform or locally refined boxes
+      // the Hermite solver: cubic, FP64; Chebyshev-Jacobi or the vertex-block
+      // patch smoother; uniform or locally refined boxes on the host, uniform
+      // boxes with Chebyshev-Jacobi on the device (the device solver refuses
+      // the rest with its message)
       for (const std::string &option : given)
         if (option != "--problem" && option != "--box" && option != "--subdivisions" && option != "--refinements" &&
             option != "--tolerance" && option != "--max-iterations" && option != "--threads" && option != "--degree" &&
             option != "--chebyshev-degree" && option != "--smoother" && option != "--solver" && option != "--cycle" &&
-            option != "--coarse" && option != "--adaptive-steps" && option != "--marker" && option != "--patch-sweeps")
+            option != "--coarse" && option != "--adaptive-steps" && option != "--marker" && option != "--patch-sweeps" &&
+            option != "--backend")
           throw UsageError(option + " does not go with --problem biharmonic (it takes --box, --subdivisions, "
                                     "--refinements, --adaptive-steps, --marker, --smoother, --patch-sweeps, --solver, --cycle, --coarse, "
-                                    "--chebyshev-degree, --tolerance, --max-iterations, --threads and --degree 3)");
+                                    "--chebyshev-degree, --tolerance, --max-iterations, --threads, --backend and --degree 3)");
       if (options.degree != 3)
         throw UsageError("--problem biharmonic: the C¹ Hermite element is cubic; --degree " +
                          std::to_string(options.degree) + " is not available (use 3 or leave it out)");

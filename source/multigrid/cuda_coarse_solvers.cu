@@ -4,6 +4,8 @@
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
 #include <cellwise/operators/laplace_operator.h>
 
+#include <utility>
+
 namespace cellwise
 {
   namespace cuda
@@ -19,6 +21,16 @@ namespace cellwise
       if (coefficient)
         host_op.set_coefficient(level, coefficient, CoefficientEvaluation::cell_average); // as the device operators
       host_solver_ = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask);
+      host_u_.reinit(level.n_cells(), degree);
+      host_b_.reinit(level.n_cells(), degree);
+    }
+
+    template <typename Number, typename Layout>
+    CholeskyCoarseSolver<Number, Layout>::CholeskyCoarseSolver(
+      const Level &level, const unsigned int degree, std::unique_ptr<::cellwise::CholeskyCoarseSolver<Number, Layout>> host_solver)
+      : host_solver_(std::move(host_solver))
+    {
+      CELLWISE_CHECK(host_solver_, "cuda coarse solver: no host solver given");
       host_u_.reinit(level.n_cells(), degree);
       host_b_.reinit(level.n_cells(), degree);
     }

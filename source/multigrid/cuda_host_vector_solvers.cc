@@ -4,12 +4,14 @@
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 
 namespace cellwise::cuda
 {
@@ -49,9 +51,12 @@ namespace cellwise::cuda
     class DeviceSolver : public Interface
     {
     public:
-      DeviceSolver(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters, std::ostream *log)
+      /// The solver's own constructor arguments (Laplace: hierarchy, degree,
+      /// parameters, log; Hermite: hierarchy, parameters, log).
+      template <typename... Arguments>
+      explicit DeviceSolver(Arguments &&...arguments)
         : memory_{free_device_memory(), 0, 0}
-        , solver_(hierarchy, degree, parameters, log)
+        , solver_(std::forward<Arguments>(arguments)...)
       {
         memory_.setup = memory_.free_before - std::min(memory_.free_before, free_device_memory());
       }
@@ -162,5 +167,12 @@ namespace cellwise::cuda
                                    std::ostream              *log)
   {
     return std::make_unique<AdaptiveDeviceSolver>(hierarchy, degree, parameters, log);
+  }
+
+  std::unique_ptr<HostVectorSolver>
+  make_hermite_host_vector_solver(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters, std::ostream *log)
+  {
+    // the Hermite solver's vectors are cell-contiguous, as the staged copies
+    return std::make_unique<DeviceSolver<HermiteMultigridSolver, HostVectorSolver>>(hierarchy, parameters, log);
   }
 } // namespace cellwise::cuda

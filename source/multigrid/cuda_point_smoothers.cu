@@ -25,6 +25,7 @@
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/multigrid/cuda_point_smoothers.h>
+#include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 
 #include <cmath>
 
@@ -50,17 +51,18 @@ namespace cellwise
       }
     } // namespace
 
-    template <typename Number, typename Layout>
-    DssJacobiPreconditioner<Number, Layout>::DssJacobiPreconditioner(const Level                           &level,
-                                                                     const LaplaceOperator<Number, Layout> &op,
-                                                                     const VectorType                      &mask)
+    template <typename Number, typename Layout, typename Operator>
+    DssJacobiPreconditioner<Number, Layout, Operator>::DssJacobiPreconditioner(const Level      &level,
+                                                                               const Operator   &op,
+                                                                               const VectorType &mask)
       : level_data_(level)
+      , layers_(op.trace_layers())
     {
       CELLWISE_CHECK(op.n_cells() == level.n_cells(),
                      "cuda Jacobi: operator of " << op.n_cells() << " cells on a level of " << level.n_cells());
       op.compute_cell_diagonals(inverse_diagonal_);
       inverse_diagonal_.check_compatible(mask);
-      apply_dss(level_data_, inverse_diagonal_, DssMode::sum);
+      apply_dss(level_data_, inverse_diagonal_, DssMode::sum, layers_);
       const unsigned int n3      = inverse_diagonal_.dofs_per_cell();
       const std::size_t  threads = static_cast<std::size_t>(level.n_cells()) * n3;
       if (threads > 0)
@@ -74,24 +76,24 @@ namespace cellwise
                                                                                << " cells is not positive");
     }
 
-    template <typename Number, typename Layout>
+    template <typename Number, typename Layout, typename Operator>
     void
-    DssJacobiPreconditioner<Number, Layout>::apply_in_place(VectorType &r) const
+    DssJacobiPreconditioner<Number, Layout, Operator>::apply_in_place(VectorType &r) const
     {
-      apply_dss(level_data_, r, DssMode::sum);
+      apply_dss(level_data_, r, DssMode::sum, layers_);
       r.scale(inverse_diagonal_);
     }
 
-    template <typename Number, typename Layout>
+    template <typename Number, typename Layout, typename Operator>
     void
-    DssJacobiPreconditioner<Number, Layout>::assemble(VectorType &r) const
+    DssJacobiPreconditioner<Number, Layout, Operator>::assemble(VectorType &r) const
     {
-      apply_dss(level_data_, r, DssMode::sum);
+      apply_dss(level_data_, r, DssMode::sum, layers_);
     }
 
-    template <typename Number, typename Layout>
+    template <typename Number, typename Layout, typename Operator>
     void
-    DssJacobiPreconditioner<Number, Layout>::vmult(VectorType &dst, const VectorType &src) const
+    DssJacobiPreconditioner<Number, Layout, Operator>::vmult(VectorType &dst, const VectorType &src) const
     {
       dst = src;
       apply_in_place(dst);
@@ -101,5 +103,9 @@ namespace cellwise
     template class DssJacobiPreconditioner<float, CellContiguous>;
     template class DssJacobiPreconditioner<double, CellBlocked<32>>;
     template class DssJacobiPreconditioner<float, CellBlocked<32>>;
+    template class DssJacobiPreconditioner<double, CellContiguous, HermiteBiharmonicOperator<double, CellContiguous>>;
+    template class DssJacobiPreconditioner<float, CellContiguous, HermiteBiharmonicOperator<float, CellContiguous>>;
+    template class DssJacobiPreconditioner<double, CellBlocked<32>, HermiteBiharmonicOperator<double, CellBlocked<32>>>;
+    template class DssJacobiPreconditioner<float, CellBlocked<32>, HermiteBiharmonicOperator<float, CellBlocked<32>>>;
   } // namespace cuda
 } // namespace cellwise

@@ -62,4 +62,6 @@ namespace cellwise
   template class DssJacobiPreconditioner<float, CellBlocked<32>>;
   template class DssJacobiPreconditioner<double, CellContiguous, HermiteBiharmonicOperator<double, CellContiguous>>;
   template class DssJacobiPreconditioner<float, CellContiguous, HermiteBiharmonicOperator<float, CellContiguous>>;
+  template class DssJacobiPreconditioner<double, CellBlocked<32>, HermiteBiharmonicOperator<double, CellBlocked<32>>>;
+  template class DssJacobiPreconditioner<float, CellBlocked<32>, HermiteBiharmonicOperator<float, CellBlocked<32>>>;
 } // namespace cellwise

@@ -81,19 +81,7 @@ namespace cellwise
                        const HermiteMultigridParameters &parameters,
                        std::string                      &description)
     {
-      CoarseSolverType type = parameters.coarse_solver;
-      if (type == CoarseSolverType::automatic)
-        {
-          // a DoF is free unless a copy of it is masked
-          const DofNumbering numbering = make_dof_numbering(level, hermite::storage_degree, hermite_trace_layers());
-          std::vector<bool>  is_free(numbering.n_unique, true);
-          for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
-            for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
-              if (mask(cell, i) == 0.)
-                is_free[numbering(cell, i)] = false;
-          const auto n_free = static_cast<unsigned int>(std::count(is_free.begin(), is_free.end(), true));
-          type              = n_free <= hermite_cholesky_max_dofs ? CoarseSolverType::cholesky : CoarseSolverType::smoother;
-        }
+      const CoarseSolverType type = resolve_hermite_coarse_solver(level, mask, parameters.coarse_solver);
       if (type == CoarseSolverType::cholesky)
         {
           auto solver = std::make_shared<CholeskyCoarseSolver<double>>(
@@ -109,6 +97,46 @@ namespace cellwise
       return std::make_shared<SmootherCoarseSolver<VectorT>>(std::make_shared<Smoother>(level, op, mask, chebyshev), 1);
     }
   } // namespace
+
+  CellVector<double>
+  make_hermite_free_mask(const Level &level, const std::vector<unsigned int> &clamped_ids, unsigned int *edge_cells)
+  {
+    VectorT      mask  = make_dirichlet_mask<double>(level, hermite::storage_degree, clamped_ids, hermite_trace_layers());
+    unsigned int count = 0;
+    if (has_refinement_edge(level))
+      {
+        const VectorT edge = make_refinement_edge_mask<double>(level, hermite::storage_degree, hermite_trace_layers());
+        for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+          {
+            bool touches = false;
+            for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+              if (edge(cell, i) != 0.)
+                {
+                  mask(cell, i) = 0.;
+                  touches       = true;
+                }
+            count += touches;
+          }
+      }
+    if (edge_cells)
+      *edge_cells = count;
+    return mask;
+  }
+
+  CoarseSolverType
+  resolve_hermite_coarse_solver(const Level &level, const CellVector<double> &mask, const CoarseSolverType requested)
+  {
+    if (requested != CoarseSolverType::automatic)
+      return requested;
+    const DofNumbering numbering = make_dof_numbering(level, hermite::storage_degree, hermite_trace_layers());
+    std::vector<bool>  is_free(numbering.n_unique, true);
+    for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+      for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+        if (mask(cell, i) == 0.)
+          is_free[numbering(cell, i)] = false;
+    const auto n_free = static_cast<unsigned int>(std::count(is_free.begin(), is_free.end(), true));
+    return n_free <= hermite_cholesky_max_dofs ? CoarseSolverType::cholesky : CoarseSolverType::smoother;
+  }
 
   HermiteMultigridSolver::HermiteMultigridSolver(const LevelHierarchy             &hierarchy,
                                                  const HermiteMultigridParameters &parameters,
@@ -128,27 +156,12 @@ namespace cellwise
         const Level &level = hierarchy.level(l);
         auto         op    = std::make_shared<Operator>(level);
         // clamped and refinement-edge vertices: all eight DoFs (doc/hermite.md)
-        const VectorT clamped =
-          make_dirichlet_mask<double>(level, hermite::storage_degree, parameters.clamped_ids, hermite_trace_layers());
-        VectorT      mask       = clamped;
         unsigned int edge_cells = 0;
-        if (has_refinement_edge(level))
-          {
-            const VectorT edge = make_refinement_edge_mask<double>(level, hermite::storage_degree, hermite_trace_layers());
-            for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
-              {
-                bool touches = false;
-                for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
-                  if (edge(cell, i) != 0.)
-                    {
-                      mask(cell, i) = 0.;
-                      touches       = true;
-                    }
-                edge_cells += touches;
-              }
-          }
+        VectorT      mask       = make_hermite_free_mask(level, parameters.clamped_ids, &edge_cells);
         if (locally_refined_)
           {
+            const VectorT clamped =
+              make_dirichlet_mask<double>(level, hermite::storage_degree, parameters.clamped_ids, hermite_trace_layers());
             // the clamped copies of the active cells: those of their level's
             // clamped mask (hanging vertices inside the domain stay free)
             const ActiveMesh &mesh = components_->mesh;

@@ -2,12 +2,14 @@
 #include <cellwise/base/parallel.h>
 #include <cellwise/base/system_memory.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #ifdef CELLWISE_WITH_CUDA
 #  include <cellwise/base/cuda_check.h>
 #endif
 
 #include <chrono>
+#include <utility>
 
 namespace cellwise
 {
@@ -56,8 +58,10 @@ namespace cellwise
     class HostSolver : public Interface
     {
     public:
-      HostSolver(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters, std::ostream *log)
-        : solver_(hierarchy, degree, parameters, log)
+      /// The solver's own constructor arguments.
+      template <typename... Arguments>
+      explicit HostSolver(Arguments &&...arguments)
+        : solver_(std::forward<Arguments>(arguments)...)
       {}
 
       SolveStatistics
@@ -132,6 +136,22 @@ namespace cellwise
       return std::make_unique<HostSolver<MultigridSolver, HostVectorSolver>>(hierarchy, degree, parameters, log);
 #ifdef CELLWISE_WITH_CUDA
     return cuda::make_host_vector_solver(hierarchy, degree, parameters, log);
+#else
+    return nullptr; // not reached: check_backend refused
+#endif
+  }
+
+  std::unique_ptr<HostVectorSolver>
+  make_hermite_host_vector_solver(const LevelHierarchy             &hierarchy,
+                                  const HermiteMultigridParameters &parameters,
+                                  const Backend                     backend,
+                                  std::ostream                     *log)
+  {
+    check_backend(backend);
+    if (backend == Backend::host)
+      return std::make_unique<HostSolver<HermiteMultigridSolver, HostVectorSolver>>(hierarchy, parameters, log);
+#ifdef CELLWISE_WITH_CUDA
+    return cuda::make_hermite_host_vector_solver(hierarchy, parameters, log);
 #else
     return nullptr; // not reached: check_backend refused
 #endif

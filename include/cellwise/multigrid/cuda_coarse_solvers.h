@@ -33,6 +33,13 @@ namespace cellwise
                            const HostVectorType &host_mask,
                            const ScalarFunction &coefficient = {});
 
+      /// Any element: the host solver the caller factorized from its dense
+      /// cell matrices (e.g. the C¹ Hermite element's), for vectors of the
+      /// cells of @p level stored with @p degree.
+      CholeskyCoarseSolver(const Level                                                     &level,
+                           unsigned int                                                     degree,
+                           std::unique_ptr<::cellwise::CholeskyCoarseSolver<Number, Layout>> host_solver);
+
       void
       solve(VectorType &u, const VectorType &b) const override;
 

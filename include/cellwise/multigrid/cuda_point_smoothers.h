@@ -31,17 +31,20 @@ namespace cellwise
 {
   namespace cuda
   {
-    template <typename Number, typename Layout = CellContiguous>
+    /// Operator is the device level operator whose diagonal D is
+    /// (cuda::LaplaceOperator, or cuda::HermiteBiharmonicOperator for the C¹
+    /// element); S runs over the trace layers it names (trace_layers()).
+    template <typename Number, typename Layout = CellContiguous, typename Operator = LaplaceOperator<Number, Layout>>
     class DssJacobiPreconditioner : public InPlacePreconditioner<CellVector<Number, MemorySpace::CUDA, Layout>>
     {
     public:
       using VectorType   = CellVector<Number, MemorySpace::CUDA, Layout>;
-      using OperatorType = LaplaceOperator<Number, Layout>;
+      using OperatorType = Operator;
 
       DssJacobiPreconditioner() = default;
       /// @p mask is 1 on free and 0 on masked copies. Throws cellwise::Error if
       /// an assembled diagonal entry is not positive.
-      DssJacobiPreconditioner(const Level &level, const LaplaceOperator<Number, Layout> &op, const VectorType &mask);
+      DssJacobiPreconditioner(const Level &level, const Operator &op, const VectorType &mask);
 
       /// dst = D^{-1} S src
       void
@@ -61,8 +64,9 @@ namespace cellwise
       }
 
     private:
-      LevelData  level_data_;
-      VectorType inverse_diagonal_;
+      LevelData   level_data_;
+      TraceLayers layers_;
+      VectorType  inverse_diagonal_;
     };
 
     /// The device Jacobi and Chebyshev smoothers: the shared algorithms of

@@ -87,6 +87,20 @@ namespace cellwise
   /// Free DoFs up to which CoarseSolverType::automatic factorizes level 0.
   constexpr unsigned int hermite_cholesky_max_dofs = 1500;
 
+  /// The smoother mask of @p level: 0 on all eight DoFs of every clamped
+  /// vertex (faces with an id of @p clamped_ids, all if empty) and of every
+  /// vertex on the level's refinement edge, 1 elsewhere; @p edge_cells, if
+  /// given, gets the number of cells touching the refinement edge. Both
+  /// backends' Hermite solvers build their level masks with it.
+  CellVector<double>
+  make_hermite_free_mask(const Level &level, const std::vector<unsigned int> &clamped_ids, unsigned int *edge_cells = nullptr);
+
+  /// The coarse solver @p requested with automatic resolved: Cholesky where
+  /// level 0 has at most hermite_cholesky_max_dofs free DoFs under @p mask
+  /// (a DoF is free unless a copy of it is masked), else the smoother.
+  CoarseSolverType
+  resolve_hermite_coarse_solver(const Level &level, const CellVector<double> &mask, CoarseSolverType requested);
+
   class HermiteMultigridSolver
   {
   public:

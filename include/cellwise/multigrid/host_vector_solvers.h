@@ -11,6 +11,7 @@
 
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
+#include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -106,9 +107,22 @@ namespace cellwise
                                    const MultigridParameters &parameters,
                                    std::ostream              *log = nullptr);
 
+  /// The clamped biharmonic solver of the C¹ Hermite element on @p backend:
+  /// HermiteMultigridSolver on the host (uniform or locally refined), or
+  /// cuda::HermiteMultigridSolver (uniform hierarchies, the Chebyshev
+  /// smoother; others refused with its message). Vectors on the finest
+  /// level's cells (the host solver's active cells on a locally refined one).
+  std::unique_ptr<HostVectorSolver>
+  make_hermite_host_vector_solver(const LevelHierarchy             &hierarchy,
+                                  const HermiteMultigridParameters &parameters,
+                                  Backend                           backend,
+                                  std::ostream                     *log = nullptr);
+
   namespace cuda
   {
     /// The CUDA halves of the factories (defined only with the CUDA backend).
+    std::unique_ptr<HostVectorSolver>
+    make_hermite_host_vector_solver(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters, std::ostream *log);
     std::unique_ptr<HostVectorSolver>
     make_host_vector_solver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters,
                             std::ostream *log);

@@ -1,0 +1,106 @@
+// The device Hermite biharmonic solve (001 Table 6 analogue, FP64
+// Chebyshev(3)-Jacobi CG): the clamped problem with f = 1 on the unit cube
+// from 2^3 cells refined L times, CG to a reduction of the preconditioned
+// residual norm by 1e-10. Per L: set-up (hierarchy, device solver with its
+// eigenvalue estimates), iterations, the solve from zero (median of n_runs
+// after one warm-up solve, CUDA events), cells per second of the solve, and
+// the time of one operator application and one V-cycle, against a float4
+// copy of an FP64 vector of that mesh in the same run.
+//
+// Usage: cellwise-benchmark-hermite-solve [n_runs] [largest L] (default 5 6)
+
+#include <cellwise/base/cuda_check.h>
+#include <cellwise/fe/hermite_element.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
+#include <cellwise/operators/hermite_function_tools.h>
+#include <cellwise/storage/cuda_cell_vector.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
+#include "benchmark_timing.h"
+
+using namespace cellwise;
+
+int
+main(int argc, char **argv)
+{
+  line_buffered_stdout();
+  try
+    {
+      const int n_runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+      const int L_max  = argc > 2 ? std::atoi(argv[2]) : 6;
+      char      date[64];
+      const std::time_t now = std::time(nullptr);
+      std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
+      std::printf("cellwise Hermite solve benchmark (FP64, CG + Chebyshev(3)-Jacobi V-cycle, tolerance 1e-10), %s\n"
+                  "device: %s\nmedian of %d solves after a warm-up solve\n",
+                  date, cuda::device_description().c_str(), n_runs);
+      if (!cuda::device_available())
+        return 0;
+      if (L_max < 1 || L_max > 7)
+        {
+          std::fprintf(stderr, "error: the largest L must be 1..7, got %d\n", L_max);
+          return 1;
+        }
+      std::printf("%2s %10s %10s %5s %9s %10s %10s %9s %9s %9s %8s\n", "L", "cells", "setup [s]", "iter", "solve[ms]",
+                  "Mcells/s", "A u [ms]", "A of cp", "V [ms]", "copy GB/s", "it/V+A");
+      using Vector = cuda::HermiteMultigridSolver::VectorType;
+      for (int L = 1; L <= L_max; ++L)
+        {
+          BoxDescription box;
+          box.subdivisions         = {{2, 2, 2}};
+          const auto     start     = std::chrono::steady_clock::now();
+          LevelHierarchy hierarchy = make_box_hierarchy(box, L);
+          const cuda::HermiteMultigridSolver solver(hierarchy, HermiteMultigridParameters());
+          CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+          const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          const Level &fine  = hierarchy.levels.back();
+
+          CellVector<double> host_b;
+          assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
+          Vector b, u, Au;
+          b.copy_from_host(host_b);
+          unsigned int iterations = 0;
+          const double solve      = median_time(
+            [&] {
+              u.reinit(b.n_cells(), b.degree());
+              MonitorControl control(200, 1e-10);
+              iterations = solver.solve(u, b, control).iterations();
+            },
+            n_runs, 1);
+          const double cells    = fine.n_cells();
+          const double operator_time = median_time([&] { solver.fine_operator().vmult(Au, u); }, std::max(n_runs, 10));
+          const double cycle_time    = median_time([&] { solver.preconditioner().vmult(Au, b); }, std::max(n_runs, 10));
+          // the same-run copy of an FP64 vector of this mesh
+          Vector a(fine.n_cells(), hermite::storage_degree), c(fine.n_cells(), hermite::storage_degree);
+          a.fill(1.);
+          const double vector_bytes = static_cast<double>(a.storage_size()) * sizeof(double);
+          const double copy_time    = median_time(
+            [&] {
+              const std::size_t n16 = static_cast<std::size_t>(vector_bytes) / 16;
+              copy_float4_kernel<<<132 * 16, 256>>>(reinterpret_cast<const float4 *>(a.data()), reinterpret_cast<float4 *>(c.data()),
+                                                    n16);
+              CELLWISE_CUDA_CHECK_LAUNCH();
+            },
+            std::max(n_runs, 10));
+          const double copy_bandwidth = 2 * vector_bytes / copy_time;
+          // the operator's minimum bytes: 64 values read and written, 9 numbers per cell
+          const double operator_bytes = cells * (2. * hermite::dofs_per_cell + 9.) * sizeof(double);
+          std::printf("%2d %10.0f %10.3f %5u %9.3f %10.2f %10.3f %9.3f %9.3f %9.1f %8.2f\n", L, cells, setup, iterations,
+                      solve * 1e3, cells / solve * 1e-6, operator_time * 1e3, operator_bytes / operator_time / copy_bandwidth,
+                      cycle_time * 1e3, copy_bandwidth * 1e-9, solve / (iterations * (cycle_time + operator_time)));
+        }
+    }
+  catch (const std::exception &e)
+    {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 1;
+    }
+  return 0;
+}

@@ -1,0 +1,104 @@
+#pragma once
+/**
+ * @file
+ * Geometric multigrid for the clamped biharmonic problem with the C¹ cubic
+ * Hermite element on the device: the twin of cellwise::HermiteMultigridSolver
+ * (multigrid/hermite_multigrid_solver.h, its oracle in the tests) with the
+ * same HermiteMultigridParameters, level masks (make_hermite_free_mask, built
+ * on the host and uploaded) and cycle, in FP64, on the cells of a uniform
+ * hierarchy:
+ *
+ *  - operators: cuda::HermiteBiharmonicOperator per level;
+ *  - smoothers: masked Chebyshev–Jacobi over the device DSS of both trace
+ *    layers (cuda::DssJacobiPreconditioner on the Hermite operator, the
+ *    shared PointChebyshevSmoother), eigenvalues estimated on the device;
+ *  - level 0: the host Cholesky factorization of the Hermite cell matrices
+ *    (two tiny copies per cycle), or the Chebyshev smoother;
+ *  - transfers: cuda::HermiteCellTransfer;
+ *  - outer iteration: CG with one V-cycle, or the stationary iteration
+ *    (the shared solve_cg / solve_stationary).
+ *
+ * Not yet on the device, refused with a message that names the host solver:
+ * locally refined hierarchies (local smoothing), the vertex-block patch
+ * smoother, the FP32 hierarchy.
+ *
+ *   cuda::HermiteMultigridSolver solver(hierarchy, parameters, &std::cout);
+ *   solver.solve(u, b, control); // device vectors
+ *
+ * On host vectors: make_hermite_host_vector_solver(hierarchy, parameters,
+ * Backend::cuda) (multigrid/host_vector_solvers.h).
+ *
+ * Compiles with a plain C++ compiler (source/multigrid/cuda_hermite_multigrid_solver.cu).
+ */
+
+#include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/hermite_multigrid_solver.h>
+#include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/solver_control.h>
+#include <cellwise/operators/level_operator.h>
+#include <cellwise/storage/cuda_cell_vector.h>
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    class HermiteMultigridSolver
+    {
+    public:
+      using VectorType = CellVector<double, MemorySpace::CUDA, CellContiguous>;
+
+      /// Levels, smoothers (with their eigenvalue estimates) and transfers of
+      /// @p hierarchy, which must stay alive; @p log, if given, gets a line
+      /// per level.
+      HermiteMultigridSolver(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters,
+                             std::ostream *log = nullptr);
+      /// The hierarchy is kept by reference: a temporary would dangle.
+      HermiteMultigridSolver(LevelHierarchy &&hierarchy, const HermiteMultigridParameters &parameters,
+                             std::ostream *log = nullptr) = delete;
+      ~HermiteMultigridSolver();
+
+      /// CG (or the stationary iteration) for A u = b on the finest level from
+      /// u (a C¹ start such as zero; zeroed on the clamped DoFs first); b is
+      /// the unassembled load vector. Throws NoConvergence when @p control
+      /// fails.
+      SolveStatistics
+      solve(VectorType &u, const VectorType &b, IterationControl &control) const;
+
+      unsigned int
+      n_active_cells() const
+      {
+        return mask_.n_cells();
+      }
+      /// The clamped mask of the finest level (0 on every DoF of a boundary vertex).
+      const VectorType &
+      mask() const
+      {
+        return mask_;
+      }
+      /// The operator on the finest level.
+      const LevelOperator<VectorType> &
+      fine_operator() const;
+      /// The V-cycle (dual → primal).
+      const Preconditioner<VectorType> &
+      preconditioner() const;
+      /// Level 0's solver, as the host solver names it.
+      const std::string &
+      coarse_solver_description() const
+      {
+        return coarse_description_;
+      }
+
+    private:
+      struct Components;
+      std::unique_ptr<Components> components_;
+      VectorType                  mask_;
+      bool                        stationary_ = false;
+      std::string                 coarse_description_;
+    };
+  } // namespace cuda
+} // namespace cellwise

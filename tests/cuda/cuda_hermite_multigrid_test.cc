@@ -1,0 +1,280 @@
+// The device pieces of the Hermite multigrid against the host ones (their
+// oracles) on the same seeded data: the transfers (prolongation and the
+// fused residual restriction; FP64 and FP32, both layouts) on a refined box
+// of unequal widths and an octant refinement, the masked Chebyshev–Jacobi
+// smoother over the DSS of both layers, and the whole FP64 solve, whose
+// iteration counts and L2 errors are the host's and whose solution is C¹.
+
+#include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/cuda_hermite_cell_transfer.h>
+#include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_point_smoothers.h>
+#include <cellwise/multigrid/dss_jacobi_preconditioner.h>
+#include <cellwise/multigrid/hermite_cell_transfer.h>
+#include <cellwise/multigrid/hermite_multigrid_solver.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/multigrid/point_smoothers.h>
+#include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
+#include <cellwise/operators/hermite_biharmonic_operator.h>
+#include <cellwise/operators/hermite_function_tools.h>
+#include <cellwise/storage/dss.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/cuda_test_utilities.h"
+#include "test_utilities.h"
+#include "unit/hermite_test_problem.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+template <typename Pair>
+class CudaHermiteMultigrid : public ::testing::Test
+{
+public:
+  using Number     = typename Pair::first_type;
+  using Layout     = typename Pair::second_type;
+  using HostVector = CellVector<Number, MemorySpace::Host, Layout>;
+  using Vector     = CellVector<Number, MemorySpace::CUDA, Layout>;
+};
+TYPED_TEST_SUITE(CudaHermiteMultigrid, NumberLayoutPairs);
+
+namespace
+{
+  /// A box of widths 1 × 1 × 0.25 refined once (24 → 192 cells), and an
+  /// octant refinement (levels with unrefined cells).
+  std::vector<std::pair<std::string, LevelHierarchy>>
+  transfer_meshes()
+  {
+    std::vector<std::pair<std::string, LevelHierarchy>> meshes;
+    meshes.emplace_back("refined box", refined_box());
+    meshes.emplace_back("octant refinement", make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{})));
+    return meshes;
+  }
+} // namespace
+
+TYPED_TEST(CudaHermiteMultigrid, transfers_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  const double       tol  = device_tolerance<Number>();
+  const unsigned int p    = hermite::storage_degree;
+  unsigned int       seed = 0;
+  for (const auto &[name, hierarchy] : transfer_meshes())
+    {
+      const HermiteCellTransfer<Number, Layout>       host(hierarchy);
+      const cuda::HermiteCellTransfer<Number, Layout> device(hierarchy);
+      for (unsigned int l = 1; l < hierarchy.n_levels(); ++l)
+        {
+          SCOPED_TRACE(::testing::Message() << name << ", level " << l << " of " << hierarchy.level(l).n_cells() << " cells");
+          const unsigned int n_fine = hierarchy.level(l).n_cells(), n_coarse = hierarchy.level(l - 1).n_cells();
+          HostVector         coarse(n_coarse, p), fine(n_fine, p), b(n_fine, p), au(n_fine, p);
+          fill_random(coarse, ++seed);
+          fill_random(fine, ++seed);
+          fill_random(b, ++seed);
+          fill_random(au, ++seed);
+
+          HostVector expected = fine;
+          host.prolongate_add(l, expected, coarse);
+          Vector device_fine = to_device(fine);
+          device.prolongate_add(l, device_fine, to_device(coarse));
+          EXPECT_LE(relative_difference(to_host(device_fine), expected), tol) << "prolongate_add";
+
+          expected = coarse;
+          host.restrict_residual_add(l, expected, b, au);
+          Vector device_coarse = to_device(coarse);
+          device.restrict_residual_add(l, device_coarse, to_device(b), to_device(au));
+          EXPECT_LE(relative_difference(to_host(device_coarse), expected), tol) << "restrict_residual_add";
+        }
+    }
+}
+
+TEST(CudaHermiteMultigridChecks, TransferRefusesALevelOfUnequalCells)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  LevelHierarchy hierarchy = refined_box();
+  EXPECT_NO_THROW(cuda::HermiteCellTransfer<double>{hierarchy});
+  hierarchy.levels.back().boxes[5].size[1] *= 1.5;
+  EXPECT_THROW(cuda::HermiteCellTransfer<double>{hierarchy}, Error);
+}
+
+namespace
+{
+  /// The masked Chebyshev–Jacobi smoother on the Hermite operator in
+  /// @p Layout: the preconditioner D^{-1} S (inverse diagonal, application),
+  /// the eigenvalue estimate and two smooth() calls (from zero, then from
+  /// the result) against the host, FP64.
+  template <typename Layout>
+  void
+  expect_chebyshev_smoother_matches_host()
+  {
+    using HostVector = CellVector<double, MemorySpace::Host, Layout>;
+    using Vector     = CellVector<double, MemorySpace::CUDA, Layout>;
+    using HostOp     = HermiteBiharmonicOperator<double, Layout>;
+    using DeviceOp   = cuda::HermiteBiharmonicOperator<double, Layout>;
+    const unsigned int p = hermite::storage_degree;
+
+    BoxDescription box;
+    box.upper        = {{1.2, 1., 0.9}};
+    box.subdivisions = {{3, 2, 3}};
+    const LevelHierarchy hierarchy = make_box_hierarchy(box, 1); // 144 cells
+    const Level         &level     = hierarchy.levels.back();
+    const HostVector     host_mask = relayout<Layout>(make_hermite_free_mask(level, {}));
+    const Vector         mask      = to_device(host_mask);
+    const HostOp         host_op(level);
+    const DeviceOp       device_op(level);
+
+    const DssJacobiPreconditioner<double, Layout, HostOp>         host_p(level, host_op, host_mask);
+    const cuda::DssJacobiPreconditioner<double, Layout, DeviceOp> device_p(level, device_op, mask);
+    EXPECT_LE(relative_difference(to_host(device_p.inverse_diagonal()), host_p.inverse_diagonal()), 1e-13) << "inverse diagonal";
+    HostVector r(level.n_cells(), p);
+    fill_random(r, 47);
+    Vector dr = to_device(r);
+    host_p.apply_in_place(r);
+    device_p.apply_in_place(dr);
+    EXPECT_LE(relative_difference(to_host(dr), r), 1e-13) << "apply_in_place";
+
+    for (const unsigned int degree : {1u, 3u})
+      {
+        SCOPED_TRACE(::testing::Message() << "Chebyshev of degree " << degree);
+        ChebyshevParameters parameters;
+        parameters.degree          = degree;
+        parameters.smoothing_range = 10.;
+        const PointChebyshevSmoother<DssJacobiPreconditioner<double, Layout, HostOp>>         host_s(level, host_op, host_mask,
+                                                                                                     parameters);
+        const PointChebyshevSmoother<cuda::DssJacobiPreconditioner<double, Layout, DeviceOp>> device_s(level, device_op, mask,
+                                                                                                       parameters);
+        EXPECT_NEAR(device_s.estimated_max_eigenvalue(), host_s.estimated_max_eigenvalue(),
+                    1e-10 * host_s.estimated_max_eigenvalue());
+        HostVector b(level.n_cells(), p);
+        fill_random(b, 50 + degree);
+        b.scale(host_mask);
+        const Vector db = to_device(b);
+        HostVector   hu(level.n_cells(), p);
+        Vector       du(level.n_cells(), p);
+        du.fill(std::numeric_limits<double>::quiet_NaN()); // ignored from zero
+        for (unsigned int call = 0; call < 2; ++call)
+          {
+            SCOPED_TRACE(::testing::Message() << "smooth() call " << call);
+            host_s.smooth(hu, b, call == 0, SweepDirection::forward);
+            device_s.smooth(du, db, call == 0, SweepDirection::forward);
+            EXPECT_LE(relative_difference(to_host(du), hu), 1e-11);
+          }
+      }
+  }
+} // namespace
+
+TEST(CudaHermiteMultigridSmoother, ChebyshevMatchesHost)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  {
+    SCOPED_TRACE("cell-contiguous");
+    expect_chebyshev_smoother_matches_host<CellContiguous>();
+  }
+  {
+    SCOPED_TRACE("blocked by 32 cells");
+    expect_chebyshev_smoother_matches_host<CellBlocked<32>>();
+  }
+}
+
+namespace
+{
+  /// The largest difference between a copy of a DoF and the mean of its
+  /// copies (0 for a C¹ field), relative to max |u|.
+  double
+  relative_jump(const Level &level, const CellVector<double> &u)
+  {
+    CellVector<double> mean = u;
+    apply_dss(level, mean, DssMode::mean, hermite_trace_layers());
+    double jump = 0;
+    for (unsigned int c = 0; c < u.n_cells(); ++c)
+      for (unsigned int i = 0; i < u.dofs_per_cell(); ++i)
+        jump = std::max(jump, std::abs(mean(c, i) - u(c, i)));
+    return jump / u.linfty_norm();
+  }
+} // namespace
+
+// The clamped biharmonic problem of the host tests (u = Π sin²(π x_d)) on
+// 2³ coarse cells refined L = 2, 3 times: CG with the Chebyshev V-cycle, CG
+// with the Chebyshev coarse solve instead of Cholesky, and the stationary
+// iteration; the device solve gives the host's iteration count, its L2 error
+// to 1e-8 relative and a C¹ solution.
+TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const ScalarFunction exact = clamped_solution;
+  struct Case
+  {
+    const char      *name;
+    bool             stationary;
+    CoarseSolverType coarse;
+  };
+  for (const Case &c : {Case{"CG, Cholesky coarse solve", false, CoarseSolverType::automatic},
+                        Case{"CG, Chebyshev coarse solve", false, CoarseSolverType::smoother},
+                        Case{"stationary", true, CoarseSolverType::automatic}})
+    for (const unsigned int L : {2u, 3u})
+      {
+        SCOPED_TRACE(::testing::Message() << c.name << ", L = " << L);
+        BoxDescription box;
+        box.subdivisions       = {{2, 2, 2}};
+        const LevelHierarchy h = make_box_hierarchy(box, L);
+        const Level         &fine = h.levels.back();
+        HermiteMultigridParameters parameters;
+        parameters.stationary    = c.stationary;
+        parameters.coarse_solver = c.coarse;
+        const HermiteMultigridSolver       host(h, parameters);
+        const cuda::HermiteMultigridSolver device_solver(h, parameters);
+        EXPECT_EQ(device_solver.coarse_solver_description(), host.coarse_solver_description());
+        // the device solver behind the host-vector interface, as programs use it
+        const std::unique_ptr<HostVectorSolver> device = make_hermite_host_vector_solver(h, parameters, Backend::cuda);
+        EXPECT_EQ(device->backend(), Backend::cuda);
+        CellVector<double> b, host_u, device_u;
+        assemble_hermite_right_hand_side(fine, clamped_bilaplacian, b);
+        MonitorControl        host_control(60, 1e-10), device_control(60, 1e-10);
+        const SolveStatistics host_statistics   = host.solve(host_u, b, host_control);
+        const SolveStatistics device_statistics = device->solve(device_u, b, device_control);
+        EXPECT_EQ(device_statistics.iterations(), host_statistics.iterations());
+        const double host_error = compute_hermite_l2_error(fine, host_u, exact);
+        const double error      = compute_hermite_l2_error(fine, device_u, exact);
+        EXPECT_NEAR(error, host_error, 1e-8 * host_error);
+        EXPECT_LE(relative_jump(fine, device_u), 1e-12);
+        EXPECT_LE(relative_difference(device_u, host_u), 1e-9);
+      }
+}
+
+TEST(CudaHermiteMultigridSolver, RefusesWhatIsNotOnTheDeviceAndBadData)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  BoxDescription box;
+  box.subdivisions = {{2, 2, 2}};
+  const LevelHierarchy       h = make_box_hierarchy(box, 1);
+  HermiteMultigridParameters patch;
+  patch.smoother = HermiteSmoother::vertex_patch;
+  EXPECT_THROW(cuda::HermiteMultigridSolver(h, patch), Error);
+  const LevelHierarchy adaptive = make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{}));
+  EXPECT_THROW(cuda::HermiteMultigridSolver(adaptive, HermiteMultigridParameters()), Error);
+
+  const std::unique_ptr<HostVectorSolver> solver = make_hermite_host_vector_solver(h, HermiteMultigridParameters(), Backend::cuda);
+  CellVector<double>                      b(h.levels.back().n_cells(), 3), u;
+  b(3, 7) = std::numeric_limits<double>::quiet_NaN();
+  MonitorControl control(20, 1e-10);
+  EXPECT_THROW(solver->solve(u, b, control), Error);
+  CellVector<double> wrong(h.levels.back().n_cells() + 1, 3);
+  EXPECT_THROW(solver->solve(u, wrong, control), Error);
+  CellVector<double> good(h.levels.back().n_cells(), 3), bad_guess(h.levels.back().n_cells(), 3);
+  good.fill(1.);
+  bad_guess(0, 0) = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(solver->solve(bad_guess, good, control), Error);
+}
