@@ -1,11 +1,16 @@
-// The device Hermite biharmonic solve (001 Table 6 analogue, FP64
-// Chebyshev(3)-Jacobi CG): the clamped problem with f = 1 on the unit cube
-// from 2^3 cells refined L times, CG to a reduction of the preconditioned
-// residual norm by 1e-10. Per L: set-up (hierarchy, device solver with its
-// eigenvalue estimates), iterations, the solve from zero (median of n_runs
-// after one warm-up solve, CUDA events), cells per second of the solve, and
-// the time of one operator application and one V-cycle, against a float4
-// copy of an FP64 vector of that mesh in the same run.
+// The device Hermite biharmonic solve (001 Table 6 analogue, Chebyshev(3)-
+// Jacobi CG, FP64 and mixed precision): the clamped problem with f = 1 on
+// the unit cube from 2^3 cells refined L times, CG to a reduction of the
+// preconditioned residual norm by 1e-10. Per L and precision: set-up
+// (hierarchy, device solver with its eigenvalue estimates), iterations, the
+// solve from zero (median of n_runs after one warm-up solve, CUDA events),
+// cells per second of the solve, the time of one FP64 operator application
+// (and its fraction of a copy, counting 64 values read and written and 9
+// numbers per cell) and of one V-cycle (with the conversions in mixed
+// precision), against a float4 copy of an FP64 vector of that mesh in the
+// same run. The mixed rows are run with rebalancing every third iteration
+// (the default of CG), every iteration and never (the counts show what the
+// h^-4 conditioning needs, doc/hermite.md).
 //
 // Usage: cellwise-benchmark-hermite-solve [n_runs] [largest L] (default 5 6)
 
@@ -38,7 +43,7 @@ main(int argc, char **argv)
       char      date[64];
       const std::time_t now = std::time(nullptr);
       std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
-      std::printf("cellwise Hermite solve benchmark (FP64, CG + Chebyshev(3)-Jacobi V-cycle, tolerance 1e-10), %s\n"
+      std::printf("cellwise Hermite solve benchmark (CG + Chebyshev(3)-Jacobi V-cycle, FP64 and mixed, tolerance 1e-10), %s\n"
                   "device: %s\nmedian of %d solves after a warm-up solve\n",
                   date, cuda::device_description().c_str(), n_runs);
       if (!cuda::device_available())
@@ -48,54 +53,84 @@ main(int argc, char **argv)
           std::fprintf(stderr, "error: the largest L must be 1..7, got %d\n", L_max);
           return 1;
         }
-      std::printf("%2s %10s %10s %5s %9s %10s %10s %9s %9s %9s %8s\n", "L", "cells", "setup [s]", "iter", "solve[ms]",
-                  "Mcells/s", "A u [ms]", "A of cp", "V [ms]", "copy GB/s", "it/V+A");
+      std::printf("%2s %10s %-14s %9s %5s %9s %10s %9s %8s %9s %9s %8s\n", "L", "cells", "precision", "setup [s]", "iter",
+                  "solve[ms]", "Mcells/s", "A u [ms]", "A of cp", "V [ms]", "copy GB/s", "it/V+A");
       using Vector = cuda::HermiteMultigridSolver::VectorType;
+      struct Variant
+      {
+        const char *name;
+        Precision   precision;
+        int         rebalance_every;
+      };
+      // the default rebalancing of CG is every third iteration
+      const Variant variants[] = {{"FP64", Precision::fp64, -1},
+                                  {"mixed", Precision::mixed, -1},
+                                  {"mixed, reb. 1", Precision::mixed, 1},
+                                  {"mixed, no reb.", Precision::mixed, 0}};
       for (int L = 1; L <= L_max; ++L)
-        {
-          BoxDescription box;
-          box.subdivisions         = {{2, 2, 2}};
-          const auto     start     = std::chrono::steady_clock::now();
-          LevelHierarchy hierarchy = make_box_hierarchy(box, L);
-          const cuda::HermiteMultigridSolver solver(hierarchy, HermiteMultigridParameters());
-          CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
-          const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          const Level &fine  = hierarchy.levels.back();
+        for (const Variant &variant : variants)
+          {
+            BoxDescription box;
+            box.subdivisions         = {{2, 2, 2}};
+            const auto     start     = std::chrono::steady_clock::now();
+            LevelHierarchy hierarchy = make_box_hierarchy(box, L);
+            HermiteMultigridParameters parameters;
+            parameters.precision       = variant.precision;
+            parameters.rebalance_every = variant.rebalance_every;
+            const cuda::HermiteMultigridSolver solver(hierarchy, parameters);
+            CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+            const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const Level &fine  = hierarchy.levels.back();
 
-          CellVector<double> host_b;
-          assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
-          Vector b, u, Au;
-          b.copy_from_host(host_b);
-          unsigned int iterations = 0;
-          const double solve      = median_time(
-            [&] {
-              u.reinit(b.n_cells(), b.degree());
-              MonitorControl control(200, 1e-10);
-              iterations = solver.solve(u, b, control).iterations();
-            },
-            n_runs, 1);
-          const double cells    = fine.n_cells();
-          const double operator_time = median_time([&] { solver.fine_operator().vmult(Au, u); }, std::max(n_runs, 10));
-          const double cycle_time    = median_time([&] { solver.preconditioner().vmult(Au, b); }, std::max(n_runs, 10));
-          // the same-run copy of an FP64 vector of this mesh
-          Vector a(fine.n_cells(), hermite::storage_degree), c(fine.n_cells(), hermite::storage_degree);
-          a.fill(1.);
-          const double vector_bytes = static_cast<double>(a.storage_size()) * sizeof(double);
-          const double copy_time    = median_time(
-            [&] {
-              const std::size_t n16 = static_cast<std::size_t>(vector_bytes) / 16;
-              copy_float4_kernel<<<132 * 16, 256>>>(reinterpret_cast<const float4 *>(a.data()), reinterpret_cast<float4 *>(c.data()),
-                                                    n16);
-              CELLWISE_CUDA_CHECK_LAUNCH();
-            },
-            std::max(n_runs, 10));
-          const double copy_bandwidth = 2 * vector_bytes / copy_time;
-          // the operator's minimum bytes: 64 values read and written, 9 numbers per cell
-          const double operator_bytes = cells * (2. * hermite::dofs_per_cell + 9.) * sizeof(double);
-          std::printf("%2d %10.0f %10.3f %5u %9.3f %10.2f %10.3f %9.3f %9.3f %9.1f %8.2f\n", L, cells, setup, iterations,
-                      solve * 1e3, cells / solve * 1e-6, operator_time * 1e3, operator_bytes / operator_time / copy_bandwidth,
-                      cycle_time * 1e3, copy_bandwidth * 1e-9, solve / (iterations * (cycle_time + operator_time)));
-        }
+            CellVector<double> host_b;
+            assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
+            Vector b, u, Au;
+            b.copy_from_host(host_b);
+            // a solve that does not converge is a row, not the end of the table
+            unsigned int iterations = 0;
+            bool         converged  = true;
+            const double solve      = median_time(
+              [&] {
+                u.reinit(b.n_cells(), b.degree());
+                MonitorControl control(100, 1e-10);
+                try
+                  {
+                    iterations = solver.solve(u, b, control).iterations();
+                  }
+                catch (const NoConvergence &)
+                  {
+                    converged = false;
+                  }
+              },
+              n_runs, 1);
+            const double cells    = fine.n_cells();
+            const double operator_time = median_time([&] { solver.fine_operator().vmult(Au, u); }, std::max(n_runs, 10));
+            const double cycle_time    = median_time([&] { solver.preconditioner().vmult(Au, b); }, std::max(n_runs, 10));
+            // the same-run copy of an FP64 vector of this mesh
+            Vector a(fine.n_cells(), hermite::storage_degree), c(fine.n_cells(), hermite::storage_degree);
+            a.fill(1.);
+            const double vector_bytes = static_cast<double>(a.storage_size()) * sizeof(double);
+            const double copy_time    = median_time(
+              [&] {
+                const std::size_t n16 = static_cast<std::size_t>(vector_bytes) / 16;
+                copy_float4_kernel<<<132 * 16, 256>>>(reinterpret_cast<const float4 *>(a.data()), reinterpret_cast<float4 *>(c.data()),
+                                                      n16);
+                CELLWISE_CUDA_CHECK_LAUNCH();
+              },
+              std::max(n_runs, 10));
+            const double copy_bandwidth = 2 * vector_bytes / copy_time;
+            // the operator's minimum bytes: 64 values read and written, 9 numbers per cell
+            const double operator_bytes = cells * (2. * hermite::dofs_per_cell + 9.) * sizeof(double);
+            if (!converged)
+              {
+                std::printf("%2d %10.0f %-14s %9.3f  no convergence in 100 iterations\n", L, cells, variant.name, setup);
+                continue;
+              }
+            std::printf("%2d %10.0f %-14s %9.3f %5u %9.3f %10.2f %9.3f %8.3f %9.3f %9.1f %8.2f\n", L, cells, variant.name, setup,
+                        iterations, solve * 1e3, cells / solve * 1e-6, operator_time * 1e3,
+                        operator_bytes / operator_time / copy_bandwidth, cycle_time * 1e3, copy_bandwidth * 1e-9,
+                        solve / (iterations * (cycle_time + operator_time)));
+          }
     }
   catch (const std::exception &e)
     {

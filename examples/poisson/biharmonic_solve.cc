@@ -114,6 +114,9 @@ solve_biharmonic(const ProgramOptions &options)
   parameters.post_direction = options.multigrid.post_smoothing_direction();
   parameters.coarse_solver  = options.multigrid.coarse_solver;
   parameters.patch_sweeps   = options.multigrid.patch_sweeps;
+  parameters.precision      = options.multigrid.precision;
+  if (options.multigrid.rebalance_every >= 0)
+    parameters.rebalance_every = options.multigrid.rebalance_every;
   const std::string outer   = parameters.stationary ? "stationary iteration" : "CG";
   const std::string cycle =
     patch ? std::string("vertex-block patch V-cycle (forward pre-, ") +
@@ -129,7 +132,9 @@ solve_biharmonic(const ProgramOptions &options)
   const bool on_device = options.multigrid.backend == Backend::cuda;
   std::cout << ", u = Π sin²(π t_d), C¹ cubic Hermite\n  " << outer << " with the " << cycle << ", tolerance "
             << options.tolerance << " on η/η0, "
-            << (on_device ? "device" : "host, " + std::to_string(omp_get_max_threads()) + " threads") << std::endl;
+            << (on_device ? std::string("device, ") + (parameters.precision == Precision::mixed ? "FP32 levels, FP64 outer iteration" : "FP64")
+                          : "host, " + std::to_string(omp_get_max_threads()) + " threads")
+            << std::endl;
 
   const char *header = " L active cells  Hermite DoFs  iter  η_n/η_0    L2 error   rate  setup[s]  solve[s]  MDoF/s";
   std::vector<std::string> rows;

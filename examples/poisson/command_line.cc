@@ -106,7 +106,8 @@ Options:
                            the other options it takes --box, --subdivisions,
                            --refinements, --tolerance, --max-iterations,
                            --threads, --backend (cuda: uniform boxes and
-                           --smoother chebyshev so far) and --degree 3
+                           --smoother chebyshev so far), --precision mixed
+                           and --rebalance (cuda only) and --degree 3
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
   --help                   this text
@@ -310,10 +311,14 @@ parse_command_line(const int argc, const char *const *argv)
             option != "--tolerance" && option != "--max-iterations" && option != "--threads" && option != "--degree" &&
             option != "--chebyshev-degree" && option != "--smoother" && option != "--solver" && option != "--cycle" &&
             option != "--coarse" && option != "--adaptive-steps" && option != "--marker" && option != "--patch-sweeps" &&
-            option != "--backend")
+            option != "--backend" && option != "--precision" && option != "--rebalance")
           throw UsageError(option + " does not go with --problem biharmonic (it takes --box, --subdivisions, "
                                     "--refinements, --adaptive-steps, --marker, --smoother, --patch-sweeps, --solver, --cycle, --coarse, "
-                                    "--chebyshev-degree, --tolerance, --max-iterations, --threads, --backend and --degree 3)");
+                                    "--chebyshev-degree, --tolerance, --max-iterations, --threads, --backend, --precision, "
+                                    "--rebalance and --degree 3)");
+      if (mg.precision == cellwise::Precision::mixed && mg.backend != cellwise::Backend::cuda)
+        throw UsageError("--problem biharmonic --precision mixed: the FP32 Hermite hierarchy is on the device only "
+                         "(add --backend cuda)");
       if (options.degree != 3)
         throw UsageError("--problem biharmonic: the C¹ Hermite element is cubic; --degree " +
                          std::to_string(options.degree) + " is not available (use 3 or leave it out)");

@@ -1,6 +1,7 @@
 // cuda::HermiteMultigridSolver (multigrid/cuda_hermite_multigrid_solver.h):
 // the components of the host Hermite solver, each replaced by its device
-// twin, in the shared V-cycle and outer iterations. No kernels of its own.
+// twin, in the shared V-cycle, mixed-precision wrapper and outer iteration
+// (solve_outer: rebalancing, NaN reporting). No kernels of its own.
 
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/fe/hermite_element.h>
@@ -9,6 +10,9 @@
 #include <cellwise/multigrid/cuda_hermite_cell_transfer.h>
 #include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_point_smoothers.h>
+#include <cellwise/multigrid/mixed_precision.h>
+#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_dss.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/point_smoothers.h>
 #include <cellwise/multigrid/v_cycle.h>
@@ -17,6 +21,7 @@
 #include <cellwise/storage/dirichlet_mask.h>
 
 #include <iomanip>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -26,9 +31,13 @@ namespace cellwise
   {
     namespace
     {
-      using VectorT  = HermiteMultigridSolver::VectorType;
-      using Operator = HermiteBiharmonicOperator<double, CellContiguous>;
-      using Smoother = PointChebyshevSmoother<DssJacobiPreconditioner<double, CellContiguous, Operator>>;
+      using VectorT = HermiteMultigridSolver::VectorType;
+      template <typename Number>
+      using LevelVector = CellVector<Number, MemorySpace::CUDA, CellContiguous>;
+      template <typename Number>
+      using Operator = HermiteBiharmonicOperator<Number, CellContiguous>;
+      template <typename Number>
+      using Smoother = PointChebyshevSmoother<DssJacobiPreconditioner<Number, CellContiguous, Operator<Number>>>;
 
       /// The parts the device does not have yet, refused with the host's name.
       void
@@ -43,12 +52,103 @@ namespace cellwise
                        "cuda::HermiteMultigridSolver: the vertex-block patch smoother is not on the device yet: use the "
                        "Chebyshev smoother, or cellwise::HermiteMultigridSolver (host)");
       }
+
+      /// The finest level's operator and mask of a cycle.
+      template <typename Number>
+      struct Finest
+      {
+        std::shared_ptr<Operator<Number>> op;
+        LevelVector<Number>               mask;
+      };
+
+      /// The V-cycle in @p Number on all levels of @p hierarchy: operators,
+      /// level masks (uploaded from the host's make_hermite_free_mask),
+      /// Chebyshev smoothers with their device eigenvalue estimates, the coarse
+      /// solver and the transfers; @p finest gets the finest level's operator
+      /// and mask.
+      template <typename Number>
+      std::shared_ptr<Preconditioner<LevelVector<Number>>>
+      make_cycle(const LevelHierarchy             &hierarchy,
+                 const HermiteMultigridParameters &parameters,
+                 std::ostream                     *log,
+                 std::string                      &coarse_description,
+                 Finest<Number>                   &finest)
+      {
+        using Vector           = LevelVector<Number>;
+        const char *precision  = std::is_same_v<Number, double> ? "FP64" : "FP32";
+        typename VCycle<Vector>::Components cycle;
+        for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+          {
+            const Level                                  &level     = hierarchy.level(l);
+            auto                                          op        = std::make_shared<Operator<Number>>(level);
+            const CellVector<double>                      host_mask = make_hermite_free_mask(level, parameters.clamped_ids);
+            CellVector<Number, MemorySpace::Host>         number_mask;
+            number_mask.reinit(level.n_cells(), hermite::storage_degree);
+            number_mask.copy_from(host_mask);
+            Vector mask;
+            mask.copy_from_host(number_mask);
+            CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || host_mask.l2_norm() > 0,
+                           "cuda::HermiteMultigridSolver: the finest level has no free DoF (every vertex lies on the clamped "
+                           "boundary); the mesh needs at least 2 cells along every axis");
+            ChebyshevParameters chebyshev;
+            chebyshev.degree          = parameters.chebyshev_degree;
+            chebyshev.smoothing_range = parameters.smoothing_range;
+            std::string what;
+            if (l == 0)
+              {
+                cycle.smoothers.push_back(nullptr);
+                if (resolve_hermite_coarse_solver(level, host_mask, parameters.coarse_solver) == CoarseSolverType::cholesky)
+                  {
+                    // the factorization of the host operator's dense cell matrices
+                    const ::cellwise::HermiteBiharmonicOperator<double> host_op(level);
+                    auto host_solver = std::make_unique<::cellwise::CholeskyCoarseSolver<Number>>(
+                      level, hermite::storage_degree, hermite_trace_layers(),
+                      [&host_op](const unsigned int cell) { return host_op.cell_matrix(cell); }, number_mask);
+                    coarse_description = "Cholesky coarse solve (" + std::to_string(host_solver->n_free_dofs()) + " free DoFs)";
+                    cycle.coarse_solver =
+                      std::make_shared<CholeskyCoarseSolver<Number>>(level, hermite::storage_degree, std::move(host_solver));
+                  }
+                else
+                  {
+                    ChebyshevParameters coarse = chebyshev;
+                    coarse.degree              = parameters.coarse_chebyshev_degree;
+                    coarse_description         = "Chebyshev coarse solve (" + std::to_string(coarse.degree) + " stages)";
+                    cycle.coarse_solver        = std::make_shared<SmootherCoarseSolver<Vector>>(
+                      std::make_shared<Smoother<Number>>(level, *op, mask, coarse), 1);
+                  }
+                what = coarse_description;
+              }
+            else
+              {
+                cycle.smoothers.push_back(std::make_shared<Smoother<Number>>(level, *op, mask, chebyshev));
+                what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
+              }
+            cycle.operators.push_back(op);
+            cycle.level_shapes.push_back(Vector(level.n_cells(), hermite::storage_degree));
+            if (l + 1 == hierarchy.n_levels())
+              finest = {op, std::move(mask)};
+            if (log)
+              *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells()
+                   << " cells, Hermite Q3 on the device in " << precision << ", " << what << std::endl;
+          }
+        if (hierarchy.n_levels() > 1)
+          cycle.transfer = std::make_shared<HermiteCellTransfer<Number>>(hierarchy);
+        typename VCycle<Vector>::Parameters cycle_parameters;
+        cycle_parameters.pre_direction  = SweepDirection::forward;
+        cycle_parameters.post_direction = parameters.post_direction;
+        return std::make_shared<VCycle<Vector>>(std::move(cycle), cycle_parameters);
+      }
     } // namespace
 
     struct HermiteMultigridSolver::Components
     {
-      std::vector<std::shared_ptr<Operator>>   operators;
-      std::shared_ptr<Preconditioner<VectorT>> cycle;
+      /// The FP64 operator of the outer iteration on the finest level.
+      std::shared_ptr<Operator<double>>        fine_operator;
+      std::shared_ptr<Preconditioner<VectorT>> preconditioner;
+      /// The finest level's DSS data, for the rebalancing of the residual.
+      std::unique_ptr<LevelData> fine_level_data;
+      /// The outer iteration as the shared solve_outer takes it.
+      MultigridParameters outer;
     };
 
     HermiteMultigridSolver::HermiteMultigridSolver(const LevelHierarchy             &hierarchy,
@@ -60,66 +160,34 @@ namespace cellwise
       CELLWISE_CHECK(hierarchy.n_levels() >= 1, "cuda::HermiteMultigridSolver: the hierarchy has no level");
       check_dirichlet_ids(hierarchy.level(0), parameters.clamped_ids);
       check_supported(hierarchy, parameters);
-      typename VCycle<VectorT>::Components cycle;
-      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+      const Level &fine = hierarchy.levels.back();
+      if (parameters.precision == Precision::fp64)
         {
-          const Level                  &level     = hierarchy.level(l);
-          auto                          op        = std::make_shared<Operator>(level);
-          const CellVector<double>      host_mask = make_hermite_free_mask(level, parameters.clamped_ids);
-          VectorT                       mask;
-          mask.copy_from_host(host_mask);
-          CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || host_mask.l2_norm() > 0,
-                         "cuda::HermiteMultigridSolver: the finest level has no free DoF (every vertex lies on the clamped "
-                         "boundary); the mesh needs at least 2 cells along every axis");
-          ChebyshevParameters chebyshev;
-          chebyshev.degree          = parameters.chebyshev_degree;
-          chebyshev.smoothing_range = parameters.smoothing_range;
-          std::string what;
-          if (l == 0)
-            {
-              cycle.smoothers.push_back(nullptr);
-              if (resolve_hermite_coarse_solver(level, host_mask, parameters.coarse_solver) == CoarseSolverType::cholesky)
-                {
-                  // the factorization of the host operator's dense cell matrices
-                  const ::cellwise::HermiteBiharmonicOperator<double> host_op(level);
-                  auto host_solver = std::make_unique<::cellwise::CholeskyCoarseSolver<double>>(
-                    level, hermite::storage_degree, hermite_trace_layers(),
-                    [&host_op](const unsigned int cell) { return host_op.cell_matrix(cell); }, host_mask);
-                  coarse_description_ = "Cholesky coarse solve (" + std::to_string(host_solver->n_free_dofs()) + " free DoFs)";
-                  cycle.coarse_solver =
-                    std::make_shared<CholeskyCoarseSolver<double>>(level, hermite::storage_degree, std::move(host_solver));
-                }
-              else
-                {
-                  ChebyshevParameters coarse = chebyshev;
-                  coarse.degree              = parameters.coarse_chebyshev_degree;
-                  coarse_description_        = "Chebyshev coarse solve (" + std::to_string(coarse.degree) + " stages)";
-                  cycle.coarse_solver =
-                    std::make_shared<SmootherCoarseSolver<VectorT>>(std::make_shared<Smoother>(level, *op, mask, coarse), 1);
-                }
-              what = coarse_description_;
-            }
-          else
-            {
-              cycle.smoothers.push_back(std::make_shared<Smoother>(level, *op, mask, chebyshev));
-              what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
-            }
-          cycle.operators.push_back(op);
-          cycle.level_shapes.push_back(VectorT(level.n_cells(), hermite::storage_degree));
-          components_->operators.push_back(op);
-          if (l + 1 == hierarchy.n_levels())
-            mask_ = std::move(mask);
-          if (log)
-            *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells()
-                 << " cells, Hermite Q3 on the device, " << what << std::endl;
+          Finest<double> finest;
+          components_->preconditioner = make_cycle<double>(hierarchy, parameters, log, coarse_description_, finest);
+          components_->fine_operator  = finest.op;
+          mask_                       = std::move(finest.mask);
         }
-      if (hierarchy.n_levels() > 1)
-        cycle.transfer = std::make_shared<HermiteCellTransfer<double>>(hierarchy);
-      typename VCycle<VectorT>::Parameters cycle_parameters;
-      cycle_parameters.pre_direction  = SweepDirection::forward;
-      cycle_parameters.post_direction = parameters.post_direction;
-      components_->cycle              = std::make_shared<VCycle<VectorT>>(std::move(cycle), cycle_parameters);
-      stationary_                     = parameters.stationary;
+      else
+        {
+          // the FP32 cycle inside the FP64 outer iteration; its finest operator
+          // and mask stay FP32, the outer ones are built in FP64
+          using InnerVector = LevelVector<float>;
+          Finest<float> finest;
+          auto          cycle = make_cycle<float>(hierarchy, parameters, log, coarse_description_, finest);
+          components_->preconditioner =
+            std::make_shared<MixedPrecisionPreconditioner<VectorT, InnerVector>>(cycle, InnerVector(fine.n_cells(), hermite::storage_degree));
+          components_->fine_operator = std::make_shared<Operator<double>>(fine);
+          mask_.copy_from_host(make_hermite_free_mask(fine, parameters.clamped_ids));
+        }
+      components_->fine_level_data = std::make_unique<LevelData>(fine);
+      MultigridParameters &outer   = components_->outer;
+      outer.outer                  = parameters.stationary ? OuterIteration::stationary : OuterIteration::cg;
+      outer.precision              = parameters.precision;
+      // the Poisson recipe by default (every step of the stationary iteration,
+      // every third of CG): the Hermite element needs it no more often, but
+      // needs it (doc/hermite.md)
+      outer.rebalance_every = parameters.rebalance_every;
     }
 
     HermiteMultigridSolver::~HermiteMultigridSolver() = default;
@@ -127,29 +195,31 @@ namespace cellwise
     const LevelOperator<HermiteMultigridSolver::VectorType> &
     HermiteMultigridSolver::fine_operator() const
     {
-      return *components_->operators.back();
+      return *components_->fine_operator;
     }
 
     const Preconditioner<HermiteMultigridSolver::VectorType> &
     HermiteMultigridSolver::preconditioner() const
     {
-      return *components_->cycle;
+      return *components_->preconditioner;
     }
 
     SolveStatistics
     HermiteMultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
-      CELLWISE_CHECK(b.n_cells() == mask_.n_cells() && b.degree() == mask_.degree(),
-                     "cuda::HermiteMultigridSolver: right-hand side of " << b.n_cells() << " cells of degree " << b.degree()
-                                                                         << " for " << mask_.n_cells() << " cells");
-      CELLWISE_CHECK(b.all_finite(), "cuda::HermiteMultigridSolver: the right-hand side has NaN or infinite entries");
-      if (u.n_cells() != b.n_cells() || u.degree() != b.degree())
-        u.reinit(b.n_cells(), b.degree());
-      CELLWISE_CHECK(u.all_finite(), "cuda::HermiteMultigridSolver: the initial guess has NaN or infinite entries");
-      u.scale(mask_);
-      if (stationary_)
-        return solve_stationary(fine_operator(), preconditioner(), u, b, mask_, control);
-      return solve_cg(fine_operator(), preconditioner(), u, b, mask_, control);
+      // a given start is made clamped; an empty u is the zero guess (solve_outer)
+      if (u.n_cells() != 0)
+        {
+          CELLWISE_CHECK(u.n_cells() == mask_.n_cells() && u.degree() == mask_.degree(),
+                         "cuda::HermiteMultigridSolver: initial guess of " << u.n_cells() << " cells of degree " << u.degree()
+                                                                           << " for " << mask_.n_cells() << " cells");
+          u.scale(mask_);
+        }
+      // NaN or infinity in b or u: named by solve_outer from the first monitor
+      return solve_outer(components_->outer, *components_->fine_operator, mask_.n_cells(), hermite::storage_degree,
+                         *components_->preconditioner, u, b, mask_, control, [this](VectorType &r) {
+                           apply_dss(*components_->fine_level_data, r, DssMode::mean, hermite_trace_layers());
+                         });
     }
   } // namespace cuda
 } // namespace cellwise

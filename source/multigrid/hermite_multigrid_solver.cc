@@ -38,6 +38,7 @@ namespace cellwise
                      coarse_solver == CoarseSolverType::smoother,
                    "Hermite multigrid: coarse solver " << to_string(coarse_solver)
                                                        << " is not available for the Hermite element; use auto, cholesky or smoother");
+    CELLWISE_CHECK(rebalance_every >= -1, "Hermite multigrid: rebalance period " << rebalance_every << " (use -1, 0 or k > 0)");
     CELLWISE_CHECK(smoother != HermiteSmoother::vertex_patch || clamped_ids.empty(),
                    "Hermite multigrid: the vertex-patch smoother needs the whole boundary clamped (its patches are the "
                    "interior vertices; a free boundary vertex would never be smoothed)");
@@ -144,6 +145,9 @@ namespace cellwise
     : components_(std::make_unique<Components>())
   {
     parameters.check();
+    CELLWISE_CHECK(parameters.precision == Precision::fp64,
+                   "Hermite multigrid: the FP32 hierarchy (mixed precision) is on the device only (cuda::HermiteMultigridSolver, "
+                   "--backend cuda)");
     CELLWISE_CHECK(hierarchy.n_levels() >= 1, "Hermite multigrid: the hierarchy has no level");
     check_dirichlet_ids(hierarchy.level(0), parameters.clamped_ids);
     CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "Hermite multigrid: level 0 must cover the domain");

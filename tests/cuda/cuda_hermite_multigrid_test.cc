@@ -2,8 +2,9 @@
 // oracles) on the same seeded data: the transfers (prolongation and the
 // fused residual restriction; FP64 and FP32, both layouts) on a refined box
 // of unequal widths and an octant refinement, the masked Chebyshev–Jacobi
-// smoother over the DSS of both layers, and the whole FP64 solve, whose
-// iteration counts and L2 errors are the host's and whose solution is C¹.
+// smoother over the DSS of both layers, the whole FP64 solve, whose
+// iteration counts and L2 errors are the host's and whose solution is C¹,
+// and the mixed-precision solve against it.
 
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
@@ -251,6 +252,45 @@ TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
         EXPECT_NEAR(error, host_error, 1e-8 * host_error);
         EXPECT_LE(relative_jump(fine, device_u), 1e-12);
         EXPECT_LE(relative_difference(device_u, host_u), 1e-9);
+      }
+}
+
+// The FP32 hierarchy inside the FP64 outer iteration (Precision::mixed): on
+// L = 2..4 the FP64 iteration count ± 1, the FP64 L2 error to 2 digits and a
+// C¹ solution, for CG (rebalancing every third iteration, the default, and
+// every iteration) and the stationary iteration (every step, the default).
+// Without rebalancing the FP32 cycle does not converge (doc/hermite.md).
+TEST(CudaHermiteMultigridSolver, MixedPrecisionSolvesAsFp64)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const ScalarFunction exact = clamped_solution;
+  for (const auto &[stationary, rebalance_every] : {std::pair{false, -1}, std::pair{false, 1}, std::pair{true, -1}})
+    for (const unsigned int L : {2u, 3u, 4u})
+      {
+        SCOPED_TRACE(::testing::Message() << (stationary ? "stationary" : "CG") << ", rebalance every " << rebalance_every
+                                          << ", L = " << L);
+        BoxDescription box;
+        box.subdivisions       = {{2, 2, 2}};
+        const LevelHierarchy h = make_box_hierarchy(box, L);
+        const Level         &fine = h.levels.back();
+        HermiteMultigridParameters fp64;
+        fp64.stationary                  = stationary;
+        HermiteMultigridParameters mixed = fp64;
+        mixed.precision                  = Precision::mixed;
+        mixed.rebalance_every            = rebalance_every;
+        const std::unique_ptr<HostVectorSolver> reference = make_hermite_host_vector_solver(h, fp64, Backend::cuda);
+        const std::unique_ptr<HostVectorSolver> solver    = make_hermite_host_vector_solver(h, mixed, Backend::cuda);
+        CellVector<double> b, u64, u;
+        assemble_hermite_right_hand_side(fine, clamped_bilaplacian, b);
+        MonitorControl        control64(60, 1e-10), control(60, 1e-10);
+        const SolveStatistics statistics64 = reference->solve(u64, b, control64);
+        const SolveStatistics statistics   = solver->solve(u, b, control);
+        EXPECT_LE(statistics.iterations(), statistics64.iterations() + 1);
+        EXPECT_GE(statistics.iterations() + 1, statistics64.iterations());
+        const double error64 = compute_hermite_l2_error(fine, u64, exact);
+        const double error   = compute_hermite_l2_error(fine, u, exact);
+        EXPECT_NEAR(error, error64, 0.01 * error64);
+        EXPECT_LE(relative_jump(fine, u), 1e-12);
       }
 }
 

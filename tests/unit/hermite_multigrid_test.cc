@@ -223,4 +223,11 @@ TEST(HermiteMultigrid, MeshesWithoutAnInteriorVertexAreRefused)
       coarse.coarse_solver = type;
       EXPECT_THROW(coarse.check(), Error) << to_string(type);
     }
+  // the FP32 hierarchy is the device solver's; a bad rebalancing period
+  HermiteMultigridParameters mixed;
+  mixed.precision = Precision::mixed;
+  EXPECT_THROW(HermiteMultigridSolver solver(h, mixed), Error);
+  HermiteMultigridParameters rebalance;
+  rebalance.rebalance_every = -2;
+  EXPECT_THROW(rebalance.check(), Error);
 }

@@ -5,8 +5,11 @@
  * Hermite element on the device: the twin of cellwise::HermiteMultigridSolver
  * (multigrid/hermite_multigrid_solver.h, its oracle in the tests) with the
  * same HermiteMultigridParameters, level masks (make_hermite_free_mask, built
- * on the host and uploaded) and cycle, in FP64, on the cells of a uniform
- * hierarchy:
+ * on the host and uploaded) and cycle, on the cells of a uniform hierarchy,
+ * in FP64 or (Precision::mixed, which the host solver does not have) with
+ * the FP32 hierarchy inside the FP64 outer iteration, the residual
+ * rebalanced over both trace layers before it is rounded (000 §4; the
+ * findings for the h⁻⁴ conditioning in doc/hermite.md):
  *
  *  - operators: cuda::HermiteBiharmonicOperator per level;
  *  - smoothers: masked Chebyshev–Jacobi over the device DSS of both trace
@@ -20,7 +23,7 @@
  *
  * Not yet on the device, refused with a message that names the host solver:
  * locally refined hierarchies (local smoothing), the vertex-block patch
- * smoother, the FP32 hierarchy.
+ * smoother.
  *
  *   cuda::HermiteMultigridSolver solver(hierarchy, parameters, &std::cout);
  *   solver.solve(u, b, control); // device vectors

@@ -78,6 +78,15 @@ namespace cellwise
     unsigned int coarse_chebyshev_degree = 20;
     /// Clamped boundary ids (empty: all boundary faces).
     std::vector<unsigned int> clamped_ids;
+    /// FP64, or the FP32 hierarchy inside the FP64 outer iteration (000 §4;
+    /// cuda::HermiteMultigridSolver only, refused by the host solver).
+    Precision precision = Precision::fp64;
+    /// Mixed precision: rebalance the FP64 residual (mean over the copies of
+    /// both trace layers) before it is rounded, every k-th outer iteration;
+    /// 0: never (the FP32 cycle then does not converge, doc/hermite.md); -1
+    /// (default): as for Poisson, every iteration of the stationary
+    /// iteration, every third of CG.
+    int rebalance_every = -1;
 
     /// Throws cellwise::Error naming a bad value.
     void
