@@ -167,7 +167,12 @@ solve_biharmonic(const ProgramOptions &options)
         else
           solver = std::make_unique<HermiteMultigridSolver>(hierarchy, parameters, &std::cout);
       });
-      const Level &active = on_device ? hierarchy.levels.back() : solver->active_level();
+      // the device solver's vectors are on the same active cells, in the
+      // order of make_active_mesh (the finest level on a uniform hierarchy)
+      ActiveMesh device_mesh;
+      if (on_device && options.adaptive_steps > 0)
+        device_mesh = make_active_mesh(hierarchy);
+      const Level &active = !on_device ? solver->active_level() : (options.adaptive_steps > 0 ? device_mesh.level : hierarchy.levels.back());
       times.measure("right-hand side",
                     [&] { assemble_hermite_right_hand_side(active, [&](const Point &x) { return solution.bilaplacian(x); }, b); });
       times.print(std::cout, "set-up");

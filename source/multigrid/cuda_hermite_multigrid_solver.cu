@@ -5,7 +5,9 @@
 
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/fe/hermite_element.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/cuda_active_mesh_transfer.h>
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
 #include <cellwise/multigrid/cuda_hermite_cell_transfer.h>
 #include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
@@ -39,18 +41,26 @@ namespace cellwise
       template <typename Number>
       using Smoother = PointChebyshevSmoother<DssJacobiPreconditioner<Number, CellContiguous, Operator<Number>>>;
 
+      /// Whether some level below the finest keeps active cells.
+      bool
+      is_locally_refined(const LevelHierarchy &hierarchy)
+      {
+        for (unsigned int l = 0; l + 1 < hierarchy.n_levels(); ++l)
+          if (hierarchy.level(l).n_refined_cells() != hierarchy.level(l).n_cells())
+            return true;
+        return false;
+      }
+
       /// The parts the device does not have yet, refused with the host's name.
       void
       check_supported(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters)
       {
-        for (unsigned int l = 0; l + 1 < hierarchy.n_levels(); ++l)
-          CELLWISE_CHECK(hierarchy.level(l).n_refined_cells() == hierarchy.level(l).n_cells(),
-                         "cuda::HermiteMultigridSolver: level "
-                           << l << " keeps active cells (a locally refined hierarchy); local smoothing of the Hermite "
-                           << "element is not on the device yet: use cellwise::HermiteMultigridSolver (host)");
         CELLWISE_CHECK(parameters.smoother == HermiteSmoother::chebyshev,
                        "cuda::HermiteMultigridSolver: the vertex-block patch smoother is not on the device yet: use the "
                        "Chebyshev smoother, or cellwise::HermiteMultigridSolver (host)");
+        CELLWISE_CHECK(parameters.precision == Precision::fp64 || !is_locally_refined(hierarchy),
+                       "cuda::HermiteMultigridSolver: mixed precision with local smoothing is not built (the rebalancing "
+                       "of an active residual across hanging faces); use FP64 on a locally refined hierarchy");
       }
 
       /// The finest level's operator and mask of a cycle.
@@ -72,7 +82,8 @@ namespace cellwise
                  const HermiteMultigridParameters &parameters,
                  std::ostream                     *log,
                  std::string                      &coarse_description,
-                 Finest<Number>                   &finest)
+                 Finest<Number>                   &finest,
+                 const ActiveMesh                 *mesh)
       {
         using Vector           = LevelVector<Number>;
         const char *precision  = std::is_same_v<Number, double> ? "FP64" : "FP32";
@@ -87,7 +98,7 @@ namespace cellwise
             number_mask.copy_from(host_mask);
             Vector mask;
             mask.copy_from_host(number_mask);
-            CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || host_mask.l2_norm() > 0,
+            CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || mesh || host_mask.l2_norm() > 0,
                            "cuda::HermiteMultigridSolver: the finest level has no free DoF (every vertex lies on the clamped "
                            "boundary); the mesh needs at least 2 cells along every axis");
             ChebyshevParameters chebyshev;
@@ -128,20 +139,33 @@ namespace cellwise
             if (l + 1 == hierarchy.n_levels())
               finest = {op, std::move(mask)};
             if (log)
-              *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells()
-                   << " cells, Hermite Q3 on the device in " << precision << ", " << what << std::endl;
+              {
+                *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, ";
+                if (mesh)
+                  *log << std::setw(10) << mesh->active_cells[l].size() << " active, ";
+                *log << "Hermite Q3 on the device in " << precision << ", " << what << std::endl;
+              }
           }
         if (hierarchy.n_levels() > 1)
           cycle.transfer = std::make_shared<HermiteCellTransfer<Number>>(hierarchy);
         typename VCycle<Vector>::Parameters cycle_parameters;
         cycle_parameters.pre_direction  = SweepDirection::forward;
         cycle_parameters.post_direction = parameters.post_direction;
-        return std::make_shared<VCycle<Vector>>(std::move(cycle), cycle_parameters);
+        if (!mesh)
+          return std::make_shared<VCycle<Vector>>(std::move(cycle), cycle_parameters);
+        // local smoothing: the shared cycle with the device distribution and
+        // reassembly between active and level vectors
+        return std::make_shared<LocalSmoothingVCycle<Vector>>(std::make_shared<ActiveMeshTransfer<Number, CellContiguous>>(*mesh),
+                                                              std::move(cycle), cycle_parameters);
       }
     } // namespace
 
     struct HermiteMultigridSolver::Components
     {
+      /// A locally refined hierarchy's active cells (the cycle's distribution
+      /// and reassembly are built from them, so they are declared first).
+      ActiveMesh mesh;
+      bool       locally_refined = false;
       /// The FP64 operator of the outer iteration on the finest level.
       std::shared_ptr<Operator<double>>        fine_operator;
       std::shared_ptr<Preconditioner<VectorT>> preconditioner;
@@ -161,10 +185,23 @@ namespace cellwise
       check_dirichlet_ids(hierarchy.level(0), parameters.clamped_ids);
       check_supported(hierarchy, parameters);
       const Level &fine = hierarchy.levels.back();
-      if (parameters.precision == Precision::fp64)
+      if (is_locally_refined(hierarchy))
+        {
+          // vectors on the active cells; their operator and clamped mask
+          components_->locally_refined = true;
+          components_->mesh            = make_active_mesh(hierarchy);
+          Finest<double> finest;
+          components_->preconditioner =
+            make_cycle<double>(hierarchy, parameters, log, coarse_description_, finest, &components_->mesh);
+          components_->fine_operator = std::make_shared<Operator<double>>(components_->mesh.level);
+          const CellVector<double> active_mask = make_hermite_active_mask(hierarchy, components_->mesh, parameters.clamped_ids);
+          CELLWISE_CHECK(active_mask.l2_norm() > 0, "cuda::HermiteMultigridSolver: the active mesh has no free DoF");
+          mask_.copy_from_host(active_mask);
+        }
+      else if (parameters.precision == Precision::fp64)
         {
           Finest<double> finest;
-          components_->preconditioner = make_cycle<double>(hierarchy, parameters, log, coarse_description_, finest);
+          components_->preconditioner = make_cycle<double>(hierarchy, parameters, log, coarse_description_, finest, nullptr);
           components_->fine_operator  = finest.op;
           mask_                       = std::move(finest.mask);
         }
@@ -174,13 +211,13 @@ namespace cellwise
           // and mask stay FP32, the outer ones are built in FP64
           using InnerVector = LevelVector<float>;
           Finest<float> finest;
-          auto          cycle = make_cycle<float>(hierarchy, parameters, log, coarse_description_, finest);
+          auto          cycle = make_cycle<float>(hierarchy, parameters, log, coarse_description_, finest, nullptr);
           components_->preconditioner =
             std::make_shared<MixedPrecisionPreconditioner<VectorT, InnerVector>>(cycle, InnerVector(fine.n_cells(), hermite::storage_degree));
           components_->fine_operator = std::make_shared<Operator<double>>(fine);
           mask_.copy_from_host(make_hermite_free_mask(fine, parameters.clamped_ids));
+          components_->fine_level_data = std::make_unique<LevelData>(fine); // the rebalancing's DSS
         }
-      components_->fine_level_data = std::make_unique<LevelData>(fine);
       MultigridParameters &outer   = components_->outer;
       outer.outer                  = parameters.stationary ? OuterIteration::stationary : OuterIteration::cg;
       outer.precision              = parameters.precision;
@@ -218,6 +255,7 @@ namespace cellwise
       // NaN or infinity in b or u: named by solve_outer from the first monitor
       return solve_outer(components_->outer, *components_->fine_operator, mask_.n_cells(), hermite::storage_degree,
                          *components_->preconditioner, u, b, mask_, control, [this](VectorType &r) {
+                           // called in mixed precision only, which has the finest level's data
                            apply_dss(*components_->fine_level_data, r, DssMode::mean, hermite_trace_layers());
                          });
     }

@@ -124,6 +124,26 @@ namespace cellwise
     return mask;
   }
 
+  CellVector<double>
+  make_hermite_active_mask(const LevelHierarchy &hierarchy, const ActiveMesh &mesh, const std::vector<unsigned int> &clamped_ids)
+  {
+    CELLWISE_CHECK(mesh.n_levels() == hierarchy.n_levels(),
+                   "make_hermite_active_mask: an active mesh of " << mesh.n_levels() << " levels for a hierarchy of "
+                                                                  << hierarchy.n_levels());
+    VectorT mask(mesh.n_active_cells(), hermite::storage_degree);
+    for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+      {
+        if (mesh.active_cells[l].empty())
+          continue;
+        const VectorT clamped =
+          make_dirichlet_mask<double>(hierarchy.level(l), hermite::storage_degree, clamped_ids, hermite_trace_layers());
+        for (unsigned int j = 0; j < mesh.active_cells[l].size(); ++j)
+          for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+            mask(mesh.level_offset[l] + j, i) = clamped(mesh.active_cells[l][j], i);
+      }
+    return mask;
+  }
+
   CoarseSolverType
   resolve_hermite_coarse_solver(const Level &level, const CellVector<double> &mask, const CoarseSolverType requested)
   {
@@ -162,19 +182,6 @@ namespace cellwise
         // clamped and refinement-edge vertices: all eight DoFs (doc/hermite.md)
         unsigned int edge_cells = 0;
         VectorT      mask       = make_hermite_free_mask(level, parameters.clamped_ids, &edge_cells);
-        if (locally_refined_)
-          {
-            const VectorT clamped =
-              make_dirichlet_mask<double>(level, hermite::storage_degree, parameters.clamped_ids, hermite_trace_layers());
-            // the clamped copies of the active cells: those of their level's
-            // clamped mask (hanging vertices inside the domain stay free)
-            const ActiveMesh &mesh = components_->mesh;
-            if (l == 0)
-              mask_.reinit(mesh.n_active_cells(), hermite::storage_degree);
-            for (unsigned int j = 0; j < mesh.active_cells[l].size(); ++j)
-              for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
-                mask_(mesh.level_offset[l] + j, i) = clamped(mesh.active_cells[l][j], i);
-          }
         components_->free_masks.push_back(std::move(mask));
         const VectorT &level_mask = components_->free_masks.back();
         CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || locally_refined_ || level_mask.l2_norm() > 0,
@@ -226,6 +233,7 @@ namespace cellwise
     if (locally_refined_)
       {
         const ActiveMesh &mesh          = components_->mesh;
+        mask_                           = make_hermite_active_mask(hierarchy, mesh, parameters.clamped_ids);
         components_->active_operator    = std::make_shared<Operator>(mesh.level);
         components_->active_level       = &mesh.level;
         CELLWISE_CHECK(mask_.l2_norm() > 0, "Hermite multigrid: the active mesh has no free DoF");

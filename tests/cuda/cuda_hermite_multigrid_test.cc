@@ -2,9 +2,9 @@
 // oracles) on the same seeded data: the transfers (prolongation and the
 // fused residual restriction; FP64 and FP32, both layouts) on a refined box
 // of unequal widths and an octant refinement, the masked Chebyshev–Jacobi
-// smoother over the DSS of both layers, the whole FP64 solve, whose
-// iteration counts and L2 errors are the host's and whose solution is C¹,
-// and the mixed-precision solve against it.
+// smoother over the DSS of both layers, the whole FP64 solve (uniform and
+// with local smoothing), whose iteration counts and L2 errors are the
+// host's and whose solution is C¹, and the mixed-precision solve against it.
 
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
@@ -255,6 +255,41 @@ TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
       }
 }
 
+// Local smoothing on the device: the octant and a ball refined k = 1, 2
+// times after two global refinements (refinement edges with level jumps),
+// CG and the stationary iteration; the host's iteration counts, its solution
+// to 1e-9 and its L2 error.
+TEST(CudaHermiteMultigridSolver, LocalSmoothingSolvesAsTheHostSolver)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const ScalarFunction exact = clamped_solution;
+  const BoxDescription box;
+  for (const bool stationary : {false, true})
+    for (const unsigned int k : {1u, 2u})
+      for (const bool octant : {true, false})
+        {
+          SCOPED_TRACE(::testing::Message() << (stationary ? "stationary" : "CG") << ", " << (octant ? "octant" : "ball")
+                                            << " refined " << k << " times");
+          const LevelHierarchy h = make_adaptive_box_hierarchy(
+            box, 2, k, octant ? make_octant_marker(box) : make_ball_marker({{0.55, 0.4, 0.35}}, 0.3));
+          HermiteMultigridParameters parameters;
+          parameters.stationary = stationary;
+          const HermiteMultigridSolver             host(h, parameters);
+          const std::unique_ptr<HostVectorSolver> device = make_hermite_host_vector_solver(h, parameters, Backend::cuda);
+          ASSERT_TRUE(host.locally_refined());
+          CellVector<double> b, host_u, device_u;
+          assemble_hermite_right_hand_side(host.active_level(), clamped_bilaplacian, b);
+          // the stationary local-smoothing cycle contracts by about 0.7 per step here
+          MonitorControl        host_control(200, 1e-10), device_control(200, 1e-10);
+          const SolveStatistics host_statistics   = host.solve(host_u, b, host_control);
+          const SolveStatistics device_statistics = device->solve(device_u, b, device_control);
+          EXPECT_EQ(device_statistics.iterations(), host_statistics.iterations());
+          EXPECT_LE(relative_difference(device_u, host_u), 1e-9);
+          const double host_error = host.compute_l2_error(host_u, exact);
+          EXPECT_NEAR(host.compute_l2_error(device_u, exact), host_error, 1e-8 * host_error);
+        }
+}
+
 // The FP32 hierarchy inside the FP64 outer iteration (Precision::mixed): on
 // L = 2..4 the FP64 iteration count ± 1, the FP64 L2 error to 2 digits and a
 // C¹ solution, for CG (rebalancing every third iteration, the default, and
@@ -303,8 +338,11 @@ TEST(CudaHermiteMultigridSolver, RefusesWhatIsNotOnTheDeviceAndBadData)
   HermiteMultigridParameters patch;
   patch.smoother = HermiteSmoother::vertex_patch;
   EXPECT_THROW(cuda::HermiteMultigridSolver(h, patch), Error);
-  const LevelHierarchy adaptive = make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{}));
-  EXPECT_THROW(cuda::HermiteMultigridSolver(adaptive, HermiteMultigridParameters()), Error);
+  const LevelHierarchy       adaptive = make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{}));
+  HermiteMultigridParameters mixed;
+  mixed.precision = Precision::mixed;
+  EXPECT_THROW(cuda::HermiteMultigridSolver(adaptive, mixed), Error);
+  EXPECT_NO_THROW(cuda::HermiteMultigridSolver(h, mixed));
 
   const std::unique_ptr<HostVectorSolver> solver = make_hermite_host_vector_solver(h, HermiteMultigridParameters(), Backend::cuda);
   CellVector<double>                      b(h.levels.back().n_cells(), 3), u;

@@ -5,11 +5,14 @@
  * Hermite element on the device: the twin of cellwise::HermiteMultigridSolver
  * (multigrid/hermite_multigrid_solver.h, its oracle in the tests) with the
  * same HermiteMultigridParameters, level masks (make_hermite_free_mask, built
- * on the host and uploaded) and cycle, on the cells of a uniform hierarchy,
- * in FP64 or (Precision::mixed, which the host solver does not have) with
+ * on the host and uploaded) and cycle: on a uniform hierarchy in FP64 or
+ * (Precision::mixed, which the host solver does not have) with
  * the FP32 hierarchy inside the FP64 outer iteration, the residual
  * rebalanced over both trace layers before it is rounded (000 §4; the
- * findings for the h⁻⁴ conditioning in doc/hermite.md):
+ * findings for the h⁻⁴ conditioning in doc/hermite.md); on a locally
+ * refined hierarchy in FP64 with local smoothing (the shared
+ * LocalSmoothingVCycle, cuda::ActiveMeshTransfer; vectors on the active
+ * cells in the order of make_active_mesh):
  *
  *  - operators: cuda::HermiteBiharmonicOperator per level;
  *  - smoothers: masked Chebyshev–Jacobi over the device DSS of both trace
@@ -21,9 +24,8 @@
  *  - outer iteration: CG with one V-cycle, or the stationary iteration
  *    (the shared solve_cg / solve_stationary).
  *
- * Not yet on the device, refused with a message that names the host solver:
- * locally refined hierarchies (local smoothing), the vertex-block patch
- * smoother.
+ * Not yet on the device, refused with a message: the vertex-block patch
+ * smoother, mixed precision with local smoothing.
  *
  *   cuda::HermiteMultigridSolver solver(hierarchy, parameters, &std::cout);
  *   solver.solve(u, b, control); // device vectors
@@ -65,7 +67,7 @@ namespace cellwise
                              std::ostream *log = nullptr) = delete;
       ~HermiteMultigridSolver();
 
-      /// CG (or the stationary iteration) for A u = b on the finest level from
+      /// CG (or the stationary iteration) for A u = b on the active cells from
       /// u (a C¹ start such as zero; zeroed on the clamped DoFs first); b is
       /// the unassembled load vector. Throws NoConvergence when @p control
       /// fails.
@@ -77,13 +79,14 @@ namespace cellwise
       {
         return mask_.n_cells();
       }
-      /// The clamped mask of the finest level (0 on every DoF of a boundary vertex).
+      /// The clamped mask of the active cells (0 on every DoF of a boundary
+      /// vertex; hanging vertices inside the domain stay free).
       const VectorType &
       mask() const
       {
         return mask_;
       }
-      /// The operator on the finest level.
+      /// The operator on the active cells.
       const LevelOperator<VectorType> &
       fine_operator() const;
       /// The V-cycle (dual → primal).

@@ -104,6 +104,12 @@ namespace cellwise
   CellVector<double>
   make_hermite_free_mask(const Level &level, const std::vector<unsigned int> &clamped_ids, unsigned int *edge_cells = nullptr);
 
+  /// The clamped mask of the active cells of a locally refined hierarchy, in
+  /// the order of @p mesh: each active cell's copies of its level's clamped
+  /// mask (hanging vertices inside the domain stay free, doc/adaptive.md).
+  CellVector<double>
+  make_hermite_active_mask(const LevelHierarchy &hierarchy, const ActiveMesh &mesh, const std::vector<unsigned int> &clamped_ids);
+
   /// The coarse solver @p requested with automatic resolved: Cholesky where
   /// level 0 has at most hermite_cholesky_max_dofs free DoFs under @p mask
   /// (a DoF is free unless a copy of it is masked), else the smoother.
