@@ -60,4 +60,18 @@ namespace
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
   }
+
+  /// Bytes per second (read + written) of the float4 copy kernel over the
+  /// @p bytes of @p in into @p out: the same-run reference of a table.
+  double
+  measure_copy_bandwidth(const void *in, void *out, const std::size_t bytes, const int n_runs)
+  {
+    const double seconds = median_time(
+      [&] {
+        copy_float4_kernel<<<132 * 16, 256>>>(static_cast<const float4 *>(in), static_cast<float4 *>(out), bytes / 16);
+        CELLWISE_CUDA_CHECK_LAUNCH();
+      },
+      n_runs);
+    return 2. * double(bytes) / seconds;
+  }
 } // namespace

@@ -70,13 +70,7 @@ main(int argc, char **argv)
       // the same-run copy of an FP64 vector of this mesh
       CellVector<double, MemorySpace::CUDA> a(level.n_cells(), hermite::storage_degree), b(level.n_cells(), 3);
       a.fill(1.);
-      const double vector_bytes = static_cast<double>(a.storage_size()) * sizeof(double);
-      const double copy_seconds = median_time([&] {
-        const std::size_t n16 = static_cast<std::size_t>(vector_bytes) / 16;
-        copy_float4_kernel<<<132 * 16, 256>>>(reinterpret_cast<const float4 *>(a.data()), reinterpret_cast<float4 *>(b.data()), n16);
-        CELLWISE_CUDA_CHECK_LAUNCH();
-      }, n_runs);
-      const double copy_bandwidth = 2 * vector_bytes / copy_seconds;
+      const double copy_bandwidth = measure_copy_bandwidth(a.data(), b.data(), a.storage_size() * sizeof(double), n_runs);
       std::printf("\n%u^3 cells (%u), 64 values per cell; copy (float4 kernel, FP64 vector) %.1f GB/s\n", n, level.n_cells(),
                   copy_bandwidth * 1e-9);
       std::printf("%-36s %10s %12s %10s %8s %12s\n", "operator realisation", "MB moved", "time [us]", "GB/s", "of copy",

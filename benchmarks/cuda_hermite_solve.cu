@@ -109,16 +109,7 @@ main(int argc, char **argv)
             // the same-run copy of an FP64 vector of this mesh
             Vector a(fine.n_cells(), hermite::storage_degree), c(fine.n_cells(), hermite::storage_degree);
             a.fill(1.);
-            const double vector_bytes = static_cast<double>(a.storage_size()) * sizeof(double);
-            const double copy_time    = median_time(
-              [&] {
-                const std::size_t n16 = static_cast<std::size_t>(vector_bytes) / 16;
-                copy_float4_kernel<<<132 * 16, 256>>>(reinterpret_cast<const float4 *>(a.data()), reinterpret_cast<float4 *>(c.data()),
-                                                      n16);
-                CELLWISE_CUDA_CHECK_LAUNCH();
-              },
-              std::max(n_runs, 10));
-            const double copy_bandwidth = 2 * vector_bytes / copy_time;
+            const double copy_bandwidth = measure_copy_bandwidth(a.data(), c.data(), a.storage_size() * sizeof(double), std::max(n_runs, 10));
             // the operator's minimum bytes: 64 values read and written, 9 numbers per cell
             const double operator_bytes = cells * (2. * hermite::dofs_per_cell + 9.) * sizeof(double);
             if (!converged)

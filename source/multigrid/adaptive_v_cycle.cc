@@ -4,6 +4,15 @@
 
 namespace cellwise
 {
+  bool
+  is_locally_refined(const LevelHierarchy &hierarchy)
+  {
+    for (unsigned int l = 0; l + 1 < hierarchy.n_levels(); ++l)
+      if (hierarchy.level(l).n_refined_cells() != hierarchy.level(l).n_cells())
+        return true;
+    return false;
+  }
+
   ActiveMesh
   make_active_mesh(const LevelHierarchy &hierarchy)
   {

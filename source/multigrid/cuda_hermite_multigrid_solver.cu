@@ -41,16 +41,6 @@ namespace cellwise
       template <typename Number>
       using Smoother = PointChebyshevSmoother<DssJacobiPreconditioner<Number, CellContiguous, Operator<Number>>>;
 
-      /// Whether some level below the finest keeps active cells.
-      bool
-      is_locally_refined(const LevelHierarchy &hierarchy)
-      {
-        for (unsigned int l = 0; l + 1 < hierarchy.n_levels(); ++l)
-          if (hierarchy.level(l).n_refined_cells() != hierarchy.level(l).n_cells())
-            return true;
-        return false;
-      }
-
       /// The parts the device does not have yet, refused with the host's name.
       void
       check_supported(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters)

@@ -63,16 +63,6 @@ namespace cellwise
 
   namespace
   {
-    /// Whether some level below the finest keeps active cells.
-    bool
-    is_locally_refined(const LevelHierarchy &hierarchy)
-    {
-      for (unsigned int l = 0; l + 1 < hierarchy.n_levels(); ++l)
-        if (hierarchy.level(l).n_refined_cells() != hierarchy.level(l).n_cells())
-          return true;
-      return false;
-    }
-
     /// The dense coarse solve where level 0 is small, else the Chebyshev
     /// smoother; its description for the log.
     std::shared_ptr<const CoarseSolver<VectorT>>

@@ -74,6 +74,11 @@ namespace cellwise
   ActiveMesh
   make_active_mesh(const LevelHierarchy &hierarchy);
 
+  /// Whether some level below the finest of @p hierarchy keeps active cells
+  /// (the local-smoothing cycle is needed).
+  bool
+  is_locally_refined(const LevelHierarchy &hierarchy);
+
   /// level_vectors[ℓ] = active values on the active cells of ℓ, zero on its
   /// refined cells (the distribution (17)); the level vectors must have their
   /// level's shape.
