@@ -1,9 +1,12 @@
 // The device Hermite biharmonic operator (001 Table 2 analogue): time of one
-// application at n^3 cells (default 128^3 = 2.1 M cells), cells/s, and the
-// bandwidth counting the minimum data (the 64 values of each cell read and
-// written once, and the 9 numbers of widths and metric factors per cell),
-// against a float4 device copy of the same vector measured in the same run.
-// Median of n_runs applications after 3 warm-up runs, CUDA events.
+// application at n^3 cells (default 128^3 = 2.1 M cells) in each realisation
+// (sum factorization, two-axis even–odd, dense), cells/s, and the bandwidth
+// counting the minimum data (the 64 values of each cell read and written
+// once; sum factorization also reads the 9 numbers of widths and metric
+// factors per cell), against a float4 device copy of the same vector
+// measured in the same run. Median of n_runs applications after 3 warm-up
+// runs, CUDA events. Then the DSS of both trace layers (the axis passes and
+// the one-pass vertex gather), counting each value read and written once.
 //
 // Usage: cellwise-benchmark-hermite [n_runs] [cells per axis]
 
@@ -12,6 +15,7 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 #include <cellwise/storage/cuda_cell_vector.h>
+#include <cellwise/storage/cuda_dss.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -27,17 +31,35 @@ namespace
 {
   template <typename Number, typename Layout>
   void
-  run(const Level &level, const char *name, const int n_runs, const double copy_bandwidth)
+  run(const Level &level, const cuda::HermiteOperatorKernel kernel, const char *precision_and_layout, const int n_runs,
+      const double copy_bandwidth)
   {
     using Vector = CellVector<Number, MemorySpace::CUDA, Layout>;
     const unsigned int                                    p = hermite::storage_degree;
-    const cuda::HermiteBiharmonicOperator<Number, Layout> op(level);
+    const cuda::HermiteBiharmonicOperator<Number, Layout> op(level, kernel);
     Vector                                                x(level.n_cells(), p), y(level.n_cells(), p);
     x.fill(Number(1.25));
-    const double cells   = level.n_cells();
-    const double bytes   = cells * (2. * hermite::dofs_per_cell + 9.) * sizeof(Number);
-    const double seconds = median_time([&] { op.vmult(y, x); }, n_runs);
-    std::printf("%-36s %10.1f %12.2f %10.1f %8.3f %12.1f\n", name, bytes * 1e-6, seconds * 1e6, bytes / seconds * 1e-9,
+    const double cells       = level.n_cells();
+    const double per_cell    = kernel == cuda::HermiteOperatorKernel::sum_factorization ? 9. : 0.;
+    const double bytes       = cells * (2. * hermite::dofs_per_cell + per_cell) * sizeof(Number);
+    const double seconds     = median_time([&] { op.vmult(y, x); }, n_runs);
+    const std::string name = std::string(cuda::to_string(kernel)) + ", " + precision_and_layout;
+    std::printf("%-40s %10.1f %12.2f %10.1f %8.3f %12.1f\n", name.c_str(), bytes * 1e-6, seconds * 1e6,
+                bytes / seconds * 1e-9, bytes / seconds / copy_bandwidth, cells / seconds * 1e-6);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  run_dss(const cuda::LevelData &level_data, const cuda::DssSchedule schedule, const char *name, const int n_runs,
+          const double copy_bandwidth)
+  {
+    CellVector<Number, MemorySpace::CUDA, Layout> x(level_data.n_cells(), hermite::storage_degree);
+    x.fill(Number(1));
+    const double cells   = level_data.n_cells();
+    const double bytes   = cells * 2. * hermite::dofs_per_cell * sizeof(Number);
+    // mean: the values stay bounded over the repetitions
+    const double seconds = median_time([&] { cuda::apply_dss(level_data, x, DssMode::mean, hermite_trace_layers(), schedule); }, n_runs);
+    std::printf("%-40s %10.1f %12.2f %10.1f %8.3f %12.1f\n", name, bytes * 1e-6, seconds * 1e6, bytes / seconds * 1e-9,
                 bytes / seconds / copy_bandwidth, cells / seconds * 1e-6);
   }
 } // namespace
@@ -73,12 +95,28 @@ main(int argc, char **argv)
       const double copy_bandwidth = measure_copy_bandwidth(a.data(), b.data(), a.storage_size() * sizeof(double), n_runs);
       std::printf("\n%u^3 cells (%u), 64 values per cell; copy (float4 kernel, FP64 vector) %.1f GB/s\n", n, level.n_cells(),
                   copy_bandwidth * 1e-9);
-      std::printf("%-36s %10s %12s %10s %8s %12s\n", "operator realisation", "MB moved", "time [us]", "GB/s", "of copy",
+      std::printf("%-40s %10s %12s %10s %8s %12s\n", "operator realisation", "MB moved", "time [us]", "GB/s", "of copy",
                   "Mcells/s");
-      run<double, CellContiguous>(level, "sum factorization, FP64, contiguous", n_runs, copy_bandwidth);
-      run<double, CellBlocked<32>>(level, "sum factorization, FP64, blocked 32", n_runs, copy_bandwidth);
-      run<float, CellContiguous>(level, "sum factorization, FP32, contiguous", n_runs, copy_bandwidth);
-      run<float, CellBlocked<32>>(level, "sum factorization, FP32, blocked 32", n_runs, copy_bandwidth);
+      using Kernel = cuda::HermiteOperatorKernel;
+      for (const Kernel kernel : {Kernel::even_odd, Kernel::dense, Kernel::sum_factorization})
+        {
+          run<double, CellContiguous>(level, kernel, "FP64, contiguous", n_runs, copy_bandwidth);
+          run<double, CellBlocked<32>>(level, kernel, "FP64, blocked 32", n_runs, copy_bandwidth);
+          run<float, CellContiguous>(level, kernel, "FP32, contiguous", n_runs, copy_bandwidth);
+          run<float, CellBlocked<32>>(level, kernel, "FP32, blocked 32", n_runs, copy_bandwidth);
+        }
+
+      const cuda::LevelData level_data(level);
+      std::printf("\nDSS of both trace layers (values and normal derivatives), mean\n");
+      std::printf("%-40s %10s %12s %10s %8s %12s\n", "schedule", "MB moved", "time [us]", "GB/s", "of copy", "Mcells/s");
+      using Schedule = cuda::DssSchedule;
+      run_dss<double, CellContiguous>(level_data, Schedule::one_pass, "one pass, FP64, contiguous", n_runs, copy_bandwidth);
+      run_dss<double, CellContiguous>(level_data, Schedule::axis_passes, "axis passes, FP64, contiguous", n_runs, copy_bandwidth);
+      run_dss<double, CellBlocked<32>>(level_data, Schedule::one_pass, "one pass, FP64, blocked 32", n_runs, copy_bandwidth);
+      run_dss<double, CellBlocked<32>>(level_data, Schedule::axis_passes, "axis passes, FP64, blocked 32", n_runs,
+                                       copy_bandwidth);
+      run_dss<float, CellContiguous>(level_data, Schedule::one_pass, "one pass, FP32, contiguous", n_runs, copy_bandwidth);
+      run_dss<float, CellContiguous>(level_data, Schedule::axis_passes, "axis passes, FP32, contiguous", n_runs, copy_bandwidth);
     }
   catch (const std::exception &e)
     {

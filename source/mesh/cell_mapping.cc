@@ -128,4 +128,17 @@ namespace cellwise
                                               << " (curved or deformed cells): use the host backend with FE_Q and the "
                                                  "Laplace operator, which take them");
   }
+
+  std::optional<std::array<double, 3>>
+  common_box_size(const Level &level)
+  {
+    if (!level.mapping.empty() || level.n_cells() == 0)
+      return std::nullopt;
+    const std::array<double, 3> &first = level.boxes[0].size;
+    for (const auto &box : level.boxes)
+      for (unsigned int d = 0; d < 3; ++d)
+        if (!(std::abs(box.size[d] - first[d]) <= 1e-12 * std::abs(first[d])))
+          return std::nullopt;
+    return first;
+  }
 } // namespace cellwise

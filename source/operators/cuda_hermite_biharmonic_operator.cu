@@ -1,6 +1,8 @@
 // cuda::HermiteBiharmonicOperator (operators/cuda_hermite_biharmonic_operator.h):
 // the sum-factorization kernel of the Hermite biharmonic operator, the same
-// stages as the host operator's apply_cell (the oracle of the tests).
+// stages as the host operator's apply_cell (the oracle of the tests), and the
+// set-up and launch of the kernels of one cell size
+// (cuda_hermite_uniform_cell_kernels.h).
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/exceptions.h>
@@ -10,8 +12,12 @@
 #include <cellwise/operators/cuda_smoother_update.h>
 #include <cellwise/operators/hermite_biharmonic_operator.h>
 
+#include "cuda_hermite_uniform_cell_kernels.h"
+
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -215,13 +221,89 @@ namespace cellwise
         const Number s = ((ix & 1) ? h[0] : Number(1)) * ((iy & 1) ? h[1] : Number(1)) * ((iz & 1) ? h[2] : Number(1));
         diagonal[Layout::index(cell, i, dofs_per_cell)] = a * (s * s);
       }
+
+      /// The level's one cell matrix A_K (cell size @p h) in the order of the
+      /// even–odd kernel (the sectors E_s transposed) or of the dense one (A
+      /// transposed): see hermite_uniform_kernels::matrix_size.
+      template <typename Number>
+      std::vector<Number>
+      make_uniform_cell_matrix(const std::array<double, 3> &h, const bool even_odd)
+      {
+        const DenseMatrix   A = hermite_biharmonic_cell_matrix(h, 0);
+        std::vector<Number> values;
+        if (even_odd)
+          {
+            const auto sectors = hermite::even_odd_sectors(A);
+            values.resize(hermite_uniform_kernels::matrix_size<true>);
+            for (unsigned int s = 0; s < hermite::n_sectors; ++s)
+              for (unsigned int l = 0; l < 16; ++l)
+                for (unsigned int i = 0; i < 16; ++i)
+                  values[256 * s + 16 * l + i] = static_cast<Number>(sectors[s](i, l));
+          }
+        else
+          {
+            values.resize(hermite_uniform_kernels::matrix_size<false>);
+            for (unsigned int j = 0; j < dofs_per_cell; ++j)
+              for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                values[dofs_per_cell * j + i] = static_cast<Number>(A(i, j));
+          }
+        return values;
+      }
+
+      /// Blocks of the persistent grid of the kernel of one cell size: as
+      /// many as fit on the device at once (after raising its shared-memory
+      /// limit where it needs more than the default 48 KiB).
+      template <typename Number, typename Layout, bool even_odd>
+      unsigned int
+      uniform_grid_blocks()
+      {
+        const auto  kernel = hermite_uniform_kernels::uniform_cell_kernel<Number, Layout, even_odd>;
+        const auto  bytes  = hermite_uniform_kernels::shared_bytes<Number, even_odd>;
+        int         device = 0, multiprocessors = 0, per_multiprocessor = 0;
+        CELLWISE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+        CELLWISE_CUDA_CHECK(cudaGetDevice(&device));
+        CELLWISE_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+        CELLWISE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel,
+                                                                          hermite_uniform_kernels::threads, bytes));
+        CELLWISE_CHECK(per_multiprocessor > 0, "the Hermite " << (even_odd ? "even-odd" : "dense")
+                                                               << " kernel does not fit on this device (" << bytes
+                                                               << " bytes of shared memory per block)");
+        return static_cast<unsigned int>(multiprocessors * per_multiprocessor);
+      }
     } // namespace
 
+    const char *
+    to_string(const HermiteOperatorKernel kernel)
+    {
+      switch (kernel)
+        {
+          case HermiteOperatorKernel::automatic:
+            return "automatic";
+          case HermiteOperatorKernel::sum_factorization:
+            return "sum factorization";
+          case HermiteOperatorKernel::even_odd:
+            return "even-odd";
+          case HermiteOperatorKernel::dense:
+            return "dense";
+        }
+      return "unknown";
+    }
+
     template <typename Number, typename Layout>
-    HermiteBiharmonicOperator<Number, Layout>::HermiteBiharmonicOperator(const Level &level)
+    HermiteBiharmonicOperator<Number, Layout>::HermiteBiharmonicOperator(const Level &level, const HermiteOperatorKernel kernel)
       : n_cells_(level.n_cells())
     {
       check_box_cells(level, "the device Hermite biharmonic operator");
+      const std::optional<std::array<double, 3>> size = common_box_size(level);
+      CELLWISE_CHECK(size || kernel == HermiteOperatorKernel::automatic || kernel == HermiteOperatorKernel::sum_factorization,
+                     "cuda::HermiteBiharmonicOperator: the " << to_string(kernel)
+                                                             << " kernel needs a level whose cells all have one size (one "
+                                                                "cell matrix); this level's "
+                                                             << level.n_cells()
+                                                             << " cells differ in size: use sum factorization");
+      kernel_ = kernel == HermiteOperatorKernel::automatic
+                  ? (size ? HermiteOperatorKernel::even_odd : HermiteOperatorKernel::sum_factorization)
+                  : kernel;
       std::vector<Number> widths(3 * std::size_t(n_cells_)), factors(6 * std::size_t(n_cells_));
       for (unsigned int c = 0; c < n_cells_; ++c)
         {
@@ -236,10 +318,20 @@ namespace cellwise
       try
         {
           factors_ = upload(factors, "the metric factors of the Hermite biharmonic operator");
+          if (kernel_ != HermiteOperatorKernel::sum_factorization)
+            {
+              const bool even_odd = kernel_ == HermiteOperatorKernel::even_odd;
+              cell_matrix_   = upload(make_uniform_cell_matrix<Number>(*size, even_odd),
+                                    "the cell matrix of the Hermite biharmonic operator");
+              uniform_blocks_ = even_odd ? uniform_grid_blocks<Number, Layout, true>()
+                                         : uniform_grid_blocks<Number, Layout, false>();
+            }
         }
       catch (...)
         {
           free_bytes(widths_);
+          free_bytes(factors_);
+          free_bytes(cell_matrix_);
           throw;
         }
     }
@@ -247,6 +339,9 @@ namespace cellwise
     template <typename Number, typename Layout>
     HermiteBiharmonicOperator<Number, Layout>::HermiteBiharmonicOperator(HermiteBiharmonicOperator &&other) noexcept
       : n_cells_(std::exchange(other.n_cells_, 0u))
+      , kernel_(other.kernel_)
+      , uniform_blocks_(other.uniform_blocks_)
+      , cell_matrix_(std::exchange(other.cell_matrix_, nullptr))
       , widths_(std::exchange(other.widths_, nullptr))
       , factors_(std::exchange(other.factors_, nullptr))
     {}
@@ -256,6 +351,9 @@ namespace cellwise
     HermiteBiharmonicOperator<Number, Layout>::operator=(HermiteBiharmonicOperator &&other) noexcept
     {
       std::swap(n_cells_, other.n_cells_);
+      std::swap(kernel_, other.kernel_);
+      std::swap(uniform_blocks_, other.uniform_blocks_);
+      std::swap(cell_matrix_, other.cell_matrix_);
       std::swap(widths_, other.widths_);
       std::swap(factors_, other.factors_);
       return *this;
@@ -266,6 +364,7 @@ namespace cellwise
     {
       free_bytes(widths_);
       free_bytes(factors_);
+      free_bytes(cell_matrix_);
     }
 
     template <typename Number, typename Layout>
@@ -288,6 +387,18 @@ namespace cellwise
     {
       if (n_cells_ == 0)
         return;
+      if (kernel_ != HermiteOperatorKernel::sum_factorization)
+        {
+          namespace k         = hermite_uniform_kernels;
+          const bool   even   = kernel_ == HermiteOperatorKernel::even_odd;
+          const auto   bytes  = even ? k::shared_bytes<Number, true> : k::shared_bytes<Number, false>;
+          const auto   launch = even ? k::uniform_cell_kernel<Number, Layout, true> : k::uniform_cell_kernel<Number, Layout, false>;
+          const unsigned int groups = (n_cells_ + k::cells_per_group - 1) / k::cells_per_group;
+          launch<<<std::min(groups, uniform_blocks_), k::threads, bytes>>>(cell_matrix_, u.data(), b ? b->data() : nullptr,
+                                                                            dst.data(), n_cells_, mode);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+          return;
+        }
       const HermiteMatrices<Number> matrices = make_kernel_matrices<Number>();
       const unsigned int            blocks = (n_cells_ + cells_per_block - 1) / cells_per_block;
       hermite_biharmonic_kernel<Number, Layout><<<blocks, cells_per_block * lines_per_cell>>>(

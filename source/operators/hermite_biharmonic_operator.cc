@@ -58,6 +58,27 @@ namespace cellwise
     return f;
   }
 
+  DenseMatrix
+  hermite_biharmonic_cell_matrix(const std::array<double, 3> &h, const unsigned int cell)
+  {
+    const hermite::Matrices1D   matrices = hermite::make_matrices_1d();
+    const auto                 &M = matrices.mass, &K = matrices.stiffness, &B = matrices.bending;
+    const std::array<double, 6> c = hermite_biharmonic_factors(h, cell);
+    const DenseMatrix           terms[6] = {kronecker(B, M, M), kronecker(M, B, M), kronecker(M, M, B),
+                                            kronecker(K, K, M), kronecker(K, M, K), kronecker(M, K, K)};
+    const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(h);
+    DenseMatrix                             A(dofs_per_cell, dofs_per_cell);
+    for (unsigned int i = 0; i < dofs_per_cell; ++i)
+      for (unsigned int j = 0; j < dofs_per_cell; ++j)
+        {
+          double a = 0;
+          for (unsigned int t = 0; t < 6; ++t)
+            a += c[t] * terms[t](i, j);
+          A(i, j) = s[i] * a * s[j];
+        }
+    return A;
+  }
+
   template <typename Number, typename Layout>
   HermiteBiharmonicOperator<Number, Layout>::HermiteBiharmonicOperator(const Level &level)
   {
@@ -232,21 +253,7 @@ namespace cellwise
   HermiteBiharmonicOperator<Number, Layout>::cell_matrix(const unsigned int cell) const
   {
     CELLWISE_CHECK(cell < n_cells(), "cell_matrix: cell " << cell << " of " << n_cells());
-    const auto                 &M = matrices_.mass, &K = matrices_.stiffness, &B = matrices_.bending;
-    const std::array<double, 6> c = hermite_biharmonic_factors(widths_[cell], cell);
-    const DenseMatrix           terms[6] = {kronecker(B, M, M), kronecker(M, B, M), kronecker(M, M, B),
-                                            kronecker(K, K, M), kronecker(K, M, K), kronecker(M, K, K)};
-    const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(widths_[cell]);
-    DenseMatrix                             A(dofs_per_cell, dofs_per_cell);
-    for (unsigned int i = 0; i < dofs_per_cell; ++i)
-      for (unsigned int j = 0; j < dofs_per_cell; ++j)
-        {
-          double a = 0;
-          for (unsigned int t = 0; t < 6; ++t)
-            a += c[t] * terms[t](i, j);
-          A(i, j) = s[i] * a * s[j];
-        }
-    return A;
+    return hermite_biharmonic_cell_matrix(widths_[cell], cell);
   }
 
   template <typename Number, typename Layout>

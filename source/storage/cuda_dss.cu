@@ -65,6 +65,7 @@
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/fe/face_dofs.h>
+#include <cellwise/fe/hermite_element.h>
 
 #include <limits>
 #include <utility>
@@ -77,6 +78,17 @@ namespace cellwise
     {
       constexpr unsigned int dss_threads = 256;
       constexpr unsigned int dss_items   = 4; // U, items per thread
+
+      /// Whether @p layers are the two trace layers of the cubic Hermite
+      /// element, which the one-pass vertex kernel gathers.
+      bool
+      is_hermite_trace(const TraceLayers &layers)
+      {
+        const TraceLayers h = hermite_trace_layers();
+        return layers.n_1d == h.n_1d && layers.n_layers == h.n_layers && layers.at_upper_end[0] == h.at_upper_end[0] &&
+               layers.at_upper_end[1] == h.at_upper_end[1] && layers.at_lower_end[0] == h.at_lower_end[0] &&
+               layers.at_lower_end[1] == h.at_lower_end[1];
+      }
 
       /// The layers of a face pair as kernel arguments: layer l of the lower
       /// cell's upper face with layer l of the upper cell's lower face.
@@ -258,6 +270,28 @@ namespace cellwise
         ((k > 0 || !below_z ? dss_box_plane<p, k, 0, stride>(copy, below_x, below_y, factor) : void()), ...);
       }
 
+      /// The cells of the sub-box above @p cell, slot s = s_x + 2 s_y + 4 s_z
+      /// (-1: none), and whether it has a neighbour below along x, y, z.
+      __device__ __forceinline__ void
+      sub_box_above(const int *__restrict__ neighbors, const unsigned int cell, int (&c)[8], bool (&below)[3])
+      {
+        int row[6];
+#pragma unroll
+        for (int f = 0; f < 6; ++f)
+          row[f] = neighbors[6 * static_cast<std::size_t>(cell) + f];
+        c[0] = static_cast<int>(cell);
+        c[1] = row[1] >= 0 ? row[1] : -1;
+        c[2] = row[3] >= 0 ? row[3] : -1;
+        c[4] = row[5] >= 0 ? row[5] : -1;
+        c[3] = c[1] >= 0 && c[2] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[1]) + 3] : -1;
+        c[5] = c[1] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[1]) + 5] : -1;
+        c[6] = c[2] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[2]) + 5] : -1;
+        c[7] = c[3] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[3]) + 5] : -1;
+#pragma unroll
+        for (int d = 0; d < 3; ++d)
+          below[d] = row[2 * d] >= 0;
+      }
+
       template <int p, typename Number, typename Layout>
       __global__ void __launch_bounds__(dss_threads)
       dss_box_kernel(Number *v, const int *__restrict__ neighbors, const unsigned int n_cells, const Number factor)
@@ -267,25 +301,76 @@ namespace cellwise
         const unsigned int     cell          = blockIdx.x * dss_threads + threadIdx.x;
         if (cell >= n_cells)
           return;
-        int row[6];
-#pragma unroll
-        for (int f = 0; f < 6; ++f)
-          row[f] = neighbors[6 * static_cast<std::size_t>(cell) + f];
-        // the cells of the sub-box above, slot s = s_x + 2 s_y + 4 s_z (-1: none)
-        int c[8];
-        c[0] = static_cast<int>(cell);
-        c[1] = row[1] >= 0 ? row[1] : -1;
-        c[2] = row[3] >= 0 ? row[3] : -1;
-        c[4] = row[5] >= 0 ? row[5] : -1;
-        c[3] = c[1] >= 0 && c[2] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[1]) + 3] : -1;
-        c[5] = c[1] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[1]) + 5] : -1;
-        c[6] = c[2] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[2]) + 5] : -1;
-        c[7] = c[3] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[3]) + 5] : -1;
+        int  c[8];
+        bool below[3];
+        sub_box_above(neighbors, cell, c, below);
         Number *copy[8];
 #pragma unroll
         for (int s = 0; s < 8; ++s)
           copy[s] = c[s] >= 0 ? v + Layout::index(static_cast<unsigned int>(c[s]), 0, dofs_per_cell) : nullptr;
-        dss_box_planes<p, B>(copy, row[0] >= 0, row[2] >= 0, row[4] >= 0, factor, std::make_integer_sequence<int, p + 1>());
+        dss_box_planes<p, B>(copy, below[0], below[1], below[2], factor, std::make_integer_sequence<int, p + 1>());
+      }
+
+      /// One pass over both trace layers of the cubic Hermite element on a
+      /// level that fills a box (the twin of dss_box_kernel): every DoF is
+      /// derivative j of a vertex (fe/hermite_element.h), and the copies of a
+      /// vertex lie in the 2 × 2 × 2 sub-box of cells around it, the vertex
+      /// being the one of slot s's cell with the ends flipped to the lower one
+      /// along the axes where s steps up. Thread (cell K, derivative j) takes
+      /// the vertices whose lowest copy is K's (upper end along every axis
+      /// with a cell below), gathers their copies, combines them in the order
+      /// of the axis passes (bit for bit the host's cascade) and writes the
+      /// result to every copy: each value read and written once. Items in
+      /// the order of the layout: j fastest in the cell-contiguous layout,
+      /// 32 cells side by side at one j in the blocked one.
+      template <typename Number, typename Layout>
+      __global__ void __launch_bounds__(dss_threads)
+      dss_hermite_vertex_kernel(Number *v, const int *__restrict__ neighbors, const unsigned int n_cells, const Number factor)
+      {
+        constexpr unsigned int B     = Layout::cell_block;
+        constexpr unsigned int dofs  = hermite::dofs_per_cell;
+        const std::size_t      item  = static_cast<std::size_t>(blockIdx.x) * dss_threads + threadIdx.x;
+        const unsigned int     rest  = static_cast<unsigned int>(item % (hermite::dofs_per_vertex * B));
+        const std::size_t      cell  = (item / (hermite::dofs_per_vertex * B)) * B + rest % B;
+        const unsigned int     j     = rest / B;
+        if (cell >= n_cells)
+          return;
+        int  c[8];
+        bool below[3];
+        sub_box_above(neighbors, static_cast<unsigned int>(cell), c, below);
+#pragma unroll
+        for (unsigned int vertex = 0; vertex < 8; ++vertex)
+          {
+            const bool upper[3] = {(vertex & 1) != 0, (vertex & 2) != 0, (vertex & 4) != 0};
+            const bool owned    = (upper[0] || !below[0]) && (upper[1] || !below[1]) && (upper[2] || !below[2]);
+            const bool pair_x = upper[0] && c[1] >= 0, pair_y = upper[1] && c[2] >= 0, pair_z = upper[2] && c[4] >= 0;
+            if (!owned || !(pair_x || pair_y || pair_z))
+              continue;
+            std::size_t index[8];
+            Number      w[8];
+#pragma unroll
+            for (unsigned int s = 0; s < 8; ++s)
+              {
+                w[s] = Number(0);
+                if ((s & ~vertex) == 0 && c[s] >= 0)
+                  {
+                    index[s] = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
+                    w[s]     = v[index[s]];
+                  }
+              }
+            // factor * (lower + upper) once per pair, x, then y, then z
+            Number a[4];
+#pragma unroll
+            for (int g = 0; g < 4; ++g)
+              a[g] = pair_x ? factor * (w[2 * g] + w[2 * g + 1]) : w[2 * g];
+            const Number b0     = pair_y ? factor * (a[0] + a[1]) : a[0];
+            const Number b1     = pair_y ? factor * (a[2] + a[3]) : a[2];
+            const Number result = pair_z ? factor * (b0 + b1) : b0;
+#pragma unroll
+            for (unsigned int s = 0; s < 8; ++s)
+              if ((s & ~vertex) == 0 && c[s] >= 0)
+                v[index[s]] = result;
+          }
       }
     } // namespace
 
@@ -312,7 +397,9 @@ namespace cellwise
         const bool lagrange = layers.n_layers == 1 && layers.at_upper_end[0] == n - 1 && layers.at_lower_end[0] == 0;
         CELLWISE_CHECK(lagrange || layers.n_layers == 2,
                        "cuda::apply_dss: a single trace layer must be FE_Q's (index p with index 0)");
-        CELLWISE_CHECK(!one_pass || lagrange, "cuda::apply_dss: the one-pass schedule is for FE_Q's single trace layer");
+        CELLWISE_CHECK(!one_pass || lagrange || is_hermite_trace(layers),
+                       "cuda::apply_dss: the one-pass schedule is for FE_Q's single trace layer or the two layers of the "
+                       "cubic Hermite element (values 2 <-> 0, normal derivatives 3 <-> 1)");
         if (v.n_cells() == 0)
           return;
         const Number           factor = mode == DssMode::mean ? Number(0.5) : Number(1);
@@ -335,6 +422,14 @@ namespace cellwise
         const unsigned int blocks    = static_cast<unsigned int>((items + per_block - 1) / per_block);
         dispatch_degree(v.degree(), [&](auto degree) {
           constexpr int p = decltype(degree)::value;
+          if (one_pass && !lagrange)
+            {
+              const std::size_t threads = ((static_cast<std::size_t>(v.n_cells()) + B - 1) / B) * B * hermite::dofs_per_vertex;
+              dss_hermite_vertex_kernel<Number, Layout><<<static_cast<unsigned int>((threads + dss_threads - 1) / dss_threads),
+                                                          dss_threads>>>(v.data(), level_data.neighbors(), v.n_cells(), factor);
+              CELLWISE_CUDA_CHECK_LAUNCH();
+              return;
+            }
           if (one_pass)
             {
               dss_box_kernel<p, Number, Layout><<<(v.n_cells() + dss_threads - 1) / dss_threads, dss_threads>>>(
@@ -375,10 +470,12 @@ namespace cellwise
     {
       CELLWISE_CHECK(schedule != DssSchedule::one_pass || level_data.fills_box(),
                      "cuda::apply_dss: the one-pass schedule needs a level that fills a box");
-      // the one pass gathers the copies of FE_Q's nodes; two layers take the axis passes
+      // FE_Q: one pass in the blocked layout (its gathers do not coalesce in
+      // the cell-contiguous one); the Hermite element: one pass in both (the
+      // axis passes read and write the whole vector three times)
       const bool one_pass = schedule == DssSchedule::one_pass ||
-                            (schedule == DssSchedule::automatic && layers.n_layers == 1 && Layout::cell_block > 1 &&
-                             level_data.fills_box());
+                            (schedule == DssSchedule::automatic && level_data.fills_box() &&
+                             (Layout::cell_block > 1 || is_hermite_trace(layers)));
       launch_dss(level_data, v, mode, layers, one_pass, 0, 3);
     }
 

@@ -70,9 +70,11 @@ TYPED_TEST(CudaDss, sum_and_mean_match_host)
 }
 
 // Both trace layers of the cubic Hermite element (values 2 <-> 0, normal
-// derivatives 3 <-> 1): the axis passes over two layers against the host
-// cascade, bit for bit, on boxes of 105 (not a multiple of 32) and 192
-// cells and a level with a refinement edge; the one pass is refused.
+// derivatives 3 <-> 1): the axis passes over two layers and the one-pass
+// vertex gather against the host cascade, bit for bit, on boxes of 105 (not a
+// multiple of 32) and 192 cells and a level with a refinement edge (axis
+// passes only; the one pass is refused there); two layers other than the
+// Hermite element's are refused by the one pass.
 TYPED_TEST(CudaDss, hermite_layers_match_host)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
@@ -89,8 +91,11 @@ TYPED_TEST(CudaDss, hermite_layers_match_host)
       const Level          &level = mesh.levels.back();
       const cuda::LevelData level_data(level);
       for (const DssMode mode : {DssMode::sum, DssMode::mean})
-        for (const cuda::DssSchedule schedule : {cuda::DssSchedule::automatic, cuda::DssSchedule::axis_passes})
+        for (const cuda::DssSchedule schedule :
+             {cuda::DssSchedule::automatic, cuda::DssSchedule::axis_passes, cuda::DssSchedule::one_pass})
           {
+            if (schedule == cuda::DssSchedule::one_pass && !level.fills_box())
+              continue;
             SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells, " << (mode == DssMode::sum ? "sum" : "mean")
                                               << ", schedule " << static_cast<int>(schedule));
             HostVector expected(level.n_cells(), 3);
@@ -104,11 +109,14 @@ TYPED_TEST(CudaDss, hermite_layers_match_host)
             cuda::apply_dss(level_data, lagrange, mode, cuda::DssSchedule::axis_passes);
             EXPECT_GT(relative_difference(to_host(lagrange), expected), 0.);
           }
+      Vector v(level.n_cells(), 3);
       if (level.fills_box())
         {
-          Vector v(level.n_cells(), 3);
-          EXPECT_THROW(cuda::apply_dss(level_data, v, DssMode::sum, layers, cuda::DssSchedule::one_pass), Error);
+          const TraceLayers crossed = {4, 2, {2, 3}, {1, 0}}; // values with derivatives
+          EXPECT_THROW(cuda::apply_dss(level_data, v, DssMode::sum, crossed, cuda::DssSchedule::one_pass), Error);
         }
+      else
+        EXPECT_THROW(cuda::apply_dss(level_data, v, DssMode::sum, layers, cuda::DssSchedule::one_pass), Error);
       Vector quadratic(level.n_cells(), 2);
       EXPECT_THROW(cuda::apply_dss(level_data, quadratic, DssMode::sum, layers), Error);
     }

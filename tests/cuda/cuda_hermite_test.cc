@@ -1,13 +1,19 @@
 // Device Hermite biharmonic operator against the host operator (its oracle)
 // on the same seeded data: vmult, vmult_add and residual (also with b the
-// destination), the cell diagonals and the point-smoother step, FP64 and
-// FP32, both layouts; the destination poisoned with
-// NaN where the kernel must write every value. Meshes: a box of 105 cells of
-// aspect ratio != 1 (not a multiple of the block's 4 cells or of 32), a
-// refined box of 192 cells, and the active cells of a locally refined box
-// (cells of three sizes side by side).
+// destination) in every realisation (sum factorization; even–odd and dense
+// where the cells have one size), the cell diagonals and the point-smoother
+// step, FP64 and FP32, both layouts; the destination poisoned with NaN where
+// the kernel must write every value. Meshes: a box of 105 cells of aspect
+// ratio != 1 (not a multiple of the block's 8 or 32 cells), a refined box of
+// 192 cells, a box of 65 · 33 · 31 = 66495 cells (more groups of 32 cells
+// than the persistent grid of the even–odd and dense kernels has blocks on an
+// H200, the last group partial), and the active cells of a locally refined
+// box (cells of three sizes side by side: sum factorization only, the others
+// refused).
 
 #include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 #include <cellwise/operators/hermite_biharmonic_operator.h>
@@ -48,16 +54,32 @@ TYPED_TEST(CudaHermite, biharmonic_operator_matches_host)
   const unsigned int p   = hermite::storage_degree;
 
   const ActiveMesh adaptive = make_active_mesh(make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{})));
+  BoxDescription box;
+  box.upper        = {{0.9, 0.45, 0.4}};
+  box.subdivisions = {{65, 33, 31}};
   const std::vector<std::pair<std::string, Level>> meshes = {{"coarse box", coarse_box().levels.back()},
                                                              {"refined box", refined_box().levels.back()},
+                                                             {"box of 66495 cells", make_box_hierarchy(box, 0).levels.back()},
                                                              {"active cells of an octant refinement", adaptive.level}};
+  using Kernel      = cuda::HermiteOperatorKernel;
   unsigned int seed = 0;
   for (const auto &[name, level] : meshes)
+    for (const Kernel kernel : {Kernel::automatic, Kernel::sum_factorization, Kernel::even_odd, Kernel::dense})
     {
-      SCOPED_TRACE(::testing::Message() << name << ", " << level.n_cells() << " cells");
+      SCOPED_TRACE(::testing::Message() << name << ", " << level.n_cells() << " cells, " << cuda::to_string(kernel));
+      const bool one_size = common_box_size(level).has_value();
+      if (!one_size && (kernel == Kernel::even_odd || kernel == Kernel::dense))
+        {
+          EXPECT_THROW((cuda::HermiteBiharmonicOperator<Number, Layout>(level, kernel)), Error);
+          continue;
+        }
       const HermiteBiharmonicOperator<Number, Layout>       host_op(level);
-      const cuda::HermiteBiharmonicOperator<Number, Layout> device_op(level);
+      const cuda::HermiteBiharmonicOperator<Number, Layout> device_op(level, kernel);
       EXPECT_EQ(device_op.n_cells(), level.n_cells());
+      if (kernel == Kernel::automatic)
+        EXPECT_EQ(device_op.kernel(), one_size ? Kernel::even_odd : Kernel::sum_factorization);
+      else
+        EXPECT_EQ(device_op.kernel(), kernel);
 
       HostVector hu(level.n_cells(), p), hb(level.n_cells(), p), hdst(level.n_cells(), p);
       fill_random(hu, ++seed);

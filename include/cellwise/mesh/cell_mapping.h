@@ -23,6 +23,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace cellwise
@@ -90,4 +91,11 @@ namespace cellwise
   /// geometry: "@p who takes axis-aligned box cells only; ...".
   void
   check_box_cells(const Level &level, const char *who);
+
+  /// The size of the box cells of @p level when all of them have the same
+  /// size, to a relative 1e-12 per axis (the rounding of cell corners: the
+  /// tolerance of the host Hermite patch smoother's block keys); nothing
+  /// for a level of several sizes, a mapped level or one without cells.
+  std::optional<std::array<double, 3>>
+  common_box_size(const Level &level);
 } // namespace cellwise

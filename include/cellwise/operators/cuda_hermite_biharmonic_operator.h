@@ -6,15 +6,24 @@
  * cellwise::HermiteBiharmonicOperator (operators/hermite_biharmonic_operator.h,
  * its oracle in the tests), 001 §4's sum-factorization realisation.
  *
- * (A u)_K = S_K A_ref(c_K) S_K u_K: the stored physical derivative DoFs
- * scaled to reference ones (S_K), the six Hessian terms as Kronecker products
- * of the 1D mass M, stiffness K and bending B matrices with the cell's six
- * metric factors, contracted along x (M, K, B), y (six pairs) and z (three
- * sums), and scaled back. A thread takes a line of 4 values of a cell (16
- * threads per cell, 8 cells per block): an x-line from memory, contracted in
- * registers; then a y-line and a z-line of the previous stage's results
- * through shared memory. Input primal, output dual (unassembled); no
- * boundary treatment here.
+ * (A u)_K = A_K u_K with A_K = S_K A_ref(c_K) S_K: the stored physical
+ * derivative DoFs scaled to reference ones (S_K), the six Hessian terms as
+ * Kronecker products of the 1D mass M, stiffness K and bending B matrices
+ * with the cell's six metric factors c_K. Input primal, output dual
+ * (unassembled); no boundary treatment here. Three realisations of 001 §4
+ * (HermiteOperatorKernel):
+ *
+ * - sum factorization, any box cells: x (M, K, B), y (six pairs) and z
+ *   (three sums) contractions, a thread per line of 4 values of a cell (16
+ *   per cell), exchanging lines through shared memory;
+ * - two-axis even–odd, levels of one cell size (mesh/cell_mapping.h,
+ *   common_box_size): the one A_K of the level as four dense 16 × 16 sector
+ *   products between the pair transforms of fe/hermite_even_odd.h;
+ * - dense, levels of one cell size: the 64 × 64 product.
+ *
+ * The automatic choice is even–odd where it applies (the fastest measured,
+ * doc/performance.md), else sum factorization. The kernels of one cell size
+ * live in source/operators/cuda_hermite_uniform_cell_kernels.h.
  *
  * Compiles with a plain C++ compiler; the kernels live in
  * source/operators/cuda_hermite_biharmonic_operator.cu.
@@ -31,6 +40,19 @@ namespace cellwise
 {
   namespace cuda
   {
+    /// How the device operator evaluates the cell products (see above).
+    enum class HermiteOperatorKernel
+    {
+      automatic,
+      sum_factorization,
+      even_odd,
+      dense
+    };
+
+    /// "automatic", "sum factorization", "even-odd", "dense".
+    const char *
+    to_string(HermiteOperatorKernel kernel);
+
     template <typename Number, typename Layout = CellContiguous>
     class HermiteBiharmonicOperator : public LevelOperator<CellVector<Number, MemorySpace::CUDA, Layout>>
     {
@@ -41,8 +63,10 @@ namespace cellwise
       HermiteBiharmonicOperator() = default;
       /// Set up for all cells of @p level (box cells; their widths checked as
       /// the host operator checks them) and upload the per-cell widths and
-      /// metric factors.
-      explicit HermiteBiharmonicOperator(const Level &level);
+      /// metric factors, and for the even–odd and dense kernels the level's
+      /// one cell matrix. Throws cellwise::Error when @p kernel is even_odd
+      /// or dense and the cells differ in size.
+      explicit HermiteBiharmonicOperator(const Level &level, HermiteOperatorKernel kernel = HermiteOperatorKernel::automatic);
       HermiteBiharmonicOperator(const HermiteBiharmonicOperator &) = delete;
       HermiteBiharmonicOperator &
       operator=(const HermiteBiharmonicOperator &) = delete;
@@ -61,6 +85,13 @@ namespace cellwise
       degree() const
       {
         return hermite::storage_degree;
+      }
+
+      /// The realisation in use (never automatic).
+      HermiteOperatorKernel
+      kernel() const
+      {
+        return kernel_;
       }
 
       /// The layers a face shares: values and normal derivatives (for DSS).
@@ -104,7 +135,13 @@ namespace cellwise
       void
       prepare_output(VectorType &dst, const VectorType &u, const char *function) const;
 
-      unsigned int n_cells_ = 0;
+      unsigned int          n_cells_ = 0;
+      HermiteOperatorKernel kernel_  = HermiteOperatorKernel::sum_factorization;
+      /// Blocks of the persistent grid of the even–odd and dense kernels.
+      unsigned int uniform_blocks_ = 0;
+      /// The level's cell matrix in the order of the even–odd or dense
+      /// kernel (device, Number); null for sum factorization.
+      Number *cell_matrix_ = nullptr;
       /// Device arrays: per cell the widths (h_x, h_y, h_z) and the six
       /// metric factors (hermite_biharmonic_factors), in Number.
       Number *widths_  = nullptr;

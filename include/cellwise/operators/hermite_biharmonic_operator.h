@@ -34,6 +34,12 @@ namespace cellwise
   std::array<double, 6>
   hermite_biharmonic_factors(const std::array<double, 3> &h, unsigned int cell);
 
+  /// The dense A_K (64 × 64) of a cell of widths @p h in the stored physical
+  /// DoFs: the six Kronecker terms with the factors above, between the
+  /// derivative scalings. Checks as hermite_biharmonic_factors.
+  DenseMatrix
+  hermite_biharmonic_cell_matrix(const std::array<double, 3> &h, unsigned int cell);
+
   template <typename Number, typename Layout = CellContiguous>
   class HermiteBiharmonicOperator : public LevelOperator<CellVector<Number, MemorySpace::Host, Layout>>
   {
