@@ -5,12 +5,14 @@
 // (hierarchy, device solver with its eigenvalue estimates), iterations, the
 // solve from zero (median of n_runs after one warm-up solve, CUDA events),
 // cells per second of the solve, the time of one FP64 operator application
-// (and its fraction of a copy, counting 64 values read and written and 9
-// numbers per cell) and of one V-cycle (with the conversions in mixed
+// (and its fraction of a copy, counting 64 values read and written per cell)
+// and of one V-cycle (with the conversions in mixed
 // precision), against a float4 copy of an FP64 vector of that mesh in the
 // same run. The mixed rows are run with rebalancing every third iteration
 // (the default of CG), every iteration and never (the counts show what the
-// h^-4 conditioning needs, doc/hermite.md).
+// h^-4 conditioning needs, doc/hermite.md). All vectors blocked by 32 cells
+// (the layout of the host-vector solver), and for comparison cell-contiguous
+// ("contig.").
 //
 // Usage: cellwise-benchmark-hermite-solve [n_runs] [largest L] (default 5 6)
 
@@ -31,6 +33,72 @@
 #include "benchmark_timing.h"
 
 using namespace cellwise;
+
+namespace
+{
+  /// One row: the solver in @p Layout (all its vectors) on the box refined
+  /// @p L times.
+  template <typename Layout>
+  void
+  run(const int L, const char *name, const Precision precision, const int rebalance_every, const int n_runs)
+  {
+    using Vector = typename cuda::HermiteMultigridSolver<Layout>::VectorType;
+    BoxDescription box;
+    box.subdivisions         = {{2, 2, 2}};
+    const auto     start     = std::chrono::steady_clock::now();
+    LevelHierarchy hierarchy = make_box_hierarchy(box, L);
+    HermiteMultigridParameters parameters;
+    parameters.precision       = precision;
+    parameters.rebalance_every = rebalance_every;
+    const cuda::HermiteMultigridSolver<Layout> solver(hierarchy, parameters);
+    CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+    const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const Level &fine  = hierarchy.levels.back();
+
+    CellVector<double> host_b;
+    assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
+    CellVector<double, MemorySpace::CUDA> staged;
+    staged.copy_from_host(host_b);
+    Vector b, u, Au;
+    b.copy_from(staged);
+    // a solve that does not converge is a row, not the end of the table
+    unsigned int iterations = 0;
+    bool         converged  = true;
+    const double solve      = median_time(
+      [&] {
+        u.reinit(b.n_cells(), b.degree());
+        MonitorControl control(100, 1e-10);
+        try
+          {
+            iterations = solver.solve(u, b, control).iterations();
+          }
+        catch (const NoConvergence &)
+          {
+            converged = false;
+          }
+      },
+      n_runs, 1);
+    const double cells         = fine.n_cells();
+    const double operator_time = median_time([&] { solver.fine_operator().vmult(Au, u); }, std::max(n_runs, 10));
+    const double cycle_time    = median_time([&] { solver.preconditioner().vmult(Au, b); }, std::max(n_runs, 10));
+    // the same-run copy of an FP64 vector of this mesh
+    Vector a(fine.n_cells(), hermite::storage_degree), c(fine.n_cells(), hermite::storage_degree);
+    a.fill(1.);
+    const double copy_bandwidth =
+      measure_copy_bandwidth(a.data(), c.data(), a.storage_size() * sizeof(double), std::max(n_runs, 10));
+    // the operator's minimum bytes: 64 values read and written per cell (the
+    // even-odd kernel of a uniform level reads no per-cell data)
+    const double operator_bytes = cells * 2. * hermite::dofs_per_cell * sizeof(double);
+    if (!converged)
+      {
+        std::printf("%2d %10.0f %-14s %9.3f  no convergence in 100 iterations\n", L, cells, name, setup);
+        return;
+      }
+    std::printf("%2d %10.0f %-14s %9.3f %5u %9.3f %10.2f %9.3f %8.3f %9.3f %9.1f %8.2f\n", L, cells, name, setup, iterations,
+                solve * 1e3, cells / solve * 1e-6, operator_time * 1e3, operator_bytes / operator_time / copy_bandwidth,
+                cycle_time * 1e3, copy_bandwidth * 1e-9, solve / (iterations * (cycle_time + operator_time)));
+  }
+} // namespace
 
 int
 main(int argc, char **argv)
@@ -55,73 +123,26 @@ main(int argc, char **argv)
         }
       std::printf("%2s %10s %-14s %9s %5s %9s %10s %9s %8s %9s %9s %8s\n", "L", "cells", "precision", "setup [s]", "iter",
                   "solve[ms]", "Mcells/s", "A u [ms]", "A of cp", "V [ms]", "copy GB/s", "it/V+A");
-      using Vector = cuda::HermiteMultigridSolver::VectorType;
       struct Variant
       {
         const char *name;
         Precision   precision;
         int         rebalance_every;
+        bool        blocked;
       };
       // the default rebalancing of CG is every third iteration
-      const Variant variants[] = {{"FP64", Precision::fp64, -1},
-                                  {"mixed", Precision::mixed, -1},
-                                  {"mixed, reb. 1", Precision::mixed, 1},
-                                  {"mixed, no reb.", Precision::mixed, 0}};
+      const Variant variants[] = {{"FP64", Precision::fp64, -1, true},
+                                  {"FP64, contig.", Precision::fp64, -1, false},
+                                  {"mixed", Precision::mixed, -1, true},
+                                  {"mixed, contig.", Precision::mixed, -1, false},
+                                  {"mixed, reb. 1", Precision::mixed, 1, true},
+                                  {"mixed, no reb.", Precision::mixed, 0, true}};
       for (int L = 1; L <= L_max; ++L)
         for (const Variant &variant : variants)
-          {
-            BoxDescription box;
-            box.subdivisions         = {{2, 2, 2}};
-            const auto     start     = std::chrono::steady_clock::now();
-            LevelHierarchy hierarchy = make_box_hierarchy(box, L);
-            HermiteMultigridParameters parameters;
-            parameters.precision       = variant.precision;
-            parameters.rebalance_every = variant.rebalance_every;
-            const cuda::HermiteMultigridSolver solver(hierarchy, parameters);
-            CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
-            const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            const Level &fine  = hierarchy.levels.back();
-
-            CellVector<double> host_b;
-            assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
-            Vector b, u, Au;
-            b.copy_from_host(host_b);
-            // a solve that does not converge is a row, not the end of the table
-            unsigned int iterations = 0;
-            bool         converged  = true;
-            const double solve      = median_time(
-              [&] {
-                u.reinit(b.n_cells(), b.degree());
-                MonitorControl control(100, 1e-10);
-                try
-                  {
-                    iterations = solver.solve(u, b, control).iterations();
-                  }
-                catch (const NoConvergence &)
-                  {
-                    converged = false;
-                  }
-              },
-              n_runs, 1);
-            const double cells    = fine.n_cells();
-            const double operator_time = median_time([&] { solver.fine_operator().vmult(Au, u); }, std::max(n_runs, 10));
-            const double cycle_time    = median_time([&] { solver.preconditioner().vmult(Au, b); }, std::max(n_runs, 10));
-            // the same-run copy of an FP64 vector of this mesh
-            Vector a(fine.n_cells(), hermite::storage_degree), c(fine.n_cells(), hermite::storage_degree);
-            a.fill(1.);
-            const double copy_bandwidth = measure_copy_bandwidth(a.data(), c.data(), a.storage_size() * sizeof(double), std::max(n_runs, 10));
-            // the operator's minimum bytes: 64 values read and written, 9 numbers per cell
-            const double operator_bytes = cells * (2. * hermite::dofs_per_cell + 9.) * sizeof(double);
-            if (!converged)
-              {
-                std::printf("%2d %10.0f %-14s %9.3f  no convergence in 100 iterations\n", L, cells, variant.name, setup);
-                continue;
-              }
-            std::printf("%2d %10.0f %-14s %9.3f %5u %9.3f %10.2f %9.3f %8.3f %9.3f %9.1f %8.2f\n", L, cells, variant.name, setup,
-                        iterations, solve * 1e3, cells / solve * 1e-6, operator_time * 1e3,
-                        operator_bytes / operator_time / copy_bandwidth, cycle_time * 1e3, copy_bandwidth * 1e-9,
-                        solve / (iterations * (cycle_time + operator_time)));
-          }
+          if (variant.blocked)
+            run<CellBlocked<32>>(L, variant.name, variant.precision, variant.rebalance_every, n_runs);
+          else
+            run<CellContiguous>(L, variant.name, variant.precision, variant.rebalance_every, n_runs);
     }
   catch (const std::exception &e)
     {

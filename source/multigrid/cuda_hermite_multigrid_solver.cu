@@ -33,13 +33,26 @@ namespace cellwise
   {
     namespace
     {
-      using VectorT = HermiteMultigridSolver::VectorType;
-      template <typename Number>
-      using LevelVector = CellVector<Number, MemorySpace::CUDA, CellContiguous>;
-      template <typename Number>
-      using Operator = HermiteBiharmonicOperator<Number, CellContiguous>;
-      template <typename Number>
-      using Smoother = PointChebyshevSmoother<DssJacobiPreconditioner<Number, CellContiguous, Operator<Number>>>;
+      template <typename Number, typename Layout>
+      using LevelVector = CellVector<Number, MemorySpace::CUDA, Layout>;
+      template <typename Number, typename Layout>
+      using Operator = HermiteBiharmonicOperator<Number, Layout>;
+      template <typename Number, typename Layout>
+      using Smoother = PointChebyshevSmoother<DssJacobiPreconditioner<Number, Layout, Operator<Number, Layout>>>;
+
+      /// The cell-contiguous host vector @p v in @p Number and @p Layout on
+      /// the host (for the coarse solver) and on the device.
+      template <typename Number, typename Layout>
+      CellVector<Number, MemorySpace::Host, Layout>
+      host_copy_in(const CellVector<double> &v)
+      {
+        const unsigned int                          n = v.dofs_per_cell();
+        CellVector<Number, MemorySpace::Host, Layout> result(v.n_cells(), v.degree());
+        for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
+          for (unsigned int i = 0; i < n; ++i)
+            result.data()[Layout::index(cell, i, n)] = static_cast<Number>(v.data()[CellContiguous::index(cell, i, n)]);
+        return result;
+      }
 
       /// The parts the device does not have yet, refused with the host's name.
       void
@@ -54,11 +67,11 @@ namespace cellwise
       }
 
       /// The finest level's operator and mask of a cycle.
-      template <typename Number>
+      template <typename Number, typename Layout>
       struct Finest
       {
-        std::shared_ptr<Operator<Number>> op;
-        LevelVector<Number>               mask;
+        std::shared_ptr<Operator<Number, Layout>> op;
+        LevelVector<Number, Layout>               mask;
       };
 
       /// The V-cycle in @p Number on all levels of @p hierarchy: operators,
@@ -66,27 +79,25 @@ namespace cellwise
       /// Chebyshev smoothers with their device eigenvalue estimates, the coarse
       /// solver and the transfers; @p finest gets the finest level's operator
       /// and mask.
-      template <typename Number>
-      std::shared_ptr<Preconditioner<LevelVector<Number>>>
+      template <typename Number, typename Layout>
+      std::shared_ptr<Preconditioner<LevelVector<Number, Layout>>>
       make_cycle(const LevelHierarchy             &hierarchy,
                  const HermiteMultigridParameters &parameters,
                  std::ostream                     *log,
                  std::string                      &coarse_description,
-                 Finest<Number>                   &finest,
+                 Finest<Number, Layout>           &finest,
                  const ActiveMesh                 *mesh)
       {
-        using Vector           = LevelVector<Number>;
+        using Vector           = LevelVector<Number, Layout>;
         const char *precision  = std::is_same_v<Number, double> ? "FP64" : "FP32";
         typename VCycle<Vector>::Components cycle;
         for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
           {
             const Level                                  &level     = hierarchy.level(l);
-            auto                                          op        = std::make_shared<Operator<Number>>(level);
-            const CellVector<double>                      host_mask = make_hermite_free_mask(level, parameters.clamped_ids);
-            CellVector<Number, MemorySpace::Host>         number_mask;
-            number_mask.reinit(level.n_cells(), hermite::storage_degree);
-            number_mask.copy_from(host_mask);
-            Vector mask;
+            auto                     op          = std::make_shared<Operator<Number, Layout>>(level);
+            const CellVector<double> host_mask   = make_hermite_free_mask(level, parameters.clamped_ids);
+            const auto               number_mask = host_copy_in<Number, Layout>(host_mask);
+            Vector                   mask;
             mask.copy_from_host(number_mask);
             CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || mesh || host_mask.l2_norm() > 0,
                            "cuda::HermiteMultigridSolver: the finest level has no free DoF (every vertex lies on the clamped "
@@ -102,12 +113,12 @@ namespace cellwise
                   {
                     // the factorization of the host operator's dense cell matrices
                     const ::cellwise::HermiteBiharmonicOperator<double> host_op(level);
-                    auto host_solver = std::make_unique<::cellwise::CholeskyCoarseSolver<Number>>(
+                    auto host_solver = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(
                       level, hermite::storage_degree, hermite_trace_layers(),
                       [&host_op](const unsigned int cell) { return host_op.cell_matrix(cell); }, number_mask);
                     coarse_description = "Cholesky coarse solve (" + std::to_string(host_solver->n_free_dofs()) + " free DoFs)";
                     cycle.coarse_solver =
-                      std::make_shared<CholeskyCoarseSolver<Number>>(level, hermite::storage_degree, std::move(host_solver));
+                      std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, hermite::storage_degree, std::move(host_solver));
                   }
                 else
                   {
@@ -115,13 +126,13 @@ namespace cellwise
                     coarse.degree              = parameters.coarse_chebyshev_degree;
                     coarse_description         = "Chebyshev coarse solve (" + std::to_string(coarse.degree) + " stages)";
                     cycle.coarse_solver        = std::make_shared<SmootherCoarseSolver<Vector>>(
-                      std::make_shared<Smoother<Number>>(level, *op, mask, coarse), 1);
+                      std::make_shared<Smoother<Number, Layout>>(level, *op, mask, coarse), 1);
                   }
                 what = coarse_description;
               }
             else
               {
-                cycle.smoothers.push_back(std::make_shared<Smoother<Number>>(level, *op, mask, chebyshev));
+                cycle.smoothers.push_back(std::make_shared<Smoother<Number, Layout>>(level, *op, mask, chebyshev));
                 what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
               }
             cycle.operators.push_back(op);
@@ -137,7 +148,7 @@ namespace cellwise
               }
           }
         if (hierarchy.n_levels() > 1)
-          cycle.transfer = std::make_shared<HermiteCellTransfer<Number>>(hierarchy);
+          cycle.transfer = std::make_shared<HermiteCellTransfer<Number, Layout>>(hierarchy);
         typename VCycle<Vector>::Parameters cycle_parameters;
         cycle_parameters.pre_direction  = SweepDirection::forward;
         cycle_parameters.post_direction = parameters.post_direction;
@@ -145,19 +156,21 @@ namespace cellwise
           return std::make_shared<VCycle<Vector>>(std::move(cycle), cycle_parameters);
         // local smoothing: the shared cycle with the device distribution and
         // reassembly between active and level vectors
-        return std::make_shared<LocalSmoothingVCycle<Vector>>(std::make_shared<ActiveMeshTransfer<Number, CellContiguous>>(*mesh),
+        return std::make_shared<LocalSmoothingVCycle<Vector>>(std::make_shared<ActiveMeshTransfer<Number, Layout>>(*mesh),
                                                               std::move(cycle), cycle_parameters);
       }
     } // namespace
 
-    struct HermiteMultigridSolver::Components
+    template <typename Layout>
+    struct HermiteMultigridSolver<Layout>::Components
     {
+      using VectorT = typename HermiteMultigridSolver<Layout>::VectorType;
       /// A locally refined hierarchy's active cells (the cycle's distribution
       /// and reassembly are built from them, so they are declared first).
       ActiveMesh mesh;
       bool       locally_refined = false;
       /// The FP64 operator of the outer iteration on the finest level.
-      std::shared_ptr<Operator<double>>        fine_operator;
+      std::shared_ptr<Operator<double, Layout>> fine_operator;
       std::shared_ptr<Preconditioner<VectorT>> preconditioner;
       /// The finest level's DSS data, for the rebalancing of the residual.
       std::unique_ptr<LevelData> fine_level_data;
@@ -165,9 +178,10 @@ namespace cellwise
       MultigridParameters outer;
     };
 
-    HermiteMultigridSolver::HermiteMultigridSolver(const LevelHierarchy             &hierarchy,
-                                                   const HermiteMultigridParameters &parameters,
-                                                   std::ostream                     *log)
+    template <typename Layout>
+    HermiteMultigridSolver<Layout>::HermiteMultigridSolver(const LevelHierarchy             &hierarchy,
+                                                           const HermiteMultigridParameters &parameters,
+                                                           std::ostream                     *log)
       : components_(std::make_unique<Components>())
     {
       parameters.check();
@@ -180,18 +194,18 @@ namespace cellwise
           // vectors on the active cells; their operator and clamped mask
           components_->locally_refined = true;
           components_->mesh            = make_active_mesh(hierarchy);
-          Finest<double> finest;
+          Finest<double, Layout> finest;
           components_->preconditioner =
-            make_cycle<double>(hierarchy, parameters, log, coarse_description_, finest, &components_->mesh);
-          components_->fine_operator = std::make_shared<Operator<double>>(components_->mesh.level);
+            make_cycle<double, Layout>(hierarchy, parameters, log, coarse_description_, finest, &components_->mesh);
+          components_->fine_operator = std::make_shared<Operator<double, Layout>>(components_->mesh.level);
           const CellVector<double> active_mask = make_hermite_active_mask(hierarchy, components_->mesh, parameters.clamped_ids);
           CELLWISE_CHECK(active_mask.l2_norm() > 0, "cuda::HermiteMultigridSolver: the active mesh has no free DoF");
-          mask_.copy_from_host(active_mask);
+          mask_.copy_from_host(host_copy_in<double, Layout>(active_mask));
         }
       else if (parameters.precision == Precision::fp64)
         {
-          Finest<double> finest;
-          components_->preconditioner = make_cycle<double>(hierarchy, parameters, log, coarse_description_, finest, nullptr);
+          Finest<double, Layout> finest;
+          components_->preconditioner = make_cycle<double, Layout>(hierarchy, parameters, log, coarse_description_, finest, nullptr);
           components_->fine_operator  = finest.op;
           mask_                       = std::move(finest.mask);
         }
@@ -199,13 +213,13 @@ namespace cellwise
         {
           // the FP32 cycle inside the FP64 outer iteration; its finest operator
           // and mask stay FP32, the outer ones are built in FP64
-          using InnerVector = LevelVector<float>;
-          Finest<float> finest;
-          auto          cycle = make_cycle<float>(hierarchy, parameters, log, coarse_description_, finest, nullptr);
+          using InnerVector = LevelVector<float, Layout>;
+          Finest<float, Layout> finest;
+          auto                  cycle = make_cycle<float, Layout>(hierarchy, parameters, log, coarse_description_, finest, nullptr);
           components_->preconditioner =
-            std::make_shared<MixedPrecisionPreconditioner<VectorT, InnerVector>>(cycle, InnerVector(fine.n_cells(), hermite::storage_degree));
-          components_->fine_operator = std::make_shared<Operator<double>>(fine);
-          mask_.copy_from_host(make_hermite_free_mask(fine, parameters.clamped_ids));
+            std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(cycle, InnerVector(fine.n_cells(), hermite::storage_degree));
+          components_->fine_operator = std::make_shared<Operator<double, Layout>>(fine);
+          mask_.copy_from_host(host_copy_in<double, Layout>(make_hermite_free_mask(fine, parameters.clamped_ids)));
           components_->fine_level_data = std::make_unique<LevelData>(fine); // the rebalancing's DSS
         }
       MultigridParameters &outer   = components_->outer;
@@ -217,22 +231,26 @@ namespace cellwise
       outer.rebalance_every = parameters.rebalance_every;
     }
 
-    HermiteMultigridSolver::~HermiteMultigridSolver() = default;
+    template <typename Layout>
+    HermiteMultigridSolver<Layout>::~HermiteMultigridSolver() = default;
 
-    const LevelOperator<HermiteMultigridSolver::VectorType> &
-    HermiteMultigridSolver::fine_operator() const
+    template <typename Layout>
+    const LevelOperator<typename HermiteMultigridSolver<Layout>::VectorType> &
+    HermiteMultigridSolver<Layout>::fine_operator() const
     {
       return *components_->fine_operator;
     }
 
-    const Preconditioner<HermiteMultigridSolver::VectorType> &
-    HermiteMultigridSolver::preconditioner() const
+    template <typename Layout>
+    const Preconditioner<typename HermiteMultigridSolver<Layout>::VectorType> &
+    HermiteMultigridSolver<Layout>::preconditioner() const
     {
       return *components_->preconditioner;
     }
 
+    template <typename Layout>
     SolveStatistics
-    HermiteMultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
+    HermiteMultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
       // a given start is made clamped; an empty u is the zero guess (solve_outer)
       if (u.n_cells() != 0)
@@ -249,5 +267,8 @@ namespace cellwise
                            apply_dss(*components_->fine_level_data, r, DssMode::mean, hermite_trace_layers());
                          });
     }
+
+    template class HermiteMultigridSolver<CellContiguous>;
+    template class HermiteMultigridSolver<CellBlocked<32>>;
   } // namespace cuda
 } // namespace cellwise

@@ -172,7 +172,9 @@ namespace cellwise::cuda
   std::unique_ptr<HostVectorSolver>
   make_hermite_host_vector_solver(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters, std::ostream *log)
   {
-    // the Hermite solver's vectors are cell-contiguous, as the staged copies
-    return std::make_unique<DeviceSolver<HermiteMultigridSolver, HostVectorSolver>>(hierarchy, parameters, log);
+    // blocked by 32 cells: the layout of the one-pass DSS of both trace
+    // layers (multigrid/cuda_hermite_multigrid_solver.h)
+    return std::make_unique<DeviceSolver<HermiteMultigridSolver<CellBlocked<32>>, HostVectorSolver>>(hierarchy, parameters,
+                                                                                                    log);
   }
 } // namespace cellwise::cuda

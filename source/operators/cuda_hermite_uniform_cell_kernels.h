@@ -10,8 +10,9 @@
 // that the block loads the matrix into shared memory once). Per group:
 //   1. load: the group's 32 × 64 values are one contiguous chunk of the
 //      vector in both layouts (a block of CellBlocked<32> is a group), read
-//      coalesced into P (cell stride 65: odd, so that the lanes of a warp,
-//      32 cells at the same local index, hit distinct banks);
+//      coalesced into registers during the previous group's work and put
+//      into P (cell stride 65: odd, so that the lanes of a warp, 32 cells at
+//      the same local index, hit distinct banks); b (or dst) likewise;
 //   2. even–odd: forward pair transform (warp w the values of i_z = w) P → Q
 //      in sector order; the sector product (warp w sector w: the matrix
 //      entries are read at the same address by the whole warp, a broadcast)
@@ -131,17 +132,42 @@ namespace cellwise
         const unsigned int lane = threadIdx.x % cells_per_group, w = threadIdx.x / cells_per_group;
         const unsigned int n_groups = (n_cells + cells_per_group - 1) / cells_per_group;
 
+        // The values of a thread in the load and the store: positions
+        // threadIdx.x + t · threads of the group's chunk. The next group's
+        // u and this group's b (or dst) are loaded into registers before
+        // this group's products, so that their memory latency overlaps the
+        // arithmetic (only 5 blocks of 4 warps fit on a multiprocessor).
+        constexpr unsigned int per_thread = cells_per_group * dofs_per_cell / threads;
+        Number                 ahead[per_thread], rhs[per_thread];
+        const auto             load_chunk = [&](const Number *source, const unsigned int group, Number(&values)[per_thread]) {
+          const std::size_t  offset = std::size_t(group) * cells_per_group * dofs_per_cell;
+          const unsigned int valid  = min(cells_per_group, n_cells - group * cells_per_group);
+#pragma unroll
+          for (unsigned int t = 0; t < per_thread; ++t)
+            {
+              unsigned int c, i;
+              chunk_position<Layout>(threadIdx.x + t * threads, c, i);
+              values[t] = c < valid ? source[offset + threadIdx.x + t * threads] : Number(0);
+            }
+        };
+        if (blockIdx.x < n_groups)
+          load_chunk(u, blockIdx.x, ahead);
+
         for (unsigned int group = blockIdx.x; group < n_groups; group += gridDim.x)
           {
             const std::size_t  offset = std::size_t(group) * cells_per_group * dofs_per_cell;
             const unsigned int valid  = min(cells_per_group, n_cells - group * cells_per_group);
-            for (unsigned int k = threadIdx.x; k < cells_per_group * dofs_per_cell; k += threads)
+#pragma unroll
+            for (unsigned int t = 0; t < per_thread; ++t)
               {
                 unsigned int c, i;
-                chunk_position<Layout>(k, c, i);
-                if (c < valid)
-                  P[c * cell_stride + i] = u[offset + k];
+                chunk_position<Layout>(threadIdx.x + t * threads, c, i);
+                P[c * cell_stride + i] = ahead[t]; // (zero past the last cell)
               }
+            if (mode != 0)
+              load_chunk(mode == 1 ? dst : b, group, rhs);
+            if (group + gridDim.x < n_groups)
+              load_chunk(u, group + gridDim.x, ahead);
             __syncthreads(); // (and the matrix, in the first group)
 
             // lanes past the last cell compute on stale values that are
@@ -217,20 +243,16 @@ namespace cellwise
               }
             __syncthreads();
 
-            for (unsigned int k = threadIdx.x; k < cells_per_group * dofs_per_cell; k += threads)
+#pragma unroll
+            for (unsigned int t = 0; t < per_thread; ++t)
               {
                 unsigned int c, i;
-                chunk_position<Layout>(k, c, i);
+                chunk_position<Layout>(threadIdx.x + t * threads, c, i);
                 if (c >= valid)
                   continue;
                 const Number      value = Q[c * cell_stride + i];
-                const std::size_t index = offset + k;
-                if (mode == 0)
-                  dst[index] = value;
-                else if (mode == 1)
-                  dst[index] += value;
-                else
-                  dst[index] = b[index] - value;
+                const std::size_t index = offset + threadIdx.x + t * threads;
+                dst[index]              = mode == 0 ? value : (mode == 1 ? rhs[t] + value : rhs[t] - value);
               }
             // the next group's load writes P, last read before the
             // synchronization above; its first write to Q follows a

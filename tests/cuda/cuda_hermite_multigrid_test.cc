@@ -210,8 +210,9 @@ namespace
 // The clamped biharmonic problem of the host tests (u = Π sin²(π x_d)) on
 // 2³ coarse cells refined L = 2, 3 times: CG with the Chebyshev V-cycle, CG
 // with the Chebyshev coarse solve instead of Cholesky, and the stationary
-// iteration; the device solve gives the host's iteration count, its L2 error
-// to 1e-8 relative and a C¹ solution.
+// iteration; the device solve (blocked by 32 cells behind the host-vector
+// interface, and cell-contiguous on device vectors) gives the host's
+// iteration count, its L2 error to 1e-8 relative and a C¹ solution.
 TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
@@ -252,6 +253,17 @@ TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
         EXPECT_NEAR(error, host_error, 1e-8 * host_error);
         EXPECT_LE(relative_jump(fine, device_u), 1e-12);
         EXPECT_LE(relative_difference(device_u, host_u), 1e-9);
+
+        // the interface solves blocked by 32 cells; the cell-contiguous
+        // solver on device vectors gives the same
+        CellVector<double, MemorySpace::CUDA> contiguous_b, contiguous_u;
+        contiguous_b.copy_from_host(b);
+        MonitorControl contiguous_control(60, 1e-10);
+        EXPECT_EQ(device_solver.solve(contiguous_u, contiguous_b, contiguous_control).iterations(),
+                  host_statistics.iterations());
+        CellVector<double> u;
+        contiguous_u.copy_to_host(u);
+        EXPECT_LE(relative_difference(u, host_u), 1e-9);
       }
 }
 

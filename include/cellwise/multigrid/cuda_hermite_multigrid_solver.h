@@ -30,6 +30,11 @@
  *   cuda::HermiteMultigridSolver solver(hierarchy, parameters, &std::cout);
  *   solver.solve(u, b, control); // device vectors
  *
+ * Layout is that of every vector of the solver, FP64 and FP32 (instantiated
+ * for CellContiguous and CellBlocked<32>); blocked by 32 cells the one-pass
+ * DSS of both trace layers streams at 0.79 of a device copy against 0.30
+ * cell-contiguous (doc/performance.md), so the host-vector solver takes it.
+ *
  * On host vectors: make_hermite_host_vector_solver(hierarchy, parameters,
  * Backend::cuda) (multigrid/host_vector_solvers.h).
  *
@@ -52,10 +57,11 @@ namespace cellwise
 {
   namespace cuda
   {
+    template <typename Layout = CellContiguous>
     class HermiteMultigridSolver
     {
     public:
-      using VectorType = CellVector<double, MemorySpace::CUDA, CellContiguous>;
+      using VectorType = CellVector<double, MemorySpace::CUDA, Layout>;
 
       /// Levels, smoothers (with their eigenvalue estimates) and transfers of
       /// @p hierarchy, which must stay alive; @p log, if given, gets a line
