@@ -12,13 +12,16 @@
 // (the default of CG), every iteration and never (the counts show what the
 // h^-4 conditioning needs, doc/hermite.md). All vectors blocked by 32 cells
 // (the layout of the host-vector solver), and for comparison cell-contiguous
-// ("contig.").
+// ("contig."). Then local smoothing on octant refinements (the 001
+// comparison of adaptive and uniform throughput), counting active cells.
 //
 // Usage: cellwise-benchmark-hermite-solve [n_runs] [largest L] (default 5 6)
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/fe/hermite_element.h>
+#include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #include <cellwise/operators/hermite_function_tools.h>
 #include <cellwise/storage/cuda_cell_vector.h>
@@ -29,6 +32,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <utility>
 
 #include "benchmark_timing.h"
 
@@ -40,20 +44,25 @@ namespace
   /// @p L times.
   template <typename Layout>
   void
-  run(const int L, const char *name, const Precision precision, const int rebalance_every, const int n_runs)
+  run(const int L, const char *name, const Precision precision, const int rebalance_every, const int n_runs,
+      const int adaptive_steps = 0)
   {
     using Vector = typename cuda::HermiteMultigridSolver<Layout>::VectorType;
     BoxDescription box;
     box.subdivisions         = {{2, 2, 2}};
     const auto     start     = std::chrono::steady_clock::now();
-    LevelHierarchy hierarchy = make_box_hierarchy(box, L);
+    LevelHierarchy hierarchy = adaptive_steps == 0
+                                 ? make_box_hierarchy(box, L)
+                                 : make_adaptive_box_hierarchy(box, L, adaptive_steps, make_octant_marker(box));
     HermiteMultigridParameters parameters;
     parameters.precision       = precision;
     parameters.rebalance_every = rebalance_every;
     const cuda::HermiteMultigridSolver<Layout> solver(hierarchy, parameters);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
     const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const Level &fine  = hierarchy.levels.back();
+    // the active cells (all cells of the finest level of a uniform hierarchy)
+    const ActiveMesh mesh = adaptive_steps == 0 ? ActiveMesh{} : make_active_mesh(hierarchy);
+    const Level     &fine = adaptive_steps == 0 ? hierarchy.levels.back() : mesh.level;
 
     CellVector<double> host_b;
     assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
@@ -87,8 +96,9 @@ namespace
     const double copy_bandwidth =
       measure_copy_bandwidth(a.data(), c.data(), a.storage_size() * sizeof(double), std::max(n_runs, 10));
     // the operator's minimum bytes: 64 values read and written per cell (the
-    // even-odd kernel of a uniform level reads no per-cell data)
-    const double operator_bytes = cells * 2. * hermite::dofs_per_cell * sizeof(double);
+    // even-odd kernel of a uniform level reads no per-cell data; the sum
+    // factorization of the active cells of an adaptive mesh 9 numbers)
+    const double operator_bytes = cells * (2. * hermite::dofs_per_cell + (adaptive_steps == 0 ? 0. : 9.)) * sizeof(double);
     if (!converged)
       {
         std::printf("%2d %10.0f %-14s %9.3f  no convergence in 100 iterations\n", L, cells, name, setup);
@@ -143,6 +153,11 @@ main(int argc, char **argv)
             run<CellBlocked<32>>(L, variant.name, variant.precision, variant.rebalance_every, n_runs);
           else
             run<CellContiguous>(L, variant.name, variant.precision, variant.rebalance_every, n_runs);
+      // local smoothing (FP64): the octant refined k times after L - 1 global
+      // refinements; "cells" are the active cells, L the global refinements
+      std::printf("\noctant refinements, local smoothing (FP64, blocked): L global refinements + k adaptive steps\n");
+      for (const auto &[L, k] : {std::pair{std::min(L_max, 5) - 1, 2}, std::pair{std::min(L_max, 5), 1}, std::pair{std::min(L_max, 5), 2}})
+        run<CellBlocked<32>>(L, k == 1 ? "FP64, k = 1" : "FP64, k = 2", Precision::fp64, -1, n_runs, k);
     }
   catch (const std::exception &e)
     {
