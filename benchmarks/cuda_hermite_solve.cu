@@ -13,11 +13,14 @@
 // h^-4 conditioning needs, doc/hermite.md). All vectors blocked by 32 cells
 // (the layout of the host-vector solver), and for comparison cell-contiguous
 // ("contig."). Then local smoothing on octant refinements (the 001
-// comparison of adaptive and uniform throughput), counting active cells.
+// comparison of adaptive and uniform throughput), counting active cells,
+// and the GPU time per component of the FP64 and the mixed solve at the
+// largest L.
 //
 // Usage: cellwise-benchmark-hermite-solve [n_runs] [largest L] (default 5 6)
 
 #include <cellwise/base/cuda_check.h>
+#include <cellwise/base/cuda_event_timer.h>
 #include <cellwise/fe/hermite_element.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
@@ -33,6 +36,7 @@
 #include <ctime>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "benchmark_timing.h"
 
@@ -108,6 +112,52 @@ namespace
                 solve * 1e3, cells / solve * 1e-6, operator_time * 1e3, operator_bytes / operator_time / copy_bandwidth,
                 cycle_time * 1e3, copy_bandwidth * 1e-9, solve / (iterations * (cycle_time + operator_time)));
   }
+
+  /// GPU time per component of the solve on the box refined @p L times
+  /// (blocked vectors): every component wrapped by cuda::EventTimer, the
+  /// rest of the outer iteration in a scope of its own; averages of
+  /// @p n_runs solves after a warm-up (000 Table 11 analogue).
+  void
+  breakdown(const int L, const Precision precision, const int n_runs)
+  {
+    using Layout = CellBlocked<32>;
+    using Vector = cuda::HermiteMultigridSolver<Layout>::VectorType;
+    BoxDescription box;
+    box.subdivisions               = {{2, 2, 2}};
+    const LevelHierarchy hierarchy = make_box_hierarchy(box, L);
+    const Level         &fine      = hierarchy.levels.back();
+    HermiteMultigridParameters parameters;
+    parameters.precision = precision;
+    cuda::EventTimer                           timer;
+    const cuda::HermiteMultigridSolver<Layout> solver(hierarchy, parameters, nullptr, &timer);
+    CellVector<double>                         host_b;
+    assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
+    CellVector<double, MemorySpace::CUDA> staged;
+    staged.copy_from_host(host_b);
+    Vector b, u;
+    b.copy_from(staged);
+    unsigned int iterations = 0;
+    const auto   timed_solve = [&] {
+      TimedScope scope(timer, "outer iteration: vector operations, monitor, host waits");
+      u.reinit(b.n_cells(), b.degree());
+      MonitorControl control(100, 1e-10);
+      iterations = solver.solve(u, b, control).iterations();
+    };
+    timed_solve(); // warm-up
+    timer.clear();
+    for (int run = 0; run < n_runs; ++run)
+      timed_solve();
+    const double total = timer.span();
+    std::printf("\nGPU time per component, %s, L = %d (%u cells, blocked), %u iterations, average of %d solves\n",
+                precision == Precision::fp64 ? "FP64" : "mixed", L, fine.n_cells(), iterations, n_runs);
+    std::printf("%-58s %8s %10s %8s\n", "part", "calls", "time [ms]", "share");
+    std::vector<cuda::EventTimer::Part> parts = timer.parts();
+    std::sort(parts.begin(), parts.end(), [](const auto &x, const auto &y) { return x.seconds > y.seconds; });
+    for (const auto &part : parts)
+      std::printf("%-58s %8.1f %10.3f %7.1f%%\n", part.name.c_str(), double(part.calls) / n_runs, part.seconds / n_runs * 1e3,
+                  100. * part.seconds / total);
+    std::printf("%-58s %8s %10.3f %7.1f%%\n", "total (first to last event)", "", total / n_runs * 1e3, 100.);
+  }
 } // namespace
 
 int
@@ -158,6 +208,8 @@ main(int argc, char **argv)
       std::printf("\noctant refinements, local smoothing (FP64, blocked): L global refinements + k adaptive steps\n");
       for (const auto &[L, k] : {std::pair{std::min(L_max, 5) - 1, 2}, std::pair{std::min(L_max, 5), 1}, std::pair{std::min(L_max, 5), 2}})
         run<CellBlocked<32>>(L, k == 1 ? "FP64, k = 1" : "FP64, k = 2", Precision::fp64, -1, n_runs, k);
+      breakdown(L_max, Precision::fp64, n_runs);
+      breakdown(L_max, Precision::mixed, n_runs);
     }
   catch (const std::exception &e)
     {

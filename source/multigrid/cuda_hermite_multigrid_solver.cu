@@ -17,6 +17,7 @@
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/point_smoothers.h>
+#include <cellwise/multigrid/timed_components.h>
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 #include <cellwise/operators/hermite_biharmonic_operator.h>
@@ -100,7 +101,8 @@ namespace cellwise
                  std::ostream                     *log,
                  std::string                      &coarse_description,
                  Finest<Number, Layout>           &finest,
-                 const ActiveMesh                 *mesh)
+                 const ActiveMesh                 *mesh,
+                 ComponentTimer                   *timer)
       {
         using Vector           = LevelVector<Number, Layout>;
         const char *precision  = std::is_same_v<Number, double> ? "FP64" : "FP32";
@@ -165,12 +167,19 @@ namespace cellwise
         typename VCycle<Vector>::Parameters cycle_parameters;
         cycle_parameters.pre_direction  = SweepDirection::forward;
         cycle_parameters.post_direction = parameters.post_direction;
+        if (timer)
+          time_cycle_components<Vector>(cycle, *timer, "Chebyshev-Jacobi smoother");
+        std::shared_ptr<Preconditioner<Vector>> v_cycle;
         if (!mesh)
-          return std::make_shared<VCycle<Vector>>(std::move(cycle), cycle_parameters);
-        // local smoothing: the shared cycle with the device distribution and
-        // reassembly between active and level vectors
-        return std::make_shared<LocalSmoothingVCycle<Vector>>(std::make_shared<ActiveMeshTransfer<Number, Layout>>(*mesh),
-                                                              std::move(cycle), cycle_parameters);
+          v_cycle = std::make_shared<VCycle<Vector>>(std::move(cycle), cycle_parameters);
+        else
+          // local smoothing: the shared cycle with the device distribution and
+          // reassembly between active and level vectors
+          v_cycle = std::make_shared<LocalSmoothingVCycle<Vector>>(std::make_shared<ActiveMeshTransfer<Number, Layout>>(*mesh),
+                                                                   std::move(cycle), cycle_parameters);
+        if (!timer)
+          return v_cycle;
+        return std::make_shared<TimedPreconditioner<Vector>>(v_cycle, *timer, "cycle: zero fills, vector operations");
       }
     } // namespace
 
@@ -184,6 +193,8 @@ namespace cellwise
       bool       locally_refined = false;
       /// The FP64 operator of the outer iteration on the finest level.
       std::shared_ptr<Operator<double, Layout>> fine_operator;
+      /// The same, reporting to the solver's timer (null without one).
+      std::shared_ptr<LevelOperator<VectorT>> fine_operator_timed;
       std::shared_ptr<Preconditioner<VectorT>> preconditioner;
       /// The finest level's DSS data, for the rebalancing of the residual.
       std::unique_ptr<LevelData> fine_level_data;
@@ -194,7 +205,8 @@ namespace cellwise
     template <typename Layout>
     HermiteMultigridSolver<Layout>::HermiteMultigridSolver(const LevelHierarchy             &hierarchy,
                                                            const HermiteMultigridParameters &parameters,
-                                                           std::ostream                     *log)
+                                                           std::ostream                     *log,
+                                                           ComponentTimer                   *timer)
       : components_(std::make_unique<Components>())
     {
       parameters.check();
@@ -209,7 +221,7 @@ namespace cellwise
           components_->mesh            = make_active_mesh(hierarchy);
           Finest<double, Layout> finest;
           components_->preconditioner =
-            make_cycle<double, Layout>(hierarchy, parameters, log, coarse_description_, finest, &components_->mesh);
+            make_cycle<double, Layout>(hierarchy, parameters, log, coarse_description_, finest, &components_->mesh, timer);
           components_->fine_operator = std::make_shared<Operator<double, Layout>>(components_->mesh.level);
           const CellVector<double> active_mask = make_hermite_active_mask(hierarchy, components_->mesh, parameters.clamped_ids);
           CELLWISE_CHECK(active_mask.l2_norm() > 0, "cuda::HermiteMultigridSolver: the active mesh has no free DoF");
@@ -218,7 +230,7 @@ namespace cellwise
       else if (parameters.precision == Precision::fp64)
         {
           Finest<double, Layout> finest;
-          components_->preconditioner = make_cycle<double, Layout>(hierarchy, parameters, log, coarse_description_, finest, nullptr);
+          components_->preconditioner = make_cycle<double, Layout>(hierarchy, parameters, log, coarse_description_, finest, nullptr, timer);
           components_->fine_operator  = finest.op;
           mask_                       = std::move(finest.mask);
         }
@@ -228,12 +240,20 @@ namespace cellwise
           // and mask stay FP32, the outer ones are built in FP64
           using InnerVector = LevelVector<float, Layout>;
           Finest<float, Layout> finest;
-          auto                  cycle = make_cycle<float, Layout>(hierarchy, parameters, log, coarse_description_, finest, nullptr);
+          auto                  cycle = make_cycle<float, Layout>(hierarchy, parameters, log, coarse_description_, finest, nullptr, timer);
           components_->preconditioner =
             std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(cycle, InnerVector(fine.n_cells(), hermite::storage_degree));
           components_->fine_operator = std::make_shared<Operator<double, Layout>>(fine);
           mask_ = upload_in_layout<double, Layout>(make_hermite_free_mask(fine, parameters.clamped_ids));
           components_->fine_level_data = std::make_unique<LevelData>(fine); // the rebalancing's DSS
+        }
+      if (timer)
+        {
+          components_->fine_operator_timed =
+            std::make_shared<TimedLevelOperator<VectorType>>(components_->fine_operator, *timer, "FP64 operator");
+          if (parameters.precision == Precision::mixed)
+            components_->preconditioner = std::make_shared<TimedPreconditioner<VectorType>>(
+              components_->preconditioner, *timer, "FP64/FP32 conversions", "correction update (widened)");
         }
       MultigridParameters &outer   = components_->outer;
       outer.outer                  = parameters.stationary ? OuterIteration::stationary : OuterIteration::cg;
@@ -273,8 +293,11 @@ namespace cellwise
                                                                            << " for " << mask_.n_cells() << " cells");
           u.scale(mask_);
         }
+      const LevelOperator<VectorType> &A = components_->fine_operator_timed
+                                             ? *components_->fine_operator_timed
+                                             : static_cast<const LevelOperator<VectorType> &>(*components_->fine_operator);
       // NaN or infinity in b or u: named by solve_outer from the first monitor
-      return solve_outer(components_->outer, *components_->fine_operator, mask_.n_cells(), hermite::storage_degree,
+      return solve_outer(components_->outer, A, mask_.n_cells(), hermite::storage_degree,
                          *components_->preconditioner, u, b, mask_, control, [this](VectorType &r) {
                            // called in mixed precision only, which has the finest level's data
                            apply_dss(*components_->fine_level_data, r, DssMode::mean, hermite_trace_layers());

@@ -27,21 +27,6 @@ namespace cellwise
   {
     namespace
     {
-      /// Wraps every component of a cycle so that it reports to @p timer.
-      template <typename V>
-      void
-      time_components(typename VCycle<V>::Components &components, ComponentTimer &timer, const std::string &smoother_part)
-      {
-        for (auto &op : components.operators)
-          op = std::make_shared<TimedLevelOperator<V>>(op, timer, "level operators");
-        for (auto &smoother : components.smoothers)
-          if (smoother)
-            smoother = std::make_shared<TimedLevelSmoother<V>>(smoother, timer, smoother_part);
-        if (components.transfer)
-          components.transfer = std::make_shared<TimedLevelTransfer<V>>(components.transfer, timer, "transfers");
-        components.coarse_solver = std::make_shared<TimedCoarseSolver<V>>(components.coarse_solver, timer, "coarse solve");
-      }
-
       /// A set-up stage on the device: timed up to a synchronization.
       template <typename Work>
       void
@@ -117,7 +102,7 @@ namespace cellwise
         if (hierarchy.n_levels() > 1)
           device_stage(times, "transfers", [&] { components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree); });
         if (timer)
-          time_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
+          time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
 
         typename VCycle<V>::Parameters cycle;
         cycle.pre_smoothing  = parameters.smoothing_steps;

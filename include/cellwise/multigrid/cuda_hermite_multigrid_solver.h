@@ -41,6 +41,7 @@
  * Compiles with a plain C++ compiler (source/multigrid/cuda_hermite_multigrid_solver.cu).
  */
 
+#include <cellwise/base/timer.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/interfaces.h>
@@ -65,12 +66,15 @@ namespace cellwise
 
       /// Levels, smoothers (with their eigenvalue estimates) and transfers of
       /// @p hierarchy, which must stay alive; @p log, if given, gets a line
-      /// per level.
+      /// per level. With a @p timer (kept by reference), every component of
+      /// the solve reports to it (multigrid/timed_components.h): smoother,
+      /// level operators, transfers, coarse solve, the cycle's and the outer
+      /// iteration's own work, the FP64 operator, the conversions.
       HermiteMultigridSolver(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters,
-                             std::ostream *log = nullptr);
+                             std::ostream *log = nullptr, ComponentTimer *timer = nullptr);
       /// The hierarchy is kept by reference: a temporary would dangle.
       HermiteMultigridSolver(LevelHierarchy &&hierarchy, const HermiteMultigridParameters &parameters,
-                             std::ostream *log = nullptr) = delete;
+                             std::ostream *log = nullptr, ComponentTimer *timer = nullptr) = delete;
       ~HermiteMultigridSolver();
 
       /// CG (or the stationary iteration) for A u = b on the active cells from

@@ -214,4 +214,22 @@ namespace cellwise
   private:
     std::string correction_part_;
   };
+
+  /// Wraps every component of a cycle's @p components (the operators,
+  /// smoothers, transfer and coarse solver of VCycle<VectorType>::Components)
+  /// so that it reports to @p timer: "level operators", @p smoother_part,
+  /// "transfers", "coarse solve".
+  template <typename VectorType, typename CycleComponents>
+  void
+  time_cycle_components(CycleComponents &components, ComponentTimer &timer, const std::string &smoother_part)
+  {
+    for (auto &op : components.operators)
+      op = std::make_shared<TimedLevelOperator<VectorType>>(op, timer, "level operators");
+    for (auto &smoother : components.smoothers)
+      if (smoother)
+        smoother = std::make_shared<TimedLevelSmoother<VectorType>>(smoother, timer, smoother_part);
+    if (components.transfer)
+      components.transfer = std::make_shared<TimedLevelTransfer<VectorType>>(components.transfer, timer, "transfers");
+    components.coarse_solver = std::make_shared<TimedCoarseSolver<VectorType>>(components.coarse_solver, timer, "coarse solve");
+  }
 } // namespace cellwise
