@@ -156,6 +156,24 @@ namespace cellwise
               v[theirs[u]]   = s;
             }
       }
+      /// The copies @p w of a node in sub-box slots s = s_x + 2 s_y + 4 s_z
+      /// combined in the order of the axis passes, factor · (lower + upper)
+      /// once per pair: x, then y, then z (an axis without a pair keeps the
+      /// lower copy) — the host cascade's arithmetic, so the one-pass
+      /// schedules equal it bit for bit.
+      template <typename Number>
+      __device__ __forceinline__ Number
+      combine_copies(const Number *w, const bool pair_x, const bool pair_y, const bool pair_z, const Number factor)
+      {
+        Number a[4];
+#pragma unroll
+        for (int g = 0; g < 4; ++g)
+          a[g] = pair_x ? factor * (w[2 * g] + w[2 * g + 1]) : w[2 * g];
+        const Number b0 = pair_y ? factor * (a[0] + a[1]) : a[0];
+        const Number b1 = pair_y ? factor * (a[2] + a[3]) : a[2];
+        return pair_z ? factor * (b0 + b1) : b0;
+      }
+
       /// Local DoF, in the cell of sub-box slot s, of the copy of node (i, j, k)
       /// of the lowest cell: on the lower face along the axes where s steps up.
       template <int p>
@@ -209,15 +227,7 @@ namespace cellwise
                 const bool pair_x = i == p && copy[1], pair_y = j == p && copy[2], pair_z = k == p && copy[4];
                 if (!owned || !(pair_x || pair_y || pair_z))
                   continue;
-                const Number *w = value[j - j_begin][i];
-                // factor * (lower + upper) once per pair, x, then y, then z
-                Number a[4];
-#pragma unroll
-                for (int g = 0; g < 4; ++g)
-                  a[g] = pair_x ? factor * (w[2 * g] + w[2 * g + 1]) : w[2 * g];
-                const Number b0     = pair_y ? factor * (a[0] + a[1]) : a[0];
-                const Number b1     = pair_y ? factor * (a[2] + a[3]) : a[2];
-                const Number result = pair_z ? factor * (b0 + b1) : b0;
+                const Number result = combine_copies(value[j - j_begin][i], pair_x, pair_y, pair_z, factor);
 #pragma unroll
                 for (int s = 0; s < 8; ++s)
                   if (slot_possible<p>(s, i, j, k) && copy[s])
@@ -358,14 +368,7 @@ namespace cellwise
                     w[s]     = v[index[s]];
                   }
               }
-            // factor * (lower + upper) once per pair, x, then y, then z
-            Number a[4];
-#pragma unroll
-            for (int g = 0; g < 4; ++g)
-              a[g] = pair_x ? factor * (w[2 * g] + w[2 * g + 1]) : w[2 * g];
-            const Number b0     = pair_y ? factor * (a[0] + a[1]) : a[0];
-            const Number b1     = pair_y ? factor * (a[2] + a[3]) : a[2];
-            const Number result = pair_z ? factor * (b0 + b1) : b0;
+            const Number result = combine_copies(w, pair_x, pair_y, pair_z, factor);
 #pragma unroll
             for (unsigned int s = 0; s < 8; ++s)
               if ((s & ~vertex) == 0 && c[s] >= 0)
