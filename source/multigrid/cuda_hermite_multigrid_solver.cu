@@ -47,7 +47,7 @@ namespace cellwise
       CellVector<Number, MemorySpace::Host, Layout>
       host_copy_in(const CellVector<double> &v)
       {
-        const unsigned int                          n = v.dofs_per_cell();
+        const unsigned int                            n = v.dofs_per_cell();
         CellVector<Number, MemorySpace::Host, Layout> result(v.n_cells(), v.degree());
         for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
           for (unsigned int i = 0; i < n; ++i)
@@ -109,10 +109,10 @@ namespace cellwise
         typename VCycle<Vector>::Components cycle;
         for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
           {
-            const Level                                  &level     = hierarchy.level(l);
-            auto                     op          = std::make_shared<Operator<Number, Layout>>(level);
-            const CellVector<double> host_mask   = make_hermite_free_mask(level, parameters.clamped_ids);
-            Vector                   mask        = upload_in_layout<Number, Layout>(host_mask);
+            const Level             &level     = hierarchy.level(l);
+            auto                     op        = std::make_shared<Operator<Number, Layout>>(level);
+            const CellVector<double> host_mask = make_hermite_free_mask(level, parameters.clamped_ids);
+            Vector                   mask      = upload_in_layout<Number, Layout>(host_mask);
             CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || mesh || host_mask.l2_norm() > 0,
                            "cuda::HermiteMultigridSolver: the finest level has no free DoF (every vertex lies on the clamped "
                            "boundary); the mesh needs at least 2 cells along every axis");

@@ -136,7 +136,7 @@ namespace cellwise
         // threadIdx.x + t · threads of the group's chunk. The next group's
         // u and this group's b (or dst) are loaded into registers before
         // this group's products, so that their memory latency overlaps the
-        // arithmetic (only 5 blocks of 4 warps fit on a multiprocessor).
+        // arithmetic (in FP64 only 5 blocks of 4 warps fit on a multiprocessor).
         constexpr unsigned int per_thread = cells_per_group * dofs_per_cell / threads;
         Number                 ahead[per_thread], rhs[per_thread];
         const auto             load_chunk = [&](const Number *source, const unsigned int group, Number(&values)[per_thread]) {
