@@ -47,11 +47,9 @@ namespace cellwise
       CellVector<Number, MemorySpace::Host, Layout>
       host_copy_in(const CellVector<double> &v)
       {
-        const unsigned int                            n = v.dofs_per_cell();
         CellVector<Number, MemorySpace::Host, Layout> result(v.n_cells(), v.degree());
         for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
-          for (unsigned int i = 0; i < n; ++i)
-            result.data()[Layout::index(cell, i, n)] = static_cast<Number>(v.data()[CellContiguous::index(cell, i, n)]);
+          result.write_cell(cell, v.data() + std::size_t(cell) * v.dofs_per_cell());
         return result;
       }
 
@@ -116,9 +114,7 @@ namespace cellwise
             CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || mesh || host_mask.l2_norm() > 0,
                            "cuda::HermiteMultigridSolver: the finest level has no free DoF (every vertex lies on the clamped "
                            "boundary); the mesh needs at least 2 cells along every axis");
-            ChebyshevParameters chebyshev;
-            chebyshev.degree          = parameters.chebyshev_degree;
-            chebyshev.smoothing_range = parameters.smoothing_range;
+            const ChebyshevParameters chebyshev = parameters.chebyshev_parameters();
             std::string what;
             if (l == 0)
               {
@@ -137,9 +133,8 @@ namespace cellwise
                   }
                 else
                   {
-                    ChebyshevParameters coarse = chebyshev;
-                    coarse.degree              = parameters.coarse_chebyshev_degree;
-                    coarse_description         = "Chebyshev coarse solve (" + std::to_string(coarse.degree) + " stages)";
+                    const ChebyshevParameters coarse = parameters.chebyshev_parameters(true);
+                    coarse_description               = "Chebyshev coarse solve (" + std::to_string(coarse.degree) + " stages)";
                     cycle.coarse_solver        = std::make_shared<SmootherCoarseSolver<Vector>>(
                       std::make_shared<Smoother<Number, Layout>>(level, *op, mask, coarse), 1);
                   }

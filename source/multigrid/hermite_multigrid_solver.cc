@@ -81,10 +81,8 @@ namespace cellwise
           description = "Cholesky coarse solve (" + std::to_string(solver->n_free_dofs()) + " free DoFs)";
           return solver;
         }
-      ChebyshevParameters chebyshev;
-      chebyshev.degree          = parameters.coarse_chebyshev_degree;
-      chebyshev.smoothing_range = parameters.smoothing_range;
-      description               = "Chebyshev coarse solve (" + std::to_string(chebyshev.degree) + " stages)";
+      const ChebyshevParameters chebyshev = parameters.chebyshev_parameters(true);
+      description                         = "Chebyshev coarse solve (" + std::to_string(chebyshev.degree) + " stages)";
       return std::make_shared<SmootherCoarseSolver<VectorT>>(std::make_shared<Smoother>(level, op, mask, chebyshev), 1);
     }
   } // namespace
@@ -177,9 +175,7 @@ namespace cellwise
         CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || locally_refined_ || level_mask.l2_norm() > 0,
                        "Hermite multigrid: the finest level has no free DoF (every vertex lies on the clamped boundary); "
                        "the mesh needs at least 2 cells along every axis");
-        ChebyshevParameters chebyshev;
-        chebyshev.degree          = parameters.chebyshev_degree;
-        chebyshev.smoothing_range = parameters.smoothing_range;
+        const ChebyshevParameters chebyshev = parameters.chebyshev_parameters();
         std::string what;
         if (l == 0)
           {

@@ -40,6 +40,7 @@
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/point_smoother_steps.h>
 #include <cellwise/multigrid/solver_control.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -91,6 +92,17 @@ namespace cellwise
     /// Throws cellwise::Error naming a bad value.
     void
     check() const;
+    /// The Chebyshev smoother of a level (chebyshev_degree stages), or with
+    /// @p coarse of the coarse solve (coarse_chebyshev_degree); both with
+    /// smoothing_range. What both backends' solvers build their smoothers from.
+    ChebyshevParameters
+    chebyshev_parameters(bool coarse = false) const
+    {
+      ChebyshevParameters chebyshev;
+      chebyshev.degree          = coarse ? coarse_chebyshev_degree : chebyshev_degree;
+      chebyshev.smoothing_range = smoothing_range;
+      return chebyshev;
+    }
   };
 
   /// Free DoFs up to which CoarseSolverType::automatic factorizes level 0.
