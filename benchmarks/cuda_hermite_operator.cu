@@ -7,12 +7,16 @@
 // measured in the same run. Median of n_runs applications after 3 warm-up
 // runs, CUDA events. Then the DSS of both trace layers (the axis passes and
 // the one-pass vertex gather), counting each value read and written once.
+// Then one sweep (8 colours) of the vertex-block patch smoother, counting per
+// cell and colour the 64 values of u and the 8 of b~ at the patch vertex
+// read and the 8 of u written (640 values per cell and sweep).
 //
 // Usage: cellwise-benchmark-hermite [n_runs] [cells per axis]
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/fe/hermite_element.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/cuda_hermite_vertex_patch_smoother.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 #include <cellwise/storage/cuda_dss.h>
@@ -61,6 +65,22 @@ namespace
     const double seconds = median_time([&] { cuda::apply_dss(level_data, x, DssMode::mean, hermite_trace_layers(), schedule); }, n_runs);
     std::printf("%-40s %10.1f %12.2f %10.1f %8.3f %12.1f\n", name, bytes * 1e-6, seconds * 1e6, bytes / seconds * 1e-9,
                 bytes / seconds / copy_bandwidth, cells / seconds * 1e-6);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  run_patch_sweep(const Level &level, const char *name, const int n_runs, const double copy_bandwidth)
+  {
+    using Vector = CellVector<Number, MemorySpace::CUDA, Layout>;
+    const cuda::HermiteVertexPatchSmoother<Number, Layout> smoother(level);
+    Vector u(level.n_cells(), hermite::storage_degree), b(level.n_cells(), hermite::storage_degree);
+    b.fill(Number(1)); // u converges towards A^{-1} b: bounded over the repetitions
+    const double cells    = level.n_cells();
+    const double per_cell = 8. * (hermite::dofs_per_cell + 2. * hermite::dofs_per_vertex) * sizeof(Number);
+    const double bytes    = cells * per_cell;
+    const double seconds  = median_time([&] { smoother.smooth(u, b, false, SweepDirection::forward); }, n_runs);
+    std::printf("%-30s %9.0f %10.1f %12.2f %10.1f %8.3f %12.1f\n", name, per_cell, bytes * 1e-6, seconds * 1e6,
+                bytes / seconds * 1e-9, bytes / seconds / copy_bandwidth, cells / seconds * 1e-6);
   }
 } // namespace
 
@@ -117,6 +137,14 @@ main(int argc, char **argv)
                                        copy_bandwidth);
       run_dss<float, CellContiguous>(level_data, Schedule::one_pass, "one pass, FP32, contiguous", n_runs, copy_bandwidth);
       run_dss<float, CellContiguous>(level_data, Schedule::axis_passes, "axis passes, FP32, contiguous", n_runs, copy_bandwidth);
+
+      std::printf("\nvertex-block patch smoother, one sweep of 8 colours\n");
+      std::printf("%-30s %9s %10s %12s %10s %8s %12s\n", "precision, layout", "B/cell", "MB moved", "time [us]", "GB/s",
+                  "of copy", "Mcells/s");
+      run_patch_sweep<double, CellContiguous>(level, "FP64, contiguous", n_runs, copy_bandwidth);
+      run_patch_sweep<double, CellBlocked<32>>(level, "FP64, blocked 32", n_runs, copy_bandwidth);
+      run_patch_sweep<float, CellContiguous>(level, "FP32, contiguous", n_runs, copy_bandwidth);
+      run_patch_sweep<float, CellBlocked<32>>(level, "FP32, blocked 32", n_runs, copy_bandwidth);
     }
   catch (const std::exception &e)
     {

@@ -1,5 +1,7 @@
-// The device Hermite biharmonic solve (001 Table 6 analogue, Chebyshev(3)-
-// Jacobi CG, FP64 and mixed precision): the clamped problem with f = 1 on
+// The device Hermite biharmonic solve (001 Table 6 analogue: Chebyshev(3)-
+// Jacobi CG, CG with the symmetric patch cycle and the stationary iteration
+// with the forward one, two patch sweeps per smoothing step; FP64 and mixed
+// precision): the clamped problem with f = 1 on
 // the unit cube from 2^3 cells refined L times, CG to a reduction of the
 // preconditioned residual norm by 1e-10. Per L and precision: set-up
 // (hierarchy, device solver with its eigenvalue estimates), iterations, the
@@ -14,8 +16,8 @@
 // (the layout of the host-vector solver), and for comparison cell-contiguous
 // ("contig."). Then local smoothing on octant refinements (the 001
 // comparison of adaptive and uniform throughput), counting active cells,
-// and the GPU time per component of the FP64 and the mixed solve at the
-// largest L.
+// and the GPU time per component of the FP64 and the mixed Chebyshev solve
+// and of the FP64 patch CG solve at the largest L.
 //
 // Usage: cellwise-benchmark-hermite-solve [n_runs] [largest L] (default 5 6)
 
@@ -48,8 +50,7 @@ namespace
   /// @p L times.
   template <typename Layout>
   void
-  run(const int L, const char *name, const Precision precision, const int rebalance_every, const int n_runs,
-      const int adaptive_steps = 0)
+  run(const int L, const char *name, const HermiteMultigridParameters &parameters, const int n_runs, const int adaptive_steps = 0)
   {
     using Vector = typename cuda::HermiteMultigridSolver<Layout>::VectorType;
     BoxDescription box;
@@ -58,9 +59,6 @@ namespace
     LevelHierarchy hierarchy = adaptive_steps == 0
                                  ? make_box_hierarchy(box, L)
                                  : make_adaptive_box_hierarchy(box, L, adaptive_steps, make_octant_marker(box));
-    HermiteMultigridParameters parameters;
-    parameters.precision       = precision;
-    parameters.rebalance_every = rebalance_every;
     const cuda::HermiteMultigridSolver<Layout> solver(hierarchy, parameters);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
     const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -105,10 +103,10 @@ namespace
     const double operator_bytes = cells * (2. * hermite::dofs_per_cell + (adaptive_steps == 0 ? 0. : 9.)) * sizeof(double);
     if (!converged)
       {
-        std::printf("%2d %10.0f %-14s %9.3f  no convergence in 100 iterations\n", L, cells, name, setup);
+        std::printf("%2d %10.0f %-18s %9.3f  no convergence in 100 iterations\n", L, cells, name, setup);
         return;
       }
-    std::printf("%2d %10.0f %-14s %9.3f %5u %9.3f %10.2f %9.3f %8.3f %9.3f %9.1f %8.2f\n", L, cells, name, setup, iterations,
+    std::printf("%2d %10.0f %-18s %9.3f %5u %9.3f %10.2f %9.3f %8.3f %9.3f %9.1f %8.2f\n", L, cells, name, setup, iterations,
                 solve * 1e3, cells / solve * 1e-6, operator_time * 1e3, operator_bytes / operator_time / copy_bandwidth,
                 cycle_time * 1e3, copy_bandwidth * 1e-9, solve / (iterations * (cycle_time + operator_time)));
   }
@@ -118,7 +116,7 @@ namespace
   /// rest of the outer iteration in a scope of its own; averages of
   /// @p n_runs solves after a warm-up (000 Table 11 analogue).
   void
-  breakdown(const int L, const Precision precision, const int n_runs)
+  breakdown(const int L, const HermiteMultigridParameters &parameters, const char *name, const int n_runs)
   {
     using Layout = CellBlocked<32>;
     using Vector = cuda::HermiteMultigridSolver<Layout>::VectorType;
@@ -126,8 +124,6 @@ namespace
     box.subdivisions               = {{2, 2, 2}};
     const LevelHierarchy hierarchy = make_box_hierarchy(box, L);
     const Level         &fine      = hierarchy.levels.back();
-    HermiteMultigridParameters parameters;
-    parameters.precision = precision;
     cuda::EventTimer                           timer;
     const cuda::HermiteMultigridSolver<Layout> solver(hierarchy, parameters, nullptr, &timer);
     CellVector<double>                         host_b;
@@ -148,8 +144,8 @@ namespace
     for (int run = 0; run < n_runs; ++run)
       timed_solve();
     const double total = timer.span();
-    std::printf("\nGPU time per component, %s, L = %d (%u cells, blocked), %u iterations, average of %d solves\n",
-                precision == Precision::fp64 ? "FP64" : "mixed", L, fine.n_cells(), iterations, n_runs);
+    std::printf("\nGPU time per component, %s, L = %d (%u cells, blocked), %u iterations, average of %d solves\n", name, L,
+                fine.n_cells(), iterations, n_runs);
     std::printf("%-58s %8s %10s %8s\n", "part", "calls", "time [ms]", "share");
     std::vector<cuda::EventTimer::Part> parts = timer.parts();
     std::sort(parts.begin(), parts.end(), [](const auto &x, const auto &y) { return x.seconds > y.seconds; });
@@ -171,7 +167,8 @@ main(int argc, char **argv)
       char      date[64];
       const std::time_t now = std::time(nullptr);
       std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
-      std::printf("cellwise Hermite solve benchmark (CG + Chebyshev(3)-Jacobi V-cycle, FP64 and mixed, tolerance 1e-10), %s\n"
+      std::printf("cellwise Hermite solve benchmark (V-cycles with Chebyshev(3)-Jacobi or the patch smoother, FP64 and mixed, "
+                  "tolerance 1e-10), %s\n"
                   "device: %s\nmedian of %d solves after a warm-up solve\n",
                   date, cuda::device_description().c_str(), n_runs);
       if (!cuda::device_available())
@@ -181,7 +178,7 @@ main(int argc, char **argv)
           std::fprintf(stderr, "error: the largest L must be 1..7, got %d\n", L_max);
           return 1;
         }
-      std::printf("%2s %10s %-14s %9s %5s %9s %10s %9s %8s %9s %9s %8s\n", "L", "cells", "precision", "setup [s]", "iter",
+      std::printf("%2s %10s %-18s %9s %5s %9s %10s %9s %8s %9s %9s %8s\n", "L", "cells", "precision", "setup [s]", "iter",
                   "solve[ms]", "Mcells/s", "A u [ms]", "A of cp", "V [ms]", "copy GB/s", "it/V+A");
       struct Variant
       {
@@ -189,27 +186,62 @@ main(int argc, char **argv)
         Precision   precision;
         int         rebalance_every;
         bool        blocked;
+        /// none: Chebyshev CG; symmetric: CG with the symmetric patch
+        /// cycle; forward: the stationary iteration with the forward one
+        enum class Patch
+        {
+          none,
+          symmetric,
+          forward
+        } patch = Patch::none;
+
+        HermiteMultigridParameters
+        parameters() const
+        {
+          HermiteMultigridParameters parameters;
+          parameters.precision       = precision;
+          parameters.rebalance_every = rebalance_every;
+          if (patch != Patch::none)
+            {
+              parameters.smoother       = HermiteSmoother::vertex_patch;
+              parameters.patch_sweeps   = 2;
+              parameters.stationary     = patch == Patch::forward;
+              parameters.post_direction = patch == Patch::forward ? SweepDirection::forward : SweepDirection::reverse;
+            }
+          return parameters;
+        }
       };
+      using Patch = Variant::Patch;
       // the default rebalancing of CG is every third iteration
       const Variant variants[] = {{"FP64", Precision::fp64, -1, true},
                                   {"FP64, contig.", Precision::fp64, -1, false},
                                   {"mixed", Precision::mixed, -1, true},
                                   {"mixed, contig.", Precision::mixed, -1, false},
                                   {"mixed, reb. 1", Precision::mixed, 1, true},
-                                  {"mixed, no reb.", Precision::mixed, 0, true}};
+                                  {"mixed, no reb.", Precision::mixed, 0, true},
+                                  {"FP64, patch CG", Precision::fp64, -1, true, Patch::symmetric},
+                                  {"mixed, patch CG", Precision::mixed, -1, true, Patch::symmetric},
+                                  {"FP64, patch stat.", Precision::fp64, -1, true, Patch::forward},
+                                  {"mixed, patch stat.", Precision::mixed, -1, true, Patch::forward}};
       for (int L = 1; L <= L_max; ++L)
         for (const Variant &variant : variants)
           if (variant.blocked)
-            run<CellBlocked<32>>(L, variant.name, variant.precision, variant.rebalance_every, n_runs);
+            run<CellBlocked<32>>(L, variant.name, variant.parameters(), n_runs);
           else
-            run<CellContiguous>(L, variant.name, variant.precision, variant.rebalance_every, n_runs);
+            run<CellContiguous>(L, variant.name, variant.parameters(), n_runs);
       // local smoothing (FP64): the octant refined k times after L - 1 global
       // refinements; "cells" are the active cells, L the global refinements
       std::printf("\noctant refinements, local smoothing (FP64, blocked): L global refinements + k adaptive steps\n");
       for (const auto &[L, k] : {std::pair{std::min(L_max, 5) - 1, 2}, std::pair{std::min(L_max, 5), 1}, std::pair{std::min(L_max, 5), 2}})
-        run<CellBlocked<32>>(L, k == 1 ? "FP64, k = 1" : "FP64, k = 2", Precision::fp64, -1, n_runs, k);
-      breakdown(L_max, Precision::fp64, n_runs);
-      breakdown(L_max, Precision::mixed, n_runs);
+        {
+          run<CellBlocked<32>>(L, k == 1 ? "FP64, k = 1" : "FP64, k = 2", Variant{"", Precision::fp64, -1, true}.parameters(),
+                               n_runs, k);
+          run<CellBlocked<32>>(L, k == 1 ? "patch CG, k = 1" : "patch CG, k = 2",
+                               Variant{"", Precision::fp64, -1, true, Patch::symmetric}.parameters(), n_runs, k);
+        }
+      breakdown(L_max, Variant{"", Precision::fp64, -1, true}.parameters(), "FP64", n_runs);
+      breakdown(L_max, Variant{"", Precision::mixed, -1, true}.parameters(), "mixed", n_runs);
+      breakdown(L_max, Variant{"", Precision::fp64, -1, true, Patch::symmetric}.parameters(), "FP64, patch CG", n_runs);
     }
   catch (const std::exception &e)
     {

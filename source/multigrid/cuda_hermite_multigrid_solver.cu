@@ -11,6 +11,7 @@
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
 #include <cellwise/multigrid/cuda_hermite_cell_transfer.h>
 #include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_hermite_vertex_patch_smoother.h>
 #include <cellwise/multigrid/cuda_point_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/mesh/cuda_level_data.h>
@@ -67,13 +68,10 @@ namespace cellwise
         return result;
       }
 
-      /// The parts the device does not have yet, refused with the host's name.
+      /// The part the device does not have yet, refused with the host's name.
       void
       check_supported(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters)
       {
-        CELLWISE_CHECK(parameters.smoother == HermiteSmoother::chebyshev,
-                       "cuda::HermiteMultigridSolver: the vertex-block patch smoother is not on the device yet: use the "
-                       "Chebyshev smoother, or cellwise::HermiteMultigridSolver (host)");
         CELLWISE_CHECK(parameters.precision == Precision::fp64 || !is_locally_refined(hierarchy),
                        "cuda::HermiteMultigridSolver: mixed precision with local smoothing is not built (the rebalancing "
                        "of an active residual across hanging faces); use FP64 on a locally refined hierarchy");
@@ -140,10 +138,17 @@ namespace cellwise
                   }
                 what = coarse_description;
               }
-            else
+            else if (parameters.smoother == HermiteSmoother::chebyshev)
               {
                 cycle.smoothers.push_back(std::make_shared<Smoother<Number, Layout>>(level, *op, mask, chebyshev));
                 what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
+              }
+            else
+              {
+                // no mask: clamped and refinement-edge vertices carry no patch
+                cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<Number, Layout>>(level, parameters.patch_sweeps));
+                what = "vertex-block patch smoother (" + std::to_string(parameters.patch_sweeps) + " sweep" +
+                       (parameters.patch_sweeps > 1 ? "s)" : ")");
               }
             cycle.operators.push_back(op);
             cycle.level_shapes.push_back(Vector(level.n_cells(), hermite::storage_degree));
@@ -163,7 +168,9 @@ namespace cellwise
         cycle_parameters.pre_direction  = SweepDirection::forward;
         cycle_parameters.post_direction = parameters.post_direction;
         if (timer)
-          time_cycle_components<Vector>(cycle, *timer, "Chebyshev-Jacobi smoother");
+          time_cycle_components<Vector>(cycle, *timer,
+                                        parameters.smoother == HermiteSmoother::chebyshev ? "Chebyshev-Jacobi smoother"
+                                                                                          : "vertex-block patch smoother");
         std::shared_ptr<Preconditioner<Vector>> v_cycle;
         if (!mesh)
           v_cycle = std::make_shared<VCycle<Vector>>(std::move(cycle), cycle_parameters);

@@ -23,6 +23,33 @@ namespace cellwise
     }
   } // namespace
 
+  std::array<double, 64>
+  hermite_vertex_block_inverse(const Level &level, const std::array<unsigned int, 8> &patch)
+  {
+    DenseMatrix block(dofs_per_vertex, dofs_per_vertex);
+    for (unsigned int lane = 0; lane < 8; ++lane)
+      {
+        const unsigned int cell = patch[lane];
+        CELLWISE_CHECK(cell < level.n_cells(), "hermite_vertex_block_inverse: cell " << cell << " of " << level.n_cells());
+        const DenseMatrix  A = hermite_biharmonic_cell_matrix(level.boxes[cell].size, cell);
+        for (unsigned int a = 0; a < dofs_per_vertex; ++a)
+          for (unsigned int b = 0; b < dofs_per_vertex; ++b)
+            block(a, b) += A(hermite::local_index(centre_vertex(lane), a), hermite::local_index(centre_vertex(lane), b));
+      }
+    const CholeskyFactorization factorization(block);
+    std::array<double, 64>      inverse{};
+    std::vector<double>         column(dofs_per_vertex);
+    for (unsigned int b = 0; b < dofs_per_vertex; ++b)
+      {
+        std::fill(column.begin(), column.end(), 0.);
+        column[b] = 1;
+        factorization.solve(column);
+        for (unsigned int a = 0; a < dofs_per_vertex; ++a)
+          inverse[8 * a + b] = column[a];
+      }
+    return inverse;
+  }
+
   template <typename Number, typename Layout>
   HermiteVertexPatchSmoother<Number, Layout>::HermiteVertexPatchSmoother(const Level                                     &level,
                                                                          const HermiteBiharmonicOperator<Number, Layout> &op,
@@ -53,26 +80,9 @@ namespace cellwise
             const auto it = known.emplace(key, static_cast<unsigned int>(inverses_.size() / 64));
             if (it.second)
               {
-                DenseMatrix block(dofs_per_vertex, dofs_per_vertex);
-                for (unsigned int lane = 0; lane < 8; ++lane)
-                  {
-                    const DenseMatrix part = op.vertex_block(patch[lane], centre_vertex(lane));
-                    for (unsigned int a = 0; a < dofs_per_vertex; ++a)
-                      for (unsigned int b = 0; b < dofs_per_vertex; ++b)
-                        block(a, b) += part(a, b);
-                  }
-                const CholeskyFactorization factorization(block);
-                std::vector<double>         column(dofs_per_vertex);
-                const std::size_t           offset = inverses_.size();
-                inverses_.resize(offset + 64);
-                for (unsigned int b = 0; b < dofs_per_vertex; ++b)
-                  {
-                    std::fill(column.begin(), column.end(), 0.);
-                    column[b] = 1;
-                    factorization.solve(column);
-                    for (unsigned int a = 0; a < dofs_per_vertex; ++a)
-                      inverses_[offset + 8 * a + b] = static_cast<Number>(column[a]);
-                  }
+                const std::array<double, 64> inverse = hermite_vertex_block_inverse(level, patch);
+                for (const double value : inverse)
+                  inverses_.push_back(static_cast<Number>(value));
               }
             inverse_index_[colour][k] = it.first->second;
           }
@@ -134,4 +144,6 @@ namespace cellwise
 
   template class HermiteVertexPatchSmoother<double, CellContiguous>;
   template class HermiteVertexPatchSmoother<float, CellContiguous>;
+  template class HermiteVertexPatchSmoother<double, CellBlocked<32>>;
+  template class HermiteVertexPatchSmoother<float, CellBlocked<32>>;
 } // namespace cellwise

@@ -256,30 +256,6 @@ namespace cellwise
     return hermite_biharmonic_cell_matrix(widths_[cell], cell);
   }
 
-  template <typename Number, typename Layout>
-  DenseMatrix
-  HermiteBiharmonicOperator<Number, Layout>::vertex_block(const unsigned int cell, const unsigned int vertex) const
-  {
-    CELLWISE_CHECK(cell < n_cells() && vertex < 8, "vertex_block: cell " << cell << " of " << n_cells() << ", vertex " << vertex);
-    const auto                 &M = matrices_.mass, &K = matrices_.stiffness, &B = matrices_.bending;
-    const std::array<double, 6> c = hermite_biharmonic_factors(widths_[cell], cell);
-    // the 1D matrices of the six terms, per axis
-    const DenseMatrix *terms[6][3] = {{&B, &M, &M}, {&M, &B, &M}, {&M, &M, &B}, {&K, &K, &M}, {&K, &M, &K}, {&M, &K, &K}};
-    const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(widths_[cell]);
-    DenseMatrix                             A(hermite::dofs_per_vertex, hermite::dofs_per_vertex);
-    for (unsigned int a = 0; a < hermite::dofs_per_vertex; ++a)
-      for (unsigned int b = 0; b < hermite::dofs_per_vertex; ++b)
-        {
-          const unsigned int i = hermite::local_index(vertex, a), j = hermite::local_index(vertex, b);
-          const unsigned int ii[3] = {i % 4, (i / 4) % 4, i / 16}, jj[3] = {j % 4, (j / 4) % 4, j / 16};
-          double             sum   = 0;
-          for (unsigned int t = 0; t < 6; ++t)
-            sum += c[t] * (*terms[t][0])(ii[0], jj[0]) * (*terms[t][1])(ii[1], jj[1]) * (*terms[t][2])(ii[2], jj[2]);
-          A(a, b) = s[i] * sum * s[j];
-        }
-    return A;
-  }
-
   template class HermiteBiharmonicOperator<double, CellContiguous>;
   template class HermiteBiharmonicOperator<float, CellContiguous>;
   template class HermiteBiharmonicOperator<double, CellBlocked<32>>;

@@ -209,8 +209,9 @@ namespace
 
 // The clamped biharmonic problem of the host tests (u = Π sin²(π x_d)) on
 // 2³ coarse cells refined L = 2, 3 times: CG with the Chebyshev V-cycle, CG
-// with the Chebyshev coarse solve instead of Cholesky, and the stationary
-// iteration; the device solve (blocked by 32 cells behind the host-vector
+// with the Chebyshev coarse solve instead of Cholesky, the stationary
+// iteration, CG with the symmetric patch cycle and the stationary iteration
+// with the forward one; the device solve (blocked by 32 cells behind the host-vector
 // interface, and cell-contiguous on device vectors) gives the host's
 // iteration count, its L2 error to 1e-8 relative and a C¹ solution.
 TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
@@ -222,10 +223,13 @@ TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
     const char      *name;
     bool             stationary;
     CoarseSolverType coarse;
+    HermiteSmoother  smoother = HermiteSmoother::chebyshev;
   };
   for (const Case &c : {Case{"CG, Cholesky coarse solve", false, CoarseSolverType::automatic},
                         Case{"CG, Chebyshev coarse solve", false, CoarseSolverType::smoother},
-                        Case{"stationary", true, CoarseSolverType::automatic}})
+                        Case{"stationary", true, CoarseSolverType::automatic},
+                        Case{"CG, symmetric patch cycle", false, CoarseSolverType::automatic, HermiteSmoother::vertex_patch},
+                        Case{"stationary, forward patch cycle", true, CoarseSolverType::automatic, HermiteSmoother::vertex_patch}})
     for (const unsigned int L : {2u, 3u})
       {
         SCOPED_TRACE(::testing::Message() << c.name << ", L = " << L);
@@ -236,6 +240,12 @@ TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
         HermiteMultigridParameters parameters;
         parameters.stationary    = c.stationary;
         parameters.coarse_solver = c.coarse;
+        parameters.smoother      = c.smoother;
+        // the patch cycles of 001: two sweeps per smoothing step, forward
+        // post-smoothing in the stationary iteration (doc/hermite.md)
+        parameters.patch_sweeps   = 2;
+        parameters.post_direction = c.stationary && c.smoother == HermiteSmoother::vertex_patch ? SweepDirection::forward
+                                                                                                 : SweepDirection::reverse;
         const HermiteMultigridSolver       host(h, parameters);
         const cuda::HermiteMultigridSolver device_solver(h, parameters);
         EXPECT_EQ(device_solver.coarse_solver_description(), host.coarse_solver_description());
@@ -269,7 +279,8 @@ TEST(CudaHermiteMultigridSolver, SolvesAsTheHostSolver)
 
 // Local smoothing on the device: the octant and a ball refined k = 1, 2
 // times after two global refinements (refinement edges with level jumps),
-// CG and the stationary iteration; the host's iteration counts, its solution
+// CG and the stationary iteration, the Chebyshev and the patch smoother (one
+// sweep, the symmetric cycle); the host's iteration counts, its solution
 // to 1e-9 and its L2 error.
 TEST(CudaHermiteMultigridSolver, LocalSmoothingSolvesAsTheHostSolver)
 {
@@ -279,42 +290,56 @@ TEST(CudaHermiteMultigridSolver, LocalSmoothingSolvesAsTheHostSolver)
   for (const bool stationary : {false, true})
     for (const unsigned int k : {1u, 2u})
       for (const bool octant : {true, false})
-        {
-          SCOPED_TRACE(::testing::Message() << (stationary ? "stationary" : "CG") << ", " << (octant ? "octant" : "ball")
-                                            << " refined " << k << " times");
-          const LevelHierarchy h = make_adaptive_box_hierarchy(
-            box, 2, k, octant ? make_octant_marker(box) : make_ball_marker({{0.55, 0.4, 0.35}}, 0.3));
-          HermiteMultigridParameters parameters;
-          parameters.stationary = stationary;
-          const HermiteMultigridSolver             host(h, parameters);
-          const std::unique_ptr<HostVectorSolver> device = make_hermite_host_vector_solver(h, parameters, Backend::cuda);
-          ASSERT_TRUE(host.locally_refined());
-          CellVector<double> b, host_u, device_u;
-          assemble_hermite_right_hand_side(host.active_level(), clamped_bilaplacian, b);
-          // the stationary local-smoothing cycle contracts by about 0.7 per step here
-          MonitorControl        host_control(200, 1e-10), device_control(200, 1e-10);
-          const SolveStatistics host_statistics   = host.solve(host_u, b, host_control);
-          const SolveStatistics device_statistics = device->solve(device_u, b, device_control);
-          EXPECT_EQ(device_statistics.iterations(), host_statistics.iterations());
-          EXPECT_LE(relative_difference(device_u, host_u), 1e-9);
-          const double host_error = host.compute_l2_error(host_u, exact);
-          EXPECT_NEAR(host.compute_l2_error(device_u, exact), host_error, 1e-8 * host_error);
-        }
+        for (const HermiteSmoother smoother : {HermiteSmoother::chebyshev, HermiteSmoother::vertex_patch})
+          {
+            SCOPED_TRACE(::testing::Message() << (stationary ? "stationary" : "CG") << ", " << (octant ? "octant" : "ball")
+                                              << " refined " << k << " times, "
+                                              << (smoother == HermiteSmoother::chebyshev ? "Chebyshev" : "patch") << " smoother");
+            const LevelHierarchy h = make_adaptive_box_hierarchy(
+              box, 2, k, octant ? make_octant_marker(box) : make_ball_marker({{0.55, 0.4, 0.35}}, 0.3));
+            HermiteMultigridParameters parameters;
+            parameters.stationary = stationary;
+            parameters.smoother   = smoother;
+            const HermiteMultigridSolver             host(h, parameters);
+            const std::unique_ptr<HostVectorSolver> device = make_hermite_host_vector_solver(h, parameters, Backend::cuda);
+            ASSERT_TRUE(host.locally_refined());
+            CellVector<double> b, host_u, device_u;
+            assemble_hermite_right_hand_side(host.active_level(), clamped_bilaplacian, b);
+            // the stationary local-smoothing cycle contracts by about 0.7 per step here
+            MonitorControl        host_control(200, 1e-10), device_control(200, 1e-10);
+            const SolveStatistics host_statistics   = host.solve(host_u, b, host_control);
+            const SolveStatistics device_statistics = device->solve(device_u, b, device_control);
+            EXPECT_EQ(device_statistics.iterations(), host_statistics.iterations());
+            EXPECT_LE(relative_difference(device_u, host_u), 1e-9);
+            const double host_error = host.compute_l2_error(host_u, exact);
+            EXPECT_NEAR(host.compute_l2_error(device_u, exact), host_error, 1e-8 * host_error);
+          }
 }
 
 // The FP32 hierarchy inside the FP64 outer iteration (Precision::mixed): on
 // L = 2..4 the FP64 iteration count ± 1, the FP64 L2 error to 2 digits and a
 // C¹ solution, for CG (rebalancing every third iteration, the default, and
-// every iteration) and the stationary iteration (every step, the default).
+// every iteration) and the stationary iteration (every step, the default),
+// with the Chebyshev smoother and with the patch cycles (two sweeps,
+// symmetric for CG, forward for the stationary iteration).
 // Without rebalancing the FP32 cycle does not converge (doc/hermite.md).
 TEST(CudaHermiteMultigridSolver, MixedPrecisionSolvesAsFp64)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
   const ScalarFunction exact = clamped_solution;
-  for (const auto &[stationary, rebalance_every] : {std::pair{false, -1}, std::pair{false, 1}, std::pair{true, -1}})
+  struct Case
+  {
+    bool            stationary;
+    int             rebalance_every;
+    HermiteSmoother smoother = HermiteSmoother::chebyshev;
+  };
+  for (const Case &c : {Case{false, -1}, Case{false, 1}, Case{true, -1}, Case{false, -1, HermiteSmoother::vertex_patch},
+                        Case{true, -1, HermiteSmoother::vertex_patch}})
     for (const unsigned int L : {2u, 3u, 4u})
       {
+        const auto [stationary, rebalance_every, smoother] = c;
         SCOPED_TRACE(::testing::Message() << (stationary ? "stationary" : "CG") << ", rebalance every " << rebalance_every
+                                          << (smoother == HermiteSmoother::chebyshev ? ", Chebyshev" : ", patch cycle")
                                           << ", L = " << L);
         BoxDescription box;
         box.subdivisions       = {{2, 2, 2}};
@@ -322,6 +347,9 @@ TEST(CudaHermiteMultigridSolver, MixedPrecisionSolvesAsFp64)
         const Level         &fine = h.levels.back();
         HermiteMultigridParameters fp64;
         fp64.stationary                  = stationary;
+        fp64.smoother                    = smoother;
+        fp64.patch_sweeps                = 2;
+        fp64.post_direction = stationary && smoother == HermiteSmoother::vertex_patch ? SweepDirection::forward : SweepDirection::reverse;
         HermiteMultigridParameters mixed = fp64;
         mixed.precision                  = Precision::mixed;
         mixed.rebalance_every            = rebalance_every;
@@ -347,9 +375,6 @@ TEST(CudaHermiteMultigridSolver, RefusesWhatIsNotOnTheDeviceAndBadData)
   BoxDescription box;
   box.subdivisions = {{2, 2, 2}};
   const LevelHierarchy       h = make_box_hierarchy(box, 1);
-  HermiteMultigridParameters patch;
-  patch.smoother = HermiteSmoother::vertex_patch;
-  EXPECT_THROW(cuda::HermiteMultigridSolver(h, patch), Error);
   const LevelHierarchy       adaptive = make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{}));
   HermiteMultigridParameters mixed;
   mixed.precision = Precision::mixed;

@@ -18,14 +18,16 @@
  *  - smoothers: masked Chebyshev–Jacobi over the device DSS of both trace
  *    layers (cuda::DssJacobiPreconditioner on the Hermite operator, the
  *    shared PointChebyshevSmoother), eigenvalues estimated on the device;
+ *    or the vertex-block patch smoother
+ *    (cuda::HermiteVertexPatchSmoother, multigrid/cuda_hermite_vertex_patch_smoother.h);
  *  - level 0: the host Cholesky factorization of the Hermite cell matrices
  *    (two tiny copies per cycle), or the Chebyshev smoother;
  *  - transfers: cuda::HermiteCellTransfer;
  *  - outer iteration: CG with one V-cycle, or the stationary iteration
  *    (the shared solve_cg / solve_stationary).
  *
- * Not yet on the device, refused with a message: the vertex-block patch
- * smoother, mixed precision with local smoothing.
+ * Not yet on the device, refused with a message: mixed precision with
+ * local smoothing.
  *
  *   cuda::HermiteMultigridSolver solver(hierarchy, parameters, &std::cout);
  *   solver.solve(u, b, control); // device vectors

@@ -28,6 +28,13 @@
 
 namespace cellwise
 {
+  /// A_vv⁻¹ (8 × 8, row-major) of the vertex patch of cells @p patch (in lane
+  /// order) of @p level: the dense inverse of the assembled block Σ_K (A_K)|_vv
+  /// by a Cholesky factorization. The host and the device smoother
+  /// (multigrid/cuda_hermite_vertex_patch_smoother.h) both take theirs from here.
+  std::array<double, 64>
+  hermite_vertex_block_inverse(const Level &level, const std::array<unsigned int, 8> &patch);
+
   template <typename Number, typename Layout = CellContiguous>
   class HermiteVertexPatchSmoother : public LevelSmoother<CellVector<Number, MemorySpace::Host, Layout>>
   {

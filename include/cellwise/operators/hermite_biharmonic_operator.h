@@ -98,11 +98,6 @@ namespace cellwise
     /// matrices and the scaling.
     DenseMatrix
     cell_matrix(unsigned int cell) const;
-    /// The 8 × 8 block of A_K of the DoFs of @p vertex (0..7) of @p cell, in
-    /// the derivative order of hermite_element.h (the vertex-block smoother
-    /// sums these over the cells of a vertex).
-    DenseMatrix
-    vertex_block(unsigned int cell, unsigned int vertex) const;
     /// y = A_K x for the 64 values of one cell (physical DoFs in, dual out).
     void
     apply_cell(unsigned int cell, const Number *x, Number *y) const;
