@@ -1,0 +1,149 @@
+// The device general Laplacian per geometry form (issue: curved and
+// unstructured meshes on the GPU): one application of
+// cuda::GeneralLaplaceOperator on n³ cells of FE_Q(p) (default 128³ cells,
+// p = 3), each mesh chosen so that every cell has one form — the unit cube
+// (cartesian), the cube with a coefficient at the points
+// (cartesian_coefficient), a sheared cube (affine), the Kershaw cube with
+// ε = 0.3 (general) — against the box operator cuda::LaplaceOperator on the
+// cube (the same DoFs) and a float4 copy of an FP64 vector of the mesh in
+// the same run. Bytes counted: the cell-wise vector read and written once
+// plus every byte of geometry and coefficient (forms, offsets, factors,
+// values), shown per cell-wise value and per unique DoF ((p n + 1)³).
+// Median of n_runs after 3 warm-up runs, CUDA events.
+//
+// Usage: cellwise-benchmark-geometry [n_runs] [cells per axis] [degree]
+
+#include <cellwise/base/config.h>
+#include <cellwise/base/cuda_check.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
+#include <cellwise/mesh/kershaw_map.h>
+#include <cellwise/operators/cuda_general_laplace_operator.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
+#include <cellwise/storage/cuda_cell_vector.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
+#include "benchmark_timing.h"
+
+using namespace cellwise;
+
+namespace
+{
+  struct Reference
+  {
+    double copy_bandwidth = 0; ///< bytes/s
+    double box_time       = 0; ///< seconds of cuda::LaplaceOperator (FP64, same layout)
+    double unique_dofs    = 0;
+  };
+
+  template <typename Number, typename Layout>
+  void
+  row(const char *name, const Level &level, const unsigned int degree, const ScalarFunction &coefficient, const int n_runs,
+      const Reference &reference)
+  {
+    using Vector     = CellVector<Number, MemorySpace::CUDA, Layout>;
+    const auto start = std::chrono::steady_clock::now();
+    const cuda::GeneralLaplaceOperator<Number, Layout> op(level, degree, coefficient);
+    const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Vector       x(level.n_cells(), degree), y(level.n_cells(), degree);
+    x.fill(Number(1.25));
+    const double values   = double(level.n_cells()) * x.dofs_per_cell();
+    const double bytes    = 2. * values * sizeof(Number) + double(op.metric_bytes());
+    const double seconds  = median_time([&] { op.vmult(y, x); }, n_runs);
+    std::printf("%-34s %8.2f %9.1f %9.1f %10.2f %9.1f %8.3f %8.2f %8.2f %8.2f\n", name, setup,
+                double(op.metric_bytes()) / values, double(op.metric_bytes()) / reference.unique_dofs, seconds * 1e3,
+                bytes / seconds * 1e-9, bytes / seconds / reference.copy_bandwidth, reference.unique_dofs / seconds * 1e-9,
+                values / seconds * 1e-9, seconds / reference.box_time);
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  line_buffered_stdout();
+  try
+    {
+      const int          n_runs = argc > 1 ? std::max(10, std::atoi(argv[1])) : 20;
+      const unsigned int n      = argc > 2 ? static_cast<unsigned int>(std::atoi(argv[2])) : 128;
+      const unsigned int degree = argc > 3 ? static_cast<unsigned int>(std::atoi(argv[3])) : 3;
+      char               date[64];
+      const std::time_t  now = std::time(nullptr);
+      std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
+      std::printf("cellwise general Laplace operator benchmark (geometry forms), %s\ndevice: %s\nmedian of %d runs after 3 "
+                  "warm-up runs\n",
+                  date, cuda::device_description().c_str(), n_runs);
+      if (!cuda::device_available())
+        return 0;
+      if (n < 2 || n > 512)
+        {
+          std::fprintf(stderr, "error: the cells per axis must be 2..512, got %u\n", n);
+          return 1;
+        }
+      check_degree(degree);
+      BoxDescription box;
+      box.subdivisions = {{n, n, n}};
+      const LevelHierarchy cube = make_box_hierarchy(box, 0);
+      LevelHierarchy       sheared = make_box_hierarchy(box, 0), kershaw = make_box_hierarchy(box, 0);
+      map_hierarchy(sheared, 1, [](const Point &x) { return Point{{x[0] + 0.3 * x[1], 1.5 * x[1] - 0.2 * x[2], x[2] + 0.1 * x[0]}}; });
+      map_hierarchy(kershaw, 1, kershaw_map(0.3, 0.3));
+      const Level         &level = cube.levels.back();
+      const ScalarFunction coefficient = [](const Point &x) { return 1. + 0.5 * std::sin(3. * x[0]) * std::cos(2. * x[1] + x[2]); };
+
+      Reference reference;
+      reference.unique_dofs = std::pow(double(degree) * n + 1., 3.);
+      CellVector<double, MemorySpace::CUDA> a(level.n_cells(), degree), b(level.n_cells(), degree);
+      a.fill(1.);
+      reference.copy_bandwidth = measure_copy_bandwidth(a.data(), b.data(), a.storage_size() * sizeof(double), n_runs);
+      std::printf("\n%u^3 cells (%u) of degree %u, %.4g unique DoFs; copy (float4 kernel, FP64 vector) %.1f GB/s\n", n,
+                  level.n_cells(), degree, reference.unique_dofs, reference.copy_bandwidth * 1e-9);
+
+      double contiguous_box_time = 0;
+      for (const bool blocked : {false, true})
+        {
+          // the box operator on the cube: the reference time of this layout
+          const auto box_time = [&](auto layout) {
+            using Layout = decltype(layout);
+            const cuda::LaplaceOperator<double, Layout>     op(level, degree);
+            CellVector<double, MemorySpace::CUDA, Layout> x(level.n_cells(), degree), y(level.n_cells(), degree);
+            x.fill(1.25);
+            return median_time([&] { op.vmult(y, x); }, n_runs);
+          };
+          reference.box_time = blocked ? box_time(CellBlocked<32>{}) : box_time(CellContiguous{});
+          if (!blocked)
+            contiguous_box_time = reference.box_time;
+          std::printf("\nFP64, %s; box operator (cuda::LaplaceOperator, cube) %.3f ms = %.2f GDoF/s\n",
+                      blocked ? "blocked by 32 cells" : "cell-contiguous", reference.box_time * 1e3,
+                      reference.unique_dofs / reference.box_time * 1e-9);
+          std::printf("%-34s %8s %9s %9s %10s %9s %8s %8s %8s %8s\n", "form (mesh)", "setup[s]", "geo B/v", "geo B/DoF",
+                      "time [ms]", "GB/s", "of copy", "GDoF/s", "Gval/s", "/ box");
+          const auto rows = [&](auto layout) {
+            using Layout = decltype(layout);
+            row<double, Layout>("cartesian (cube)", level, degree, {}, n_runs, reference);
+            row<double, Layout>("cartesian_coefficient (cube, c(x))", level, degree, coefficient, n_runs, reference);
+            row<double, Layout>("affine (sheared cube)", sheared.levels.back(), degree, {}, n_runs, reference);
+            row<double, Layout>("general (Kershaw, eps 0.3)", kershaw.levels.back(), degree, {}, n_runs, reference);
+          };
+          if (blocked)
+            rows(CellBlocked<32>{});
+          else
+            rows(CellContiguous{});
+        }
+      std::printf("\nFP32, cell-contiguous (/ box: against the FP64 cell-contiguous box operator)\n");
+      reference.box_time = contiguous_box_time;
+      row<float, CellContiguous>("cartesian (cube)", level, degree, {}, n_runs, reference);
+      row<float, CellContiguous>("general (Kershaw, eps 0.3)", kershaw.levels.back(), degree, {}, n_runs, reference);
+    }
+  catch (const std::exception &e)
+    {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 1;
+    }
+  return 0;
+}
