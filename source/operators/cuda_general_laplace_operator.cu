@@ -4,10 +4,22 @@
 // turn the lines between the directions.
 //
 // n = p + 1 nodes and Gauss points per axis, L = n² lines per cell and
-// stage, C cells per block, thread tid -> (local cell tid / L, line tid % L).
-// Three shared buffers T0, T1, T2 of n³ numbers per cell, entry (x, y, z) at
-// (z n + y) n + x. Each stage reads the lines it owns and writes results to
-// the same positions, so it works in place:
+// stage, C cells per block; three shared buffers T0, T1, T2 of n³ numbers
+// per cell. Thread tid -> (local cell c, line) and the position of entry
+// (x, y, z) of its cell in a buffer, as the box operator's kernels:
+//
+//   layout          | c       | line    | position                    | why
+//   ----------------+---------+---------+-----------------------------+------------------------------
+//   CellContiguous  | tid / L | tid % L | c n²(n+1) + (z n + y)(n+1) + x | a cell's lines are consecutive
+//                   |         |         |                             | in memory; rows padded to
+//                   |         |         |                             | n + 1 so that the x-lines of
+//                   |         |         |                             | stages 1 and 5 hit distinct banks
+//   CellBlocked<32> | tid % C | tid / C | ((z n + y) n + x) C + c     | C cells side by side per DoF in
+//                   |         |         |                             | memory and in shared memory:
+//                   |         |         |                             | coalesced, no conflicts
+//
+// Each stage reads the lines it owns and writes results to the same
+// positions, so it works in place:
 //
 //   stage        | line along | reads                 | computes                         | writes
 //   -------------+------------+-----------------------+----------------------------------+-----------
@@ -35,6 +47,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 namespace cellwise
@@ -50,25 +63,31 @@ namespace cellwise
         residual_mode
       };
 
-      /// Cells per block: about 256 threads, the three buffers within 40 KB
-      /// of static shared memory.
+      /// Cells per block: about 256 threads, the three buffers (of the
+      /// padded size n²(n+1) per cell) within 40 KB of static shared memory.
       template <int p, typename Number>
       struct GeneralShape
       {
-        static constexpr int n  = p + 1;
-        static constexpr int L  = n * n;
-        static constexpr int n3 = n * n * n;
+        static constexpr int n      = p + 1;
+        static constexpr int L      = n * n;
+        static constexpr int n3     = n * n * n;
+        static constexpr int padded = n * n * (n + 1);
         static constexpr int
         choose()
         {
           int c = 256 / L > 1 ? 256 / L : 1;
-          while (c > 1 && 3 * c * n3 * int(sizeof(Number)) > 40 * 1024)
+          while (c > 1 && 3 * c * padded * int(sizeof(Number)) > 40 * 1024)
             --c;
           return c;
         }
         static constexpr int cells   = choose();
         static constexpr int threads = cells * L;
       };
+
+      /// Whether the threads of a block take the cells fastest (the blocked
+      /// layout) or the lines (cell-contiguous); see the table above.
+      template <typename Layout>
+      constexpr bool cell_fastest = !std::is_same_v<Layout, CellContiguous>;
 
       /// The six entries of G at point @p q of a cell of form @p form.
       template <typename Number>
@@ -120,13 +139,14 @@ namespace cellwise
                              const unsigned int n_cells,
                              const int          mode)
       {
-        using Shape        = GeneralShape<p, Number>;
-        constexpr int n    = Shape::n;
-        constexpr int L    = Shape::L;
-        constexpr int n3   = Shape::n3;
-        constexpr int C    = Shape::cells;
+        using Shape         = GeneralShape<p, Number>;
+        constexpr int  n    = Shape::n;
+        constexpr int  L    = Shape::L;
+        constexpr int  n3   = Shape::n3;
+        constexpr int  C    = Shape::cells;
+        constexpr bool fast = cell_fastest<Layout>;
         __shared__ Number S[n * n], D[n * n];
-        __shared__ Number T0[C * n3], T1[C * n3], T2[C * n3];
+        __shared__ Number T0[C * Shape::padded], T1[C * Shape::padded], T2[C * Shape::padded];
         for (int k = threadIdx.x; k < n * n; k += Shape::threads)
           {
             S[k] = tables[k];
@@ -134,11 +154,14 @@ namespace cellwise
           }
         const Number *weights = tables + 2 * n * n;
 
-        const int          c      = threadIdx.x / L;
-        const int          line   = threadIdx.x % L;
+        const int          c      = fast ? threadIdx.x % C : threadIdx.x / L;
+        const int          line   = fast ? threadIdx.x / C : threadIdx.x % L;
         const unsigned int cell   = blockIdx.x * C + c;
         const bool         active = cell < n_cells;
-        Number *const      t0 = T0 + c * n3, *const t1 = T1 + c * n3, *const t2 = T2 + c * n3;
+        // the position of entry (x, y, z) of this thread's cell in a buffer
+        const auto at = [c](const int x, const int y, const int z) {
+          return fast ? ((z * n + y) * n + x) * C + c : c * Shape::padded + (z * n + y) * (n + 1) + x;
+        };
         __syncthreads();
 
         // 1. x-lines (y, z) = (line % n, line / n)
@@ -158,8 +181,8 @@ namespace cellwise
                   s += S[q * n + i] * x_values[i];
                   d += D[q * n + i] * x_values[i];
                 }
-              t0[(z * n + y) * n + q] = s;
-              t1[(z * n + y) * n + q] = d;
+              T0[at(q, y, z)] = s;
+              T1[at(q, y, z)] = d;
             }
         }
         __syncthreads();
@@ -170,8 +193,8 @@ namespace cellwise
 #pragma unroll
           for (int j = 0; j < n; ++j)
             {
-              s[j] = t0[(z * n + j) * n + x];
-              d[j] = t1[(z * n + j) * n + x];
+              s[j] = T0[at(x, j, z)];
+              d[j] = T1[at(x, j, z)];
             }
 #pragma unroll
           for (int r = 0; r < n; ++r)
@@ -184,9 +207,9 @@ namespace cellwise
                   sd += D[r * n + j] * s[j];
                   ds += S[r * n + j] * d[j];
                 }
-              t0[(z * n + r) * n + x] = ss;
-              t1[(z * n + r) * n + x] = sd;
-              t2[(z * n + r) * n + x] = ds;
+              T0[at(x, r, z)] = ss;
+              T1[at(x, r, z)] = sd;
+              T2[at(x, r, z)] = ds;
             }
         }
         __syncthreads();
@@ -197,9 +220,9 @@ namespace cellwise
 #pragma unroll
           for (int k = 0; k < n; ++k)
             {
-              ss[k] = t0[(k * n + y) * n + x];
-              sd[k] = t1[(k * n + y) * n + x];
-              ds[k] = t2[(k * n + y) * n + x];
+              ss[k] = T0[at(x, y, k)];
+              sd[k] = T1[at(x, y, k)];
+              ds[k] = T2[at(x, y, k)];
             }
           Number fx[n], fy[n], fz[n];
           const unsigned char form = active ? forms[cell] : static_cast<unsigned char>(MetricForm::cartesian);
@@ -241,9 +264,9 @@ namespace cellwise
                   ay += S[r * n + k] * fy[r];
                   az += D[r * n + k] * fz[r];
                 }
-              t0[(k * n + y) * n + x] = ax;
-              t1[(k * n + y) * n + x] = ay;
-              t2[(k * n + y) * n + x] = az;
+              T0[at(x, y, k)] = ax;
+              T1[at(x, y, k)] = ay;
+              T2[at(x, y, k)] = az;
             }
         }
         __syncthreads();
@@ -254,9 +277,9 @@ namespace cellwise
 #pragma unroll
           for (int r = 0; r < n; ++r)
             {
-              ax[r] = t0[(z * n + r) * n + x];
-              ay[r] = t1[(z * n + r) * n + x];
-              az[r] = t2[(z * n + r) * n + x];
+              ax[r] = T0[at(x, r, z)];
+              ay[r] = T1[at(x, r, z)];
+              az[r] = T2[at(x, r, z)];
             }
 #pragma unroll
           for (int j = 0; j < n; ++j)
@@ -268,8 +291,8 @@ namespace cellwise
                   bx += S[r * n + j] * ax[r];
                   bb += S[r * n + j] * az[r] + D[r * n + j] * ay[r];
                 }
-              t0[(z * n + j) * n + x] = bx;
-              t1[(z * n + j) * n + x] = bb;
+              T0[at(x, j, z)] = bx;
+              T1[at(x, j, z)] = bb;
             }
         }
         __syncthreads();
@@ -281,8 +304,8 @@ namespace cellwise
 #pragma unroll
             for (int q = 0; q < n; ++q)
               {
-                bx[q] = t0[(z * n + y) * n + q];
-                bb[q] = t1[(z * n + y) * n + q];
+                bx[q] = T0[at(q, y, z)];
+                bb[q] = T1[at(q, y, z)];
               }
 #pragma unroll
             for (int i = 0; i < n; ++i)
