@@ -25,6 +25,7 @@
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/multigrid/cuda_point_smoothers.h>
+#include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 
 #include <cmath>
@@ -107,5 +108,9 @@ namespace cellwise
     template class DssJacobiPreconditioner<float, CellContiguous, HermiteBiharmonicOperator<float, CellContiguous>>;
     template class DssJacobiPreconditioner<double, CellBlocked<32>, HermiteBiharmonicOperator<double, CellBlocked<32>>>;
     template class DssJacobiPreconditioner<float, CellBlocked<32>, HermiteBiharmonicOperator<float, CellBlocked<32>>>;
+    template class DssJacobiPreconditioner<double, CellContiguous, GeneralLaplaceOperator<double, CellContiguous>>;
+    template class DssJacobiPreconditioner<float, CellContiguous, GeneralLaplaceOperator<float, CellContiguous>>;
+    template class DssJacobiPreconditioner<double, CellBlocked<32>, GeneralLaplaceOperator<double, CellBlocked<32>>>;
+    template class DssJacobiPreconditioner<float, CellBlocked<32>, GeneralLaplaceOperator<float, CellBlocked<32>>>;
   } // namespace cuda
 } // namespace cellwise

@@ -43,6 +43,7 @@
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/kernels/general_laplace_cell.h>
 #include <cellwise/operators/cuda_general_laplace_operator.h>
+#include <cellwise/operators/cuda_smoother_update.h>
 
 #include <cuda_runtime.h>
 
@@ -500,6 +501,21 @@ namespace cellwise
             dst.reinit(u.n_cells(), u.degree());
         }
       apply(dst, &b, u, residual_mode);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    GeneralLaplaceOperator<Number, Layout>::smoother_step(VectorType                 &u,
+                                                          VectorType                 &r,
+                                                          VectorType                 *update,
+                                                          const VectorType           &b,
+                                                          const VectorType           &inverse_diagonal,
+                                                          const SmootherStep<Number> &step) const
+    {
+      check_smoother_step(u, r, update, b, inverse_diagonal, step, n_cells_, degree_, "cuda::GeneralLaplaceOperator");
+      apply_smoother_update(u, r, update, inverse_diagonal, step);
+      if (step.compute_residual)
+        residual(r, b, u);
     }
 
     template <typename Number, typename Layout>

@@ -32,8 +32,9 @@ namespace cellwise
   namespace cuda
   {
     /// Operator is the device level operator whose diagonal D is
-    /// (cuda::LaplaceOperator, or cuda::HermiteBiharmonicOperator for the C¹
-    /// element); S runs over the trace layers it names (trace_layers()).
+    /// (cuda::LaplaceOperator, cuda::GeneralLaplaceOperator on mapped
+    /// levels, or cuda::HermiteBiharmonicOperator for the C¹ element); S
+    /// runs over the trace layers it names (trace_layers()).
     template <typename Number, typename Layout = CellContiguous, typename Operator = LaplaceOperator<Number, Layout>>
     class DssJacobiPreconditioner : public InPlacePreconditioner<CellVector<Number, MemorySpace::CUDA, Layout>>
     {

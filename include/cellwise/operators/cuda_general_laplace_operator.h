@@ -30,6 +30,7 @@
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/laplace_metric.h>
 #include <cellwise/operators/level_operator.h>
+#include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
 #include <array>
@@ -100,6 +101,17 @@ namespace cellwise
       /// dst = b − A u, in one pass (b may be dst).
       void
       residual(VectorType &dst, const VectorType &b, const VectorType &u) const override;
+      /// One point-smoother step (operators/smoother_step.h): the update
+      /// (cuda::apply_smoother_update), then the residual with the new u —
+      /// two passes, as the Hermite operator's (the box operator fuses them
+      /// into its kernel).
+      void
+      smoother_step(VectorType                 &u,
+                    VectorType                 &r,
+                    VectorType                 *update,
+                    const VectorType           &b,
+                    const VectorType           &inverse_diagonal,
+                    const SmootherStep<Number> &step) const;
       /// Cell-wise (unassembled) diagonals of the A_K (the host's six
       /// transposed contractions, kernels::general_laplace_cell_diagonal; a
       /// thread per cell, for the set-up of a smoother).

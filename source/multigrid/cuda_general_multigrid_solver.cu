@@ -1,0 +1,210 @@
+// cuda::GeneralMultigridSolver (multigrid/cuda_general_multigrid_solver.h):
+// the host MultigridSolver's components on mapped levels, each replaced by
+// its device twin, in the shared V-cycle, mixed-precision wrapper and outer
+// iteration. No kernels of its own.
+
+#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/multigrid/coarse_solvers.h>
+#include <cellwise/multigrid/cuda_cell_transfer.h>
+#include <cellwise/multigrid/cuda_coarse_solvers.h>
+#include <cellwise/multigrid/cuda_general_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_point_smoothers.h>
+#include <cellwise/multigrid/mixed_precision.h>
+#include <cellwise/multigrid/point_smoothers.h>
+#include <cellwise/multigrid/v_cycle.h>
+#include <cellwise/operators/cuda_general_laplace_operator.h>
+#include <cellwise/operators/laplace_operator.h>
+#include <cellwise/storage/cuda_dirichlet_mask.h>
+#include <cellwise/storage/cuda_dss.h>
+#include <cellwise/storage/dirichlet_mask.h>
+
+#include <iomanip>
+#include <string>
+#include <utility>
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    namespace
+    {
+      template <typename Number, typename Layout>
+      using LevelVector = CellVector<Number, MemorySpace::CUDA, Layout>;
+      template <typename Number, typename Layout>
+      using Operator = GeneralLaplaceOperator<Number, Layout>;
+      template <typename Number, typename Layout>
+      using DssJacobi = DssJacobiPreconditioner<Number, Layout, Operator<Number, Layout>>;
+
+      /// The level operator: the general Laplacian with the coefficient of
+      /// @p parameters where it enters.
+      template <typename Number, typename Layout>
+      std::shared_ptr<Operator<Number, Layout>>
+      make_operator(const Level &level, const unsigned int degree, const MultigridParameters &parameters)
+      {
+        return std::make_shared<Operator<Number, Layout>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
+      }
+
+      /// The level smoother of @p parameters (Jacobi or Chebyshev) on the
+      /// general operator.
+      template <typename Number, typename Layout>
+      std::shared_ptr<const LevelSmoother<LevelVector<Number, Layout>>>
+      make_smoother(const Level                        &level,
+                    const Operator<Number, Layout>     &op,
+                    const LevelVector<Number, Layout>  &mask,
+                    const MultigridParameters          &parameters)
+      {
+        if (parameters.smoother == SmootherType::jacobi)
+          return std::make_shared<PointJacobiSmoother<DssJacobi<Number, Layout>>>(
+            level, op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps});
+        ChebyshevParameters chebyshev;
+        chebyshev.degree                = parameters.chebyshev_degree;
+        chebyshev.smoothing_range       = parameters.smoothing_range;
+        chebyshev.eigenvalue_iterations = parameters.eigenvalue_iterations;
+        return std::make_shared<PointChebyshevSmoother<DssJacobi<Number, Layout>>>(level, op, mask, chebyshev);
+      }
+
+      /// The V-cycle in @p Number on all levels of @p hierarchy: operators,
+      /// Dirichlet masks (device; the host's on level 0 for the coarse
+      /// solver), smoothers, coarse solver, transfers.
+      template <typename Number, typename Layout>
+      std::shared_ptr<const Preconditioner<LevelVector<Number, Layout>>>
+      make_cycle(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters,
+                 std::ostream *log)
+      {
+        using V = LevelVector<Number, Layout>;
+        typename VCycle<V>::Components components;
+        for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+          {
+            const Level &level = hierarchy.level(l);
+            V            mask;
+            make_dirichlet_mask(LevelData(level), degree, parameters.dirichlet_ids, mask);
+            const auto op = make_operator<Number, Layout>(level, degree, parameters);
+            components.operators.push_back(op);
+            components.level_shapes.push_back(V(level.n_cells(), degree));
+            std::string what;
+            if (l == 0)
+              {
+                components.smoothers.push_back(nullptr);
+                const CoarseSolverType type = coarse_solver_for(parameters, level, degree);
+                if (type == CoarseSolverType::cholesky)
+                  {
+                    // the host factorization of the host operator's cell
+                    // matrices, with the coefficient where the levels take it
+                    ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree);
+                    if (parameters.coefficient)
+                      host_op.set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
+                    const auto host_mask = ::cellwise::make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids);
+                    components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(
+                      level, degree, std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask));
+                  }
+                else
+                  components.coarse_solver = make_smoother_coarse_solver<V>(parameters, type, op, make_smoother(level, *op, mask, parameters),
+                                                                            mask, parameters.coarse_smoother_applications);
+                what = describe_coarse_solver(parameters, level, degree);
+              }
+            else
+              {
+                components.smoothers.push_back(make_smoother(level, *op, mask, parameters));
+                what = "smoother " + to_string(parameters.smoother);
+              }
+            if (log)
+              {
+                const auto &forms = op->form_counts();
+                *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells (" << forms[0]
+                     << " cartesian, " << forms[1] << " cartesian with c(x), " << forms[2] << " affine, " << forms[3]
+                     << " general), " << what << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << " (device)" << std::endl;
+              }
+          }
+        if (hierarchy.n_levels() > 1)
+          components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree);
+        typename VCycle<V>::Parameters cycle;
+        cycle.pre_smoothing  = parameters.smoothing_steps;
+        cycle.post_smoothing = parameters.smoothing_steps;
+        cycle.pre_direction  = SweepDirection::forward;
+        cycle.post_direction = parameters.post_smoothing_direction();
+        return std::make_shared<VCycle<V>>(std::move(components), cycle);
+      }
+    } // namespace
+
+    template <typename Layout>
+    struct GeneralMultigridSolver<Layout>::Components
+    {
+      MultigridParameters                       parameters;
+      unsigned int                              degree = 0;
+      std::unique_ptr<LevelData>                fine_level_data; ///< the rebalancing's DSS
+      VectorType                                mask;
+      std::shared_ptr<Operator<double, Layout>> fine_operator;
+      std::shared_ptr<const Preconditioner<VectorType>> preconditioner;
+    };
+
+    template <typename Layout>
+    GeneralMultigridSolver<Layout>::GeneralMultigridSolver(const LevelHierarchy      &hierarchy,
+                                                           const unsigned int         degree,
+                                                           const MultigridParameters &parameters,
+                                                           std::ostream              *log)
+      : components_(std::make_unique<Components>())
+    {
+      check_solver_set_up(hierarchy, degree, parameters);
+      check_no_pure_neumann(parameters, "cellwise::cuda::GeneralMultigridSolver");
+      CELLWISE_CHECK(parameters.smoother != SmootherType::patch,
+                     "cellwise::cuda::GeneralMultigridSolver: the vertex-patch smoother (the Cartesian surrogate of mapped "
+                     "cells) is not on the device yet: use the Chebyshev or Jacobi smoother, or the host solver");
+      Components &c = *components_;
+      c.parameters  = parameters;
+      c.degree      = degree;
+      const Level &fine = hierarchy.levels.back();
+      // the device DSS data of the finest level refuses unstructured levels with its message
+      c.fine_level_data = std::make_unique<LevelData>(fine);
+      make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask);
+      c.fine_operator = make_operator<double, Layout>(fine, degree, parameters);
+      if (parameters.precision == Precision::fp64)
+        c.preconditioner = make_cycle<double, Layout>(hierarchy, degree, parameters, log);
+      else
+        {
+          using InnerVector = LevelVector<float, Layout>;
+          c.preconditioner  = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
+            make_cycle<float, Layout>(hierarchy, degree, parameters, log), InnerVector(fine.n_cells(), degree));
+        }
+      if (log)
+        *log << "  geometry of the finest level on the device: " << c.fine_operator->metric_bytes() << " bytes, "
+             << double(c.fine_operator->metric_bytes()) / (double(fine.n_cells()) * c.mask.dofs_per_cell())
+             << " B per cell-wise value" << std::endl;
+    }
+
+    template <typename Layout>
+    GeneralMultigridSolver<Layout>::~GeneralMultigridSolver() = default;
+
+    template <typename Layout>
+    const typename GeneralMultigridSolver<Layout>::VectorType &
+    GeneralMultigridSolver<Layout>::mask() const
+    {
+      return components_->mask;
+    }
+
+    template <typename Layout>
+    const LevelOperator<typename GeneralMultigridSolver<Layout>::VectorType> &
+    GeneralMultigridSolver<Layout>::fine_operator() const
+    {
+      return *components_->fine_operator;
+    }
+
+    template <typename Layout>
+    const Preconditioner<typename GeneralMultigridSolver<Layout>::VectorType> &
+    GeneralMultigridSolver<Layout>::preconditioner() const
+    {
+      return *components_->preconditioner;
+    }
+
+    template <typename Layout>
+    SolveStatistics
+    GeneralMultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
+    {
+      const Components &c = *components_;
+      return solve_outer(c.parameters, *c.fine_operator, c.fine_operator->n_cells(), c.degree, *c.preconditioner, u, b, c.mask,
+                         control, [&c](VectorType &r) { apply_dss(*c.fine_level_data, r, DssMode::mean); });
+    }
+
+    template class GeneralMultigridSolver<CellContiguous>;
+    template class GeneralMultigridSolver<CellBlocked<32>>;
+  } // namespace cuda
+} // namespace cellwise
