@@ -135,10 +135,15 @@ namespace cellwise
     CELLWISE_CHECK(!parameters.coefficient || parameters.coefficient_evaluation == CoefficientEvaluation::cell_average,
                    solver << " takes the coefficient as its cell averages only (its operators have one coefficient per "
                              "cell): set MultigridParameters::coefficient_evaluation = CoefficientEvaluation::cell_average "
-                             "(--coefficient-at cell-average), or use the host backend for the coefficient at the quadrature points");
+                             "(--coefficient-at cell-average), or use cellwise::cuda::GeneralMultigridSolver (device) or the "
+                             "host backend for the coefficient at the quadrature points");
     for (const Level &level : hierarchy.levels)
       {
-        check_box_cells(level, solver);
+        CELLWISE_CHECK(level.mapping.empty(), solver << " takes axis-aligned box cells only; this level's cells have a mapping "
+                                                        "of degree "
+                                                     << level.mapping.degree
+                                                     << " (curved or deformed cells): use cellwise::cuda::GeneralMultigridSolver "
+                                                        "(device) or the host backend, which take them");
         CELLWISE_CHECK(!level.has_skeleton(), solver << " takes structured meshes only so far: this level of " << level.n_cells()
                                                       << " cells has " << level.skeleton_faces.size()
                                                       << " skeleton faces (an unstructured coarse mesh); use the host backend");

@@ -149,13 +149,14 @@ namespace cellwise
     }
 
     /// Coefficient c of −∇·(c∇u) on every level (empty: 1); called from
-    /// several threads at once at set-up. On both backends; on the device
-    /// averaged per cell only, and not with the vertex-patch smoother.
+    /// several threads at once at set-up. On both backends; in the device
+    /// box solvers averaged per cell only, and not with the vertex-patch
+    /// smoother (cuda::GeneralMultigridSolver takes it at the points).
     ScalarFunction coefficient;
     /// Where the coefficient enters every level's operator: at the quadrature
     /// points (the default, the operator of deal.II's MatrixFree, step-37)
-    /// or as its cell averages (cheaper; the CUDA backend's only form until
-    /// its general operator exists, and refused there otherwise).
+    /// or as its cell averages (cheaper; the only form of the device box
+    /// solvers, refused there otherwise).
     CoefficientEvaluation coefficient_evaluation = CoefficientEvaluation::quadrature_points;
 
     /// Boundary ids with homogeneous Dirichlet conditions (empty: all).
@@ -209,11 +210,12 @@ namespace cellwise
   void
   check_no_pure_neumann(const MultigridParameters &parameters, const char *solver);
 
-  /// Throws cellwise::Error unless the CUDA backend takes @p parameters'
-  /// coefficient (none, or CoefficientEvaluation::cell_average) and the
-  /// cells of @p hierarchy (boxes, no mapping): its operators are those of
-  /// box cells with one coefficient per cell until the device general
-  /// operator exists.
+  /// Throws cellwise::Error unless the box solvers of the CUDA backend
+  /// (cuda::MultigridSolver, cuda::AdaptiveMultigridSolver) take @p
+  /// parameters' coefficient (none, or CoefficientEvaluation::cell_average)
+  /// and the cells of @p hierarchy (boxes, no mapping): their fused kernels
+  /// are those of box cells with one coefficient per cell. The messages name
+  /// cuda::GeneralMultigridSolver, which takes both.
   void
   check_device_geometry_and_coefficient(const LevelHierarchy &hierarchy, const MultigridParameters &parameters, const char *solver);
 
