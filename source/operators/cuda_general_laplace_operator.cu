@@ -31,10 +31,10 @@
 //   4 y back     | y          | T0, T1, T2 (a)        | bx = S_yᵀ a_x, b = S_yᵀ a_z + D_yᵀ a_y | T0, T1
 //   5 x back     | x          | T0, T1                | out = D_xᵀ bx + S_xᵀ b           | dst (global, by mode)
 //
-// The metric of a point comes from the cell's form (laplace_metric.h):
-// cartesian G = diag(w_q f), cartesian_coefficient diag(f v_q), affine w_q
-// v_e, general v_{6q+e}; each thread of stage 3 reads the n points of its
-// z-line.
+// The metric of a point comes from the cell's form (metric_at_point in
+// laplace_metric.h, shared with the host operator): cartesian G = diag(w_q
+// f), cartesian_coefficient diag(f v_q), affine w_q v_e, general v_{6q+e};
+// each thread of stage 3 reads the n points of its z-line.
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
@@ -89,43 +89,6 @@ namespace cellwise
       /// layout) or the lines (cell-contiguous); see the table above.
       template <typename Layout>
       constexpr bool cell_fastest = !std::is_same_v<Layout, CellContiguous>;
-
-      /// The six entries of G at point @p q of a cell of form @p form.
-      template <typename Number>
-      __device__ __forceinline__ void
-      metric_at(const unsigned char form, const Number *f, const Number *values, const Number *weights, const int q, Number *G)
-      {
-        switch (form)
-          {
-            case static_cast<unsigned char>(MetricForm::cartesian):
-              {
-                const Number w = weights[q];
-                G[0] = w * f[0];
-                G[1] = w * f[1];
-                G[2] = w * f[2];
-                G[3] = G[4] = G[5] = Number(0);
-                return;
-              }
-            case static_cast<unsigned char>(MetricForm::cartesian_coefficient):
-              G[0] = f[0] * values[q];
-              G[1] = f[1] * values[q];
-              G[2] = f[2] * values[q];
-              G[3] = G[4] = G[5] = Number(0);
-              return;
-            case static_cast<unsigned char>(MetricForm::affine):
-              {
-                const Number w = weights[q];
-#pragma unroll
-                for (int e = 0; e < kernels::metric_entries; ++e)
-                  G[e] = w * values[e];
-                return;
-              }
-            default:
-#pragma unroll
-              for (int e = 0; e < kernels::metric_entries; ++e)
-                G[e] = values[kernels::metric_entries * q + e];
-          }
-      }
 
       template <int p, typename Number, typename Layout>
       __global__ void __launch_bounds__(GeneralShape<p, Number>::threads)
@@ -249,7 +212,7 @@ namespace cellwise
                   gz += D[r * n + k] * ss[k];
                 }
               Number G[kernels::metric_entries];
-              metric_at(form, f, cell_values, weights, x + n * (y + n * r), G);
+              metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights, x + n * (y + n * r), G);
               fx[r] = G[0] * gx + G[3] * gy + G[4] * gz;
               fy[r] = G[3] * gx + G[1] * gy + G[5] * gz;
               fz[r] = G[4] * gx + G[5] * gy + G[2] * gz;
@@ -362,7 +325,7 @@ namespace cellwise
                 const Number sx = S[qx * n + ix], sy = S[qy * n + iy], sz = S[qz * n + iz];
                 const Number gx = D[qx * n + ix] * sy * sz, gy = sx * D[qy * n + iy] * sz, gz = sx * sy * D[qz * n + iz];
                 Number       G[kernels::metric_entries];
-                metric_at(form, f, cell_values, weights, qx + n * (qy + n * qz), G);
+                metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights, qx + n * (qy + n * qz), G);
                 sum += G[0] * gx * gx + G[1] * gy * gy + G[2] * gz * gz + Number(2) * (G[3] * gx * gy + G[4] * gx * gz + G[5] * gy * gz);
               }
         diagonal[Layout::index(cell, i, n3)] = sum;

@@ -247,30 +247,8 @@ namespace cellwise
   void
   LaplaceOperator<Number, Layout>::metric_at(const unsigned int cell, const unsigned int q, Number *G) const
   {
-    const Number                 *data = metric_.data.data() + (metric_.form[cell] == MetricForm::cartesian ? 0 : metric_.offset[cell]);
-    const std::array<Number, 3> &f    = metric_.factors[cell];
-    switch (metric_.form[cell])
-      {
-        case MetricForm::cartesian:
-          G[0] = f[0] * weights_[q];
-          G[1] = f[1] * weights_[q];
-          G[2] = f[2] * weights_[q];
-          G[3] = G[4] = G[5] = Number(0);
-          return;
-        case MetricForm::cartesian_coefficient:
-          G[0] = f[0] * data[q];
-          G[1] = f[1] * data[q];
-          G[2] = f[2] * data[q];
-          G[3] = G[4] = G[5] = Number(0);
-          return;
-        case MetricForm::affine:
-          for (int e = 0; e < kernels::metric_entries; ++e)
-            G[e] = weights_[q] * data[e];
-          return;
-        default:
-          for (int e = 0; e < kernels::metric_entries; ++e)
-            G[e] = data[kernels::metric_entries * q + e];
-      }
+    const Number *data = metric_.data.data() + (metric_.form[cell] == MetricForm::cartesian ? 0 : metric_.offset[cell]);
+    metric_at_point(metric_.form[cell], metric_.factors[cell].data(), data, weights_.data(), static_cast<int>(q), G);
   }
 
   template <typename Number, typename Layout>
