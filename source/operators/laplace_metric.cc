@@ -5,6 +5,7 @@
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/kernels/general_laplace_cell.h>
 #include <cellwise/kernels/laplace_cell.h>
+#include <cellwise/kernels/mapped_laplace_cell.h>
 #include <cellwise/operators/laplace_metric.h>
 
 #include <algorithm>
@@ -39,20 +40,13 @@ namespace cellwise
     };
 
     /// det J and det J J^{-1} J^{-T} = cof(J)^T cof(J) / det J for J row-major
-    /// (row a: ∂x_a/∂ξ).
+    /// (row a: ∂x_a/∂ξ): kernels::inverse_metric, which the metric
+    /// recomputed from the nodes uses too.
     Inverse
     invert(const std::array<double, 9> &J)
     {
-      // columns of J^{-T} det J: the cofactors
-      const double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8], c02 = J[3] * J[7] - J[4] * J[6];
-      const double c10 = J[2] * J[7] - J[1] * J[8], c11 = J[0] * J[8] - J[2] * J[6], c12 = J[1] * J[6] - J[0] * J[7];
-      const double c20 = J[1] * J[5] - J[2] * J[4], c21 = J[2] * J[3] - J[0] * J[5], c22 = J[0] * J[4] - J[1] * J[3];
       Inverse r;
-      r.det = J[0] * c00 + J[1] * c01 + J[2] * c02;
-      // (J^{-1})_{d a} = c_{a d} / det; (J^-1 J^-T)_{de} = Σ_a c_{ad} c_{ae} / det²
-      auto g = [&](const double *cd, const double *ce) { return (cd[0] * ce[0] + cd[1] * ce[1] + cd[2] * ce[2]) / r.det; };
-      const double col0[3] = {c00, c10, c20}, col1[3] = {c01, c11, c21}, col2[3] = {c02, c12, c22};
-      r.metric = {{g(col0, col0), g(col1, col1), g(col2, col2), g(col0, col1), g(col0, col2), g(col1, col2)}};
+      r.det = kernels::inverse_metric(J.data(), r.metric.data());
       return r;
     }
 
@@ -91,6 +85,29 @@ namespace cellwise
   checked_laplace_factors<double>(const CellBox &, unsigned int);
   template std::array<float, 3>
   checked_laplace_factors<float>(const CellBox &, unsigned int);
+
+  MappingTables
+  make_mapping_tables(const unsigned int mapping_degree, const unsigned int n_q)
+  {
+    CELLWISE_CHECK(mapping_degree >= 1, "make_mapping_tables: a mapping of degree " << mapping_degree << " (at least 1)");
+    const LagrangeBasis1D basis(mapping_degree);
+    const Quadrature1D    gauss = gauss_quadrature(n_q);
+    const DenseMatrix     V     = basis.values_at(gauss.points);
+    const DenseMatrix     W     = basis.derivatives_at(gauss.points);
+    MappingTables         tables;
+    tables.mapping_degree = mapping_degree;
+    tables.n_q            = n_q;
+    const unsigned int m  = mapping_degree + 1;
+    tables.values.resize(n_q * m);
+    tables.derivatives.resize(n_q * m);
+    for (unsigned int q = 0; q < n_q; ++q)
+      for (unsigned int i = 0; i < m; ++i)
+        {
+          tables.values[q * m + i]      = V(q, i);
+          tables.derivatives[q * m + i] = W(q, i);
+        }
+    return tables;
+  }
 
   template <typename Number>
   std::array<double, 3>

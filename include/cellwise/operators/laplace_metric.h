@@ -150,6 +150,21 @@ namespace cellwise
     describe() const;
   };
 
+  /// The basis of a mapping of degree k (CellMapping: Lagrange on the
+  /// Gauss–Lobatto nodes) at the @p n_q Gauss points per axis of
+  /// QGauss(n_q): values ψ_i(ξ_q) and derivatives ψ_i'(ξ_q), n_q × (k+1)
+  /// row-major each; the tables of kernels::metric_from_nodes
+  /// (kernels/mapped_laplace_cell.h).
+  struct MappingTables
+  {
+    unsigned int        mapping_degree = 0;
+    unsigned int        n_q            = 0;
+    std::vector<double> values, derivatives;
+  };
+
+  MappingTables
+  make_mapping_tables(unsigned int mapping_degree, unsigned int n_q);
+
   /**
    * The metric of every cell of @p level for FE_Q(@p degree): boxes from
    * Level::boxes, mapped cells from Level::mapping; the coefficient (if any)

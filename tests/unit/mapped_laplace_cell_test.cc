@@ -1,0 +1,156 @@
+// The metric recomputed from a cell's mapping nodes (kernels/
+// mapped_laplace_cell.h) against the stored one (make_laplace_metric, the
+// host LaplaceOperator): the general kernel with metric_from_nodes gives the
+// host operator's A_K u on every cell of the Kershaw box (trilinear), a
+// wobbled box (mapping of degree 2), a sheared box (affine cells) and the
+// ball (an unstructured coarse mesh, mapping of degree 2), degrees 1..4; and
+// inverse_metric is det J J⁻¹ J⁻ᵀ (G Jᵀ J = det J · I).
+
+#include <cellwise/base/degree_dispatch.h>
+#include <cellwise/fe/lagrange_basis_1d.h>
+#include <cellwise/fe/quadrature.h>
+#include <cellwise/kernels/general_laplace_cell.h>
+#include <cellwise/kernels/mapped_laplace_cell.h>
+#include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
+#include <cellwise/mesh/kershaw_map.h>
+#include <cellwise/mesh/unstructured_builder.h>
+#include <cellwise/operators/laplace_metric.h>
+#include <cellwise/operators/laplace_operator.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_utilities.h"
+
+using namespace cellwise;
+using namespace cellwise::testing;
+
+namespace
+{
+  struct Mesh
+  {
+    std::string    name;
+    LevelHierarchy hierarchy;
+  };
+
+  std::vector<Mesh>
+  meshes()
+  {
+    BoxDescription box;
+    box.lower        = {{0.1, -0.2, 0.3}};
+    box.upper        = {{1.1, 0.8, 0.9}};
+    box.subdivisions = {{3, 2, 2}};
+    std::vector<Mesh> result;
+    BoxDescription    unit;
+    unit.subdivisions      = {{4, 4, 4}};
+    LevelHierarchy kershaw = make_box_hierarchy(unit, 0);
+    map_hierarchy(kershaw, 1, kershaw_map(0.3, 0.3));
+    result.push_back({"Kershaw box", std::move(kershaw)});
+    LevelHierarchy wobbled = make_box_hierarchy(box, 1);
+    map_hierarchy(wobbled, 2, [](const Point &x) {
+      return Point{{x[0] + 0.06 * std::sin(2. * x[1] + 1.) * std::cos(x[2]), x[1] + 0.06 * std::sin(3. * x[0] * x[2] + 0.5),
+                    x[2] + 0.06 * std::cos(2. * x[0] + x[1])}};
+    });
+    result.push_back({"wobbled box", std::move(wobbled)});
+    LevelHierarchy sheared = make_box_hierarchy(box, 0);
+    map_hierarchy(sheared, 1, [](const Point &x) { return Point{{x[0] + 0.3 * x[1], 1.5 * x[1] - 0.2 * x[2], x[2] + 0.1 * x[0]}}; });
+    result.push_back({"sheared box", std::move(sheared)});
+    result.push_back({"ball", make_unstructured_hierarchy(make_ball_coarse_mesh(), 1, 2)});
+    return result;
+  }
+} // namespace
+
+TEST(MappedLaplaceCell, RecomputedMetricGivesTheStoredOperator)
+{
+  unsigned int seed = 0;
+  for (const Mesh &mesh : meshes())
+    for (const unsigned int degree : {1u, 2u, 3u, 4u})
+      {
+        const Level &level = mesh.hierarchy.levels.back();
+        SCOPED_TRACE(::testing::Message() << mesh.name << ", " << level.n_cells() << " cells, degree " << degree
+                                          << ", mapping degree " << level.mapping.degree);
+        ASSERT_FALSE(level.mapping.empty());
+        const LaplaceOperator<double> op(level, degree);
+        const unsigned int            n = degree + 1, n3 = n * n * n;
+        // the element's tables and weights at the Gauss points, as the host operator's
+        const LagrangeBasis1D basis(degree);
+        const Quadrature1D    gauss = gauss_quadrature(n);
+        const DenseMatrix     S = basis.values_at(gauss.points), D = basis.derivatives_at(gauss.points);
+        std::vector<double>   s(n * n), d(n * n), weights(n3);
+        for (unsigned int q = 0; q < n; ++q)
+          for (unsigned int i = 0; i < n; ++i)
+            {
+              s[q * n + i] = S(q, i);
+              d[q * n + i] = D(q, i);
+            }
+        for (unsigned int k = 0; k < n; ++k)
+          for (unsigned int j = 0; j < n; ++j)
+            for (unsigned int i = 0; i < n; ++i)
+              weights[(k * n + j) * n + i] = gauss.weights[i] * gauss.weights[j] * gauss.weights[k];
+        const MappingTables tables = make_mapping_tables(level.mapping.degree, n);
+        const int           k      = static_cast<int>(level.mapping.degree);
+
+        CellVector<double> u(level.n_cells(), degree);
+        fill_random(u, ++seed);
+        double worst = 0;
+        for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+          {
+            std::vector<double> nodes(3 * level.mapping.nodes_per_cell());
+            for (unsigned int i = 0; i < level.mapping.nodes_per_cell(); ++i)
+              for (unsigned int a = 0; a < 3; ++a)
+                nodes[3 * i + a] = level.mapping.cell_nodes(cell)[i][a];
+            std::vector<double> expected(n3), recomputed(n3);
+            op.cell_vmult(cell, u.data() + std::size_t(cell) * n3, expected.data());
+            dispatch_degree(degree, [&](auto constant) {
+              constexpr int p = decltype(constant)::value;
+              std::vector<double> scratch(6 * (p + 1) * (p + 1) * (p + 1));
+              kernels::apply_general_laplace_cell<p, p + 1>(
+                s.data(), d.data(),
+                [&](const int q, double *G) {
+                  kernels::metric_from_nodes(tables.values.data(), tables.derivatives.data(), k, p + 1, nodes.data(), weights[q], q, G);
+                },
+                u.data() + std::size_t(cell) * n3, recomputed.data(), scratch.data());
+            });
+            // written so that a NaN (a singular recomputed J) propagates
+            double difference = 0, scale = 0;
+            for (unsigned int i = 0; i < n3; ++i)
+              {
+                const double e = std::abs(recomputed[i] - expected[i]);
+                if (!(e <= difference))
+                  difference = e;
+                scale = std::max(scale, std::abs(expected[i]));
+              }
+            const double ratio = difference / scale;
+            if (!(ratio <= worst))
+              worst = ratio;
+          }
+        EXPECT_LE(worst, 1e-12);
+      }
+}
+
+TEST(MappedLaplaceCell, InverseMetricIsDetTimesTheInverseOfJtJ)
+{
+  const double J[9] = {1.3, 0.2, -0.4, 0.1, 0.9, 0.3, -0.2, 0.5, 1.7};
+  double       G[6];
+  const double det = kernels::inverse_metric(J, G);
+  EXPECT_NEAR(det, determinant({{J[0], J[1], J[2], J[3], J[4], J[5], J[6], J[7], J[8]}}), 1e-14);
+  const double full[3][3] = {{G[0], G[3], G[4]}, {G[3], G[1], G[5]}, {G[4], G[5], G[2]}};
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      {
+        double sum = 0; // (G Jᵀ J)_{rc}
+        for (int m = 0; m < 3; ++m)
+          {
+            double jtj = 0;
+            for (int a = 0; a < 3; ++a)
+              jtj += J[3 * a + m] * J[3 * a + c];
+            sum += full[r][m] * jtj;
+          }
+        EXPECT_NEAR(sum, r == c ? det : 0., 1e-13) << "entry (" << r << ", " << c << ")";
+      }
+}
