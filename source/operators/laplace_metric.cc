@@ -281,7 +281,7 @@ namespace cellwise
             {
               const std::array<double, 6> G = invert(J[q]).metric;
               for (unsigned int e = 0; e < 6; ++e)
-                v[6 * q + e] = weights[q] * cq[q] * G[e];
+                v[6 * q + e] = weights[q] * (constant ? average : cq[q]) * G[e];
               for (unsigned int d = 0; d < 3; ++d)
                 diagonal_sum[d] += v[6 * q + d];
             }

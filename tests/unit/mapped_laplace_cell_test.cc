@@ -3,7 +3,9 @@
 // host LaplaceOperator): the general kernel with metric_from_nodes gives the
 // host operator's A_K u on every cell of the Kershaw box (trilinear), a
 // wobbled box (mapping of degree 2), a sheared box (affine cells) and the
-// ball (an unstructured coarse mesh, mapping of degree 2), degrees 1..4; and
+// ball (an unstructured coarse mesh, mapping of degree 2), degrees 1..4, and
+// with a coefficient averaged per cell (CoefficientEvaluation::cell_average:
+// the metric scaled by the cell's average c, also on curved cells); and
 // inverse_metric is det J J⁻¹ J⁻ᵀ (G Jᵀ J = det J · I).
 
 #include <cellwise/base/degree_dispatch.h>
@@ -70,67 +72,73 @@ TEST(MappedLaplaceCell, RecomputedMetricGivesTheStoredOperator)
   unsigned int seed = 0;
   for (const Mesh &mesh : meshes())
     for (const unsigned int degree : {1u, 2u, 3u, 4u})
-      {
-        const Level &level = mesh.hierarchy.levels.back();
-        SCOPED_TRACE(::testing::Message() << mesh.name << ", " << level.n_cells() << " cells, degree " << degree
-                                          << ", mapping degree " << level.mapping.degree);
-        ASSERT_FALSE(level.mapping.empty());
-        const LaplaceOperator<double> op(level, degree);
-        const unsigned int            n = degree + 1, n3 = n * n * n;
-        // the element's tables and weights at the Gauss points, as the host operator's
-        const LagrangeBasis1D basis(degree);
-        const Quadrature1D    gauss = gauss_quadrature(n);
-        const DenseMatrix     S = basis.values_at(gauss.points), D = basis.derivatives_at(gauss.points);
-        std::vector<double>   s(n * n), d(n * n), weights(n3);
-        for (unsigned int q = 0; q < n; ++q)
-          for (unsigned int i = 0; i < n; ++i)
-            {
-              s[q * n + i] = S(q, i);
-              d[q * n + i] = D(q, i);
-            }
-        for (unsigned int k = 0; k < n; ++k)
-          for (unsigned int j = 0; j < n; ++j)
+      for (const bool averaged : {false, true})
+        {
+          const Level &level = mesh.hierarchy.levels.back();
+          SCOPED_TRACE(::testing::Message() << mesh.name << ", " << level.n_cells() << " cells, degree " << degree
+                                            << ", mapping degree " << level.mapping.degree
+                                            << (averaged ? ", coefficient averaged per cell" : ""));
+          ASSERT_FALSE(level.mapping.empty());
+          LaplaceOperator<double> op(level, degree);
+          if (averaged)
+            op.set_coefficient(level, [](const Point &x) { return 1. + 0.5 * std::sin(3. * x[0] + x[1]) * x[2] * x[2]; },
+                               CoefficientEvaluation::cell_average);
+          const unsigned int            n = degree + 1, n3 = n * n * n;
+          // the element's tables and weights at the Gauss points, as the host operator's
+          const LagrangeBasis1D basis(degree);
+          const Quadrature1D    gauss = gauss_quadrature(n);
+          const DenseMatrix     S = basis.values_at(gauss.points), D = basis.derivatives_at(gauss.points);
+          std::vector<double>   s(n * n), d(n * n), weights(n3);
+          for (unsigned int q = 0; q < n; ++q)
             for (unsigned int i = 0; i < n; ++i)
-              weights[(k * n + j) * n + i] = gauss.weights[i] * gauss.weights[j] * gauss.weights[k];
-        const MappingTables tables = make_mapping_tables(level.mapping.degree, n);
-        const int           k      = static_cast<int>(level.mapping.degree);
-
-        CellVector<double> u(level.n_cells(), degree);
-        fill_random(u, ++seed);
-        double worst = 0;
-        for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
-          {
-            std::vector<double> nodes(3 * level.mapping.nodes_per_cell());
-            for (unsigned int i = 0; i < level.mapping.nodes_per_cell(); ++i)
-              for (unsigned int a = 0; a < 3; ++a)
-                nodes[3 * i + a] = level.mapping.cell_nodes(cell)[i][a];
-            std::vector<double> expected(n3), recomputed(n3);
-            op.cell_vmult(cell, u.data() + std::size_t(cell) * n3, expected.data());
-            dispatch_degree(degree, [&](auto constant) {
-              constexpr int p = decltype(constant)::value;
-              std::vector<double> scratch(6 * (p + 1) * (p + 1) * (p + 1));
-              kernels::apply_general_laplace_cell<p, p + 1>(
-                s.data(), d.data(),
-                [&](const int q, double *G) {
-                  kernels::metric_from_nodes(tables.values.data(), tables.derivatives.data(), k, p + 1, nodes.data(), weights[q], q, G);
-                },
-                u.data() + std::size_t(cell) * n3, recomputed.data(), scratch.data());
-            });
-            // written so that a NaN (a singular recomputed J) propagates
-            double difference = 0, scale = 0;
-            for (unsigned int i = 0; i < n3; ++i)
               {
-                const double e = std::abs(recomputed[i] - expected[i]);
-                if (!(e <= difference))
-                  difference = e;
-                scale = std::max(scale, std::abs(expected[i]));
+                s[q * n + i] = S(q, i);
+                d[q * n + i] = D(q, i);
               }
-            const double ratio = difference / scale;
-            if (!(ratio <= worst))
-              worst = ratio;
-          }
-        EXPECT_LE(worst, 1e-12);
-      }
+          for (unsigned int k = 0; k < n; ++k)
+            for (unsigned int j = 0; j < n; ++j)
+              for (unsigned int i = 0; i < n; ++i)
+                weights[(k * n + j) * n + i] = gauss.weights[i] * gauss.weights[j] * gauss.weights[k];
+          const MappingTables tables = make_mapping_tables(level.mapping.degree, n);
+          const int           k      = static_cast<int>(level.mapping.degree);
+
+          CellVector<double> u(level.n_cells(), degree);
+          fill_random(u, ++seed);
+          double worst = 0;
+          for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+            {
+              std::vector<double> nodes(3 * level.mapping.nodes_per_cell());
+              for (unsigned int i = 0; i < level.mapping.nodes_per_cell(); ++i)
+                for (unsigned int a = 0; a < 3; ++a)
+                  nodes[3 * i + a] = level.mapping.cell_nodes(cell)[i][a];
+              std::vector<double> expected(n3), recomputed(n3);
+              op.cell_vmult(cell, u.data() + std::size_t(cell) * n3, expected.data());
+              dispatch_degree(degree, [&](auto constant) {
+                constexpr int p = decltype(constant)::value;
+                std::vector<double> scratch(6 * (p + 1) * (p + 1) * (p + 1));
+                kernels::apply_general_laplace_cell<p, p + 1>(
+                  s.data(), d.data(),
+                  [&](const int q, double *G) {
+                    kernels::metric_from_nodes(tables.values.data(), tables.derivatives.data(), k, p + 1, nodes.data(),
+                                               weights[q] * op.metric().coefficient_averages[cell], q, G);
+                  },
+                  u.data() + std::size_t(cell) * n3, recomputed.data(), scratch.data());
+              });
+              // written so that a NaN (a singular recomputed J) propagates
+              double difference = 0, scale = 0;
+              for (unsigned int i = 0; i < n3; ++i)
+                {
+                  const double e = std::abs(recomputed[i] - expected[i]);
+                  if (!(e <= difference))
+                    difference = e;
+                  scale = std::max(scale, std::abs(expected[i]));
+                }
+              const double ratio = difference / scale;
+              if (!(ratio <= worst))
+                worst = ratio;
+            }
+          EXPECT_LE(worst, 1e-12);
+        }
 }
 
 TEST(MappedLaplaceCell, InverseMetricIsDetTimesTheInverseOfJtJ)

@@ -36,8 +36,10 @@ namespace cellwise
       const Number c20 = J[1] * J[5] - J[2] * J[4], c21 = J[2] * J[3] - J[0] * J[5], c22 = J[0] * J[4] - J[1] * J[3];
       const Number det = J[0] * c00 + J[1] * c01 + J[2] * c02;
       // (J^{-1})_{d a} = c_{a d} / det; (J^-1 J^-T)_{de} = Σ_a c_{ad} c_{ae} / det²
+      // one division: the device kernels evaluate this at every point
+      const Number inverse = Number(1) / det;
       const Number col0[3] = {c00, c10, c20}, col1[3] = {c01, c11, c21}, col2[3] = {c02, c12, c22};
-      const auto   g       = [det](const Number *cd, const Number *ce) { return (cd[0] * ce[0] + cd[1] * ce[1] + cd[2] * ce[2]) / det; };
+      const auto   g = [inverse](const Number *cd, const Number *ce) { return (cd[0] * ce[0] + cd[1] * ce[1] + cd[2] * ce[2]) * inverse; };
       metric[0] = g(col0, col0);
       metric[1] = g(col1, col1);
       metric[2] = g(col2, col2);
