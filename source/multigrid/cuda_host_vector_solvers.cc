@@ -4,6 +4,7 @@
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_general_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
@@ -139,6 +140,23 @@ namespace cellwise::cuda
     // device copy; the FP32 levels of the mixed-precision cycle are
     // cell-contiguous either way).
     using UniformSolver = MultigridSolver<CellBlocked<32>>;
+    // Mapped cells and a coefficient at the quadrature points: the general
+    // operator, blocked for the same reason.
+    using GeneralSolver = GeneralMultigridSolver<CellBlocked<32>>;
+
+    /// Whether the box solver's fused kernels cannot take @p hierarchy and
+    /// @p parameters (check_device_geometry_and_coefficient) but the general
+    /// solver can: a level with a mapping, or the coefficient at the points.
+    bool
+    needs_general_operator(const LevelHierarchy &hierarchy, const MultigridParameters &parameters)
+    {
+      if (parameters.coefficient && parameters.coefficient_evaluation == CoefficientEvaluation::quadrature_points)
+        return true;
+      for (const Level &level : hierarchy.levels)
+        if (!level.mapping.empty())
+          return true;
+      return false;
+    }
 
     class AdaptiveDeviceSolver : public DeviceSolver<AdaptiveMultigridSolver<CellContiguous>, AdaptiveHostVectorSolver>
     {
@@ -157,6 +175,8 @@ namespace cellwise::cuda
   make_host_vector_solver(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters,
                           std::ostream *log)
   {
+    if (needs_general_operator(hierarchy, parameters))
+      return std::make_unique<DeviceSolver<GeneralSolver, HostVectorSolver>>(hierarchy, degree, parameters, log);
     return std::make_unique<DeviceSolver<UniformSolver, HostVectorSolver>>(hierarchy, degree, parameters, log);
   }
 

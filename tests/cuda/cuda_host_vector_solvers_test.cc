@@ -5,10 +5,14 @@
 // and report the device memory they used; precondition() on the device is
 // the host's cycle to 1e-12 (FP64) and 1e-5 (mixed) on seeded random
 // residuals; the coefficient with the patch smoother is refused on the device.
+// Mapped cells (the Kershaw box) and a coefficient at the quadrature points
+// go to the general device solver and agree with the host backend as well.
 
 #include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
+#include <cellwise/mesh/kershaw_map.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/operators/function_tools.h>
 
@@ -116,6 +120,34 @@ TEST(CudaHostVectorSolver, uniform_matches_host_backend)
   patch.coefficient_evaluation = CoefficientEvaluation::cell_average;
   patch.backend     = Backend::cuda;
   EXPECT_THROW(make_host_vector_solver(h, 3, patch), Error);
+}
+
+TEST(CudaHostVectorSolver, mapped_cells_and_coefficient_at_points_match_host_backend)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  BoxDescription box;
+  box.subdivisions = {{2, 2, 2}};
+  LevelHierarchy kershaw = make_box_hierarchy(box, 2);
+  map_hierarchy(kershaw, 1, kershaw_map(0.3, 0.3));
+  const LevelHierarchy boxes = make_box_hierarchy(box, 2);
+  for (const Precision precision : {Precision::fp64, Precision::mixed})
+    {
+      MultigridParameters parameters;
+      parameters.precision = precision;
+      {
+        SCOPED_TRACE("Kershaw box");
+        expect_backends_agree([&](const MultigridParameters &p) { return make_host_vector_solver(kershaw, 3, p); },
+                              kershaw.levels.back(), 3, parameters);
+      }
+      for (const LevelHierarchy *h : {&boxes, static_cast<const LevelHierarchy *>(&kershaw)})
+        {
+          SCOPED_TRACE(h == &boxes ? "step-37 coefficient at the points, box" : "step-37 coefficient at the points, Kershaw box");
+          MultigridParameters with_coefficient = parameters;
+          with_coefficient.coefficient         = step37_coefficient; // at the quadrature points, the default
+          expect_backends_agree([&](const MultigridParameters &p) { return make_host_vector_solver(*h, 2, p); },
+                                h->levels.back(), 2, with_coefficient);
+        }
+    }
 }
 
 TEST(CudaHostVectorSolver, adaptive_matches_host_backend)

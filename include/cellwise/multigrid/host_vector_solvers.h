@@ -90,8 +90,11 @@ namespace cellwise
     active_mesh() const = 0;
   };
 
-  /// The uniform solver (MultigridSolver or cuda::MultigridSolver) on the
-  /// finest level of @p hierarchy (kept by reference), on parameters.backend.
+  /// The uniform solver on the finest level of @p hierarchy (kept by
+  /// reference), on parameters.backend: MultigridSolver on the host;
+  /// cuda::MultigridSolver on the device for box cells with at most a
+  /// coefficient per cell, cuda::GeneralMultigridSolver where a level has a
+  /// mapping or the coefficient enters at the quadrature points.
   /// Throws cellwise::Error with backend_unavailable_reason() where it cannot
   /// run.
   std::unique_ptr<HostVectorSolver>
