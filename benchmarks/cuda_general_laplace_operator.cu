@@ -4,11 +4,14 @@
 // p = 3), each mesh chosen so that every cell has one form — the unit cube
 // (cartesian), the cube with a coefficient at the points
 // (cartesian_coefficient), a sheared cube (affine), the Kershaw cube with
-// ε = 0.3 (general) — against the box operator cuda::LaplaceOperator on the
+// ε = 0.3 (general; its metric recomputed from the trilinear nodes, the
+// default, and stored), the cube under a smooth wobble through a mapping of
+// degree 2 (general, curved; recomputed and stored) — against the box
+// operator cuda::LaplaceOperator on the
 // cube (the same DoFs) and a float4 copy of an FP64 vector of the mesh in
 // the same run. Bytes counted: the cell-wise vector read and written once
 // plus every byte of geometry and coefficient (forms, offsets, factors,
-// values), shown per cell-wise value and per unique DoF ((p n + 1)³).
+// values, nodes), shown per cell-wise value and per unique DoF ((p n + 1)³).
 // Median of n_runs after 3 warm-up runs, CUDA events. Then the whole solve
 // on the Kershaw box (6 × 2 × 2 cells refined L times, ε = 0.3;
 // cuda::GeneralMultigridSolver, CG with the Chebyshev(4)–Jacobi V-cycle to
@@ -52,11 +55,12 @@ namespace
   template <typename Number, typename Layout>
   void
   row(const char *name, const Level &level, const unsigned int degree, const ScalarFunction &coefficient, const int n_runs,
-      const Reference &reference)
+      const Reference &reference, const cuda::GeneralCellMetric general = cuda::GeneralCellMetric::recomputed)
   {
     using Vector     = CellVector<Number, MemorySpace::CUDA, Layout>;
     const auto start = std::chrono::steady_clock::now();
-    const cuda::GeneralLaplaceOperator<Number, Layout> op(level, degree, coefficient);
+    const cuda::GeneralLaplaceOperator<Number, Layout> op(level, degree, coefficient, CoefficientEvaluation::quadrature_points,
+                                                          general);
     const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     Vector       x(level.n_cells(), degree), y(level.n_cells(), degree);
     x.fill(Number(1.25));
@@ -138,6 +142,11 @@ main(int argc, char **argv)
       LevelHierarchy       sheared = make_box_hierarchy(box, 0), kershaw = make_box_hierarchy(box, 0);
       map_hierarchy(sheared, 1, [](const Point &x) { return Point{{x[0] + 0.3 * x[1], 1.5 * x[1] - 0.2 * x[2], x[2] + 0.1 * x[0]}}; });
       map_hierarchy(kershaw, 1, kershaw_map(0.3, 0.3));
+      LevelHierarchy wobbled = make_box_hierarchy(box, 0);
+      map_hierarchy(wobbled, 2, [](const Point &x) {
+        return Point{{x[0] + 0.03 * std::sin(6. * x[1] + 1.) * std::cos(3. * x[2]), x[1] + 0.03 * std::sin(5. * x[0] * x[2] + 0.5),
+                      x[2] + 0.03 * std::cos(4. * x[0] + 3. * x[1])}};
+      });
       const Level         &level = cube.levels.back();
       const ScalarFunction coefficient = [](const Point &x) { return 1. + 0.5 * std::sin(3. * x[0]) * std::cos(2. * x[1] + x[2]); };
 
@@ -149,7 +158,7 @@ main(int argc, char **argv)
       std::printf("\n%u^3 cells (%u) of degree %u, %.4g unique DoFs; copy (float4 kernel, FP64 vector) %.1f GB/s\n", n,
                   level.n_cells(), degree, reference.unique_dofs, reference.copy_bandwidth * 1e-9);
 
-      double contiguous_box_time = 0;
+      double contiguous_box_time = 0, blocked_box_time = 0;
       for (const bool blocked : {false, true})
         {
           // the box operator on the cube: the reference time of this layout
@@ -161,8 +170,7 @@ main(int argc, char **argv)
             return median_time([&] { op.vmult(y, x); }, n_runs);
           };
           reference.box_time = blocked ? box_time(CellBlocked<32>{}) : box_time(CellContiguous{});
-          if (!blocked)
-            contiguous_box_time = reference.box_time;
+          (blocked ? blocked_box_time : contiguous_box_time) = reference.box_time;
           std::printf("\nFP64, %s; box operator (cuda::LaplaceOperator, cube) %.3f ms = %.2f GDoF/s\n",
                       blocked ? "blocked by 32 cells" : "cell-contiguous", reference.box_time * 1e3,
                       reference.unique_dofs / reference.box_time * 1e-9);
@@ -173,17 +181,32 @@ main(int argc, char **argv)
             row<double, Layout>("cartesian (cube)", level, degree, {}, n_runs, reference);
             row<double, Layout>("cartesian_coefficient (cube, c(x))", level, degree, coefficient, n_runs, reference);
             row<double, Layout>("affine (sheared cube)", sheared.levels.back(), degree, {}, n_runs, reference);
-            row<double, Layout>("general (Kershaw, eps 0.3)", kershaw.levels.back(), degree, {}, n_runs, reference);
+            row<double, Layout>("general, recomputed (Kershaw)", kershaw.levels.back(), degree, {}, n_runs, reference);
+            row<double, Layout>("general, stored (Kershaw)", kershaw.levels.back(), degree, {}, n_runs, reference,
+                                cuda::GeneralCellMetric::stored);
+            row<double, Layout>("general, recomputed (wobble, k=2)", wobbled.levels.back(), degree, {}, n_runs, reference);
+            row<double, Layout>("general, stored (wobble, k=2)", wobbled.levels.back(), degree, {}, n_runs, reference,
+                                cuda::GeneralCellMetric::stored);
           };
           if (blocked)
             rows(CellBlocked<32>{});
           else
             rows(CellContiguous{});
         }
+      // FP32: the levels of the mixed-precision cycle (blocked in the general solver)
       std::printf("\nFP32, cell-contiguous (/ box: against the FP64 cell-contiguous box operator)\n");
       reference.box_time = contiguous_box_time;
       row<float, CellContiguous>("cartesian (cube)", level, degree, {}, n_runs, reference);
-      row<float, CellContiguous>("general (Kershaw, eps 0.3)", kershaw.levels.back(), degree, {}, n_runs, reference);
+      row<float, CellContiguous>("general, recomputed (Kershaw)", kershaw.levels.back(), degree, {}, n_runs, reference);
+      row<float, CellContiguous>("general, stored (Kershaw)", kershaw.levels.back(), degree, {}, n_runs, reference,
+                                 cuda::GeneralCellMetric::stored);
+      std::printf("\nFP32, blocked by 32 cells (/ box: against the FP64 blocked box operator)\n");
+      reference.box_time = blocked_box_time;
+      row<float, CellBlocked<32>>("cartesian (cube)", level, degree, {}, n_runs, reference);
+      row<float, CellBlocked<32>>("general, recomputed (Kershaw)", kershaw.levels.back(), degree, {}, n_runs, reference);
+      row<float, CellBlocked<32>>("general, stored (Kershaw)", kershaw.levels.back(), degree, {}, n_runs, reference,
+                                  cuda::GeneralCellMetric::stored);
+      row<float, CellBlocked<32>>("general, recomputed (wobble, k=2)", wobbled.levels.back(), degree, {}, n_runs, reference);
 
       std::printf("\nKershaw box (eps 0.3), 6 x 2 x 2 cells refined L times, Q%u, CG + Chebyshev(4)-Jacobi V-cycle to 1e-8, "
                   "blocked; median of 3 solves after one\n",

@@ -34,7 +34,17 @@
 // The metric of a point comes from the cell's form (metric_at_point in
 // laplace_metric.h, shared with the host operator): cartesian G = diag(w_q
 // f), cartesian_coefficient diag(f v_q), affine w_q v_e, general v_{6q+e};
-// each thread of stage 3 reads the n points of its z-line.
+// each thread of stage 3 reads the n points of its z-line. A recomputed
+// cell (recomputed_form) has instead its record: c and its mapping nodes X_i
+// of degree K. Its z-line thread (x, y) first sums the nodes over i_x, i_y
+// with the mapping tables MS, MD at its (x, y),
+//
+//   A_x(i_z) = Σ X_i MD(x, i_x) MS(y, i_y),  A_y(i_z) = Σ X_i MS(x, i_x) MD(y, i_y),
+//   A_s(i_z) = Σ X_i MS(x, i_x) MS(y, i_y)                     (9 (K+1) numbers),
+//
+// then at each of its points r the Jacobian's columns Σ_iz A_x MS(r, i_z),
+// Σ_iz A_y MS(r, i_z), Σ_iz A_s MD(r, i_z) and G = w_q c cof(J)ᵀ cof(J) / det J
+// (kernels::inverse_metric): kernels::metric_from_nodes, sum-factorized.
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
@@ -42,6 +52,7 @@
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/kernels/general_laplace_cell.h>
+#include <cellwise/kernels/mapped_laplace_cell.h>
 #include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/cuda_smoother_update.h>
 
@@ -63,6 +74,46 @@ namespace cellwise
         accumulate,
         residual_mode
       };
+
+      /// The form code of a cell whose metric the kernels recompute from its
+      /// nodes (after the MetricForm codes 0..3).
+      constexpr unsigned char recomputed_form = 4;
+      /// The largest mapping degree whose cells are recomputed.
+      constexpr unsigned int max_recomputed_mapping_degree = 3;
+
+      /// Numbers per recomputed cell's record: c, then 3 (K+1)³ coordinates.
+      constexpr int
+      record_size(const int K)
+      {
+        return 1 + 3 * (K + 1) * (K + 1) * (K + 1);
+      }
+
+      /// Entry @p j of the record in @p slot (the group-of-32 layout of
+      /// GeneralLaplaceOperator::nodes_).
+      CELLWISE_HOST_DEVICE inline std::size_t
+      record_index(const std::size_t slot, const int j, const int R)
+      {
+        return (slot / 32) * 32 * std::size_t(R) + 32 * std::size_t(j) + slot % 32;
+      }
+
+      /// f(integral_constant<int, K>) for the mapping degree @p K of the
+      /// recomputed cells, 0 (none) to max_recomputed_mapping_degree.
+      template <typename F>
+      void
+      dispatch_mapping_degree(const unsigned int K, F &&f)
+      {
+        switch (K)
+          {
+            case 0:
+              return f(std::integral_constant<int, 0>{});
+            case 1:
+              return f(std::integral_constant<int, 1>{});
+            case 2:
+              return f(std::integral_constant<int, 2>{});
+            default:
+              return f(std::integral_constant<int, 3>{});
+          }
+      }
 
       /// Cells per block: about 256 threads, the three buffers (of the
       /// padded size n²(n+1) per cell) within 40 KB of static shared memory.
@@ -90,12 +141,13 @@ namespace cellwise
       template <typename Layout>
       constexpr bool cell_fastest = !std::is_same_v<Layout, CellContiguous>;
 
-      template <int p, typename Number, typename Layout>
+      template <int p, int K, typename Number, typename Layout>
       __global__ void __launch_bounds__(GeneralShape<p, Number>::threads)
       general_laplace_kernel(const unsigned char *__restrict__ forms,
                              const std::size_t *__restrict__ offsets,
                              const Number *__restrict__ factors,
                              const Number *__restrict__ values,
+                             const Number *__restrict__ nodes,
                              const Number *__restrict__ tables,
                              const Number *__restrict__ u,
                              const Number      *b,
@@ -109,7 +161,8 @@ namespace cellwise
         constexpr int  n3   = Shape::n3;
         constexpr int  C    = Shape::cells;
         constexpr bool fast = cell_fastest<Layout>;
-        __shared__ Number S[n * n], D[n * n];
+        constexpr int m = K + 1; // mapping nodes per axis of recomputed cells
+        __shared__ Number S[n * n], D[n * n], MS[n * m], MD[n * m];
         __shared__ Number T0[C * Shape::padded], T1[C * Shape::padded], T2[C * Shape::padded];
         for (int k = threadIdx.x; k < n * n; k += Shape::threads)
           {
@@ -117,6 +170,12 @@ namespace cellwise
             D[k] = tables[n * n + k];
           }
         const Number *weights = tables + 2 * n * n;
+        if constexpr (K > 0)
+          for (int k = threadIdx.x; k < n * m; k += Shape::threads)
+            {
+              MS[k] = tables[2 * n * n + n3 + k];
+              MD[k] = tables[2 * n * n + n3 + n * m + k];
+            }
 
         const int          c      = fast ? threadIdx.x % C : threadIdx.x / L;
         const int          line   = fast ? threadIdx.x / C : threadIdx.x % L;
@@ -192,12 +251,46 @@ namespace cellwise
           const unsigned char form = active ? forms[cell] : static_cast<unsigned char>(MetricForm::cartesian);
           Number              f[3] = {0, 0, 0};
           const Number       *cell_values = values;
+          // a recomputed cell: c and the node sums A_x, A_y, A_s per i_z (see the top)
+          Number c = 0, A[3][m][3];
           if (active)
             {
-              f[0] = factors[3 * std::size_t(cell)];
-              f[1] = factors[3 * std::size_t(cell) + 1];
-              f[2] = factors[3 * std::size_t(cell) + 2];
-              if (form != static_cast<unsigned char>(MetricForm::cartesian))
+              if (form <= static_cast<unsigned char>(MetricForm::cartesian_coefficient))
+                {
+                  f[0] = factors[3 * std::size_t(cell)];
+                  f[1] = factors[3 * std::size_t(cell) + 1];
+                  f[2] = factors[3 * std::size_t(cell) + 2];
+                }
+              if (K > 0 && form == recomputed_form)
+                {
+                  constexpr int     R    = record_size(K);
+                  const std::size_t slot = offsets[cell];
+                  c                      = nodes[record_index(slot, 0, R)];
+#pragma unroll
+                  for (int iz = 0; iz < m; ++iz)
+#pragma unroll
+                    for (int a = 0; a < 3; ++a)
+                      A[0][iz][a] = A[1][iz][a] = A[2][iz][a] = Number(0);
+#pragma unroll
+                  for (int iz = 0; iz < m; ++iz)
+#pragma unroll
+                    for (int iy = 0; iy < m; ++iy)
+#pragma unroll
+                      for (int ix = 0; ix < m; ++ix)
+                        {
+                          const Number wx = MD[x * m + ix] * MS[y * m + iy], wy = MS[x * m + ix] * MD[y * m + iy],
+                                       ws = MS[x * m + ix] * MS[y * m + iy];
+#pragma unroll
+                          for (int a = 0; a < 3; ++a)
+                            {
+                              const Number X = nodes[record_index(slot, 1 + 3 * ((iz * m + iy) * m + ix) + a, R)];
+                              A[0][iz][a] += X * wx;
+                              A[1][iz][a] += X * wy;
+                              A[2][iz][a] += X * ws;
+                            }
+                        }
+                }
+              else if (form != static_cast<unsigned char>(MetricForm::cartesian))
                 cell_values = values + offsets[cell];
             }
 #pragma unroll
@@ -212,7 +305,32 @@ namespace cellwise
                   gz += D[r * n + k] * ss[k];
                 }
               Number G[kernels::metric_entries];
-              metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights, x + n * (y + n * r), G);
+              if (K > 0 && form == recomputed_form)
+                {
+                  Number J[9];
+#pragma unroll
+                  for (int a = 0; a < 3; ++a)
+                    {
+                      Number jx = 0, jy = 0, jz = 0;
+#pragma unroll
+                      for (int iz = 0; iz < m; ++iz)
+                        {
+                          jx += A[0][iz][a] * MS[r * m + iz];
+                          jy += A[1][iz][a] * MS[r * m + iz];
+                          jz += A[2][iz][a] * MD[r * m + iz];
+                        }
+                      J[3 * a]     = jx;
+                      J[3 * a + 1] = jy;
+                      J[3 * a + 2] = jz;
+                    }
+                  kernels::inverse_metric(J, G);
+                  const Number scale = c * weights[x + n * (y + n * r)];
+#pragma unroll
+                  for (int e = 0; e < kernels::metric_entries; ++e)
+                    G[e] *= scale;
+                }
+              else
+                metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights, x + n * (y + n * r), G);
               fx[r] = G[0] * gx + G[3] * gy + G[4] * gz;
               fy[r] = G[3] * gx + G[1] * gy + G[5] * gz;
               fz[r] = G[4] * gx + G[5] * gy + G[2] * gz;
@@ -300,7 +418,9 @@ namespace cellwise
                                       const std::size_t *__restrict__ offsets,
                                       const Number *__restrict__ factors,
                                       const Number *__restrict__ values,
+                                      const Number *__restrict__ nodes,
                                       const Number *__restrict__ tables,
+                                      const int          mapping_degree,
                                       Number            *diagonal,
                                       const unsigned int n_cells)
       {
@@ -316,8 +436,17 @@ namespace cellwise
         const unsigned char form = forms[cell];
         const Number        f[3] = {factors[3 * std::size_t(cell)], factors[3 * std::size_t(cell) + 1],
                                     factors[3 * std::size_t(cell) + 2]};
-        const Number       *cell_values = form == static_cast<unsigned char>(MetricForm::cartesian) ? values : values + offsets[cell];
-        Number              sum         = 0;
+        const bool          recomputed  = form == recomputed_form;
+        const Number       *cell_values = form == static_cast<unsigned char>(MetricForm::cartesian) || recomputed ? values : values + offsets[cell];
+        // a recomputed cell's record, gathered (a set-up kernel: local memory is fine)
+        constexpr int max_R = record_size(max_recomputed_mapping_degree);
+        Number        record[max_R];
+        const int     R = record_size(mapping_degree);
+        if (recomputed)
+          for (int j = 0; j < R; ++j)
+            record[j] = nodes[record_index(offsets[cell], j, R)];
+        const Number *MS = tables + 2 * n * n + n3, *MD = MS + n * (mapping_degree + 1);
+        Number        sum = 0;
         for (int qz = 0; qz < n; ++qz)
           for (int qy = 0; qy < n; ++qy)
             for (int qx = 0; qx < n; ++qx)
@@ -325,7 +454,11 @@ namespace cellwise
                 const Number sx = S[qx * n + ix], sy = S[qy * n + iy], sz = S[qz * n + iz];
                 const Number gx = D[qx * n + ix] * sy * sz, gy = sx * D[qy * n + iy] * sz, gz = sx * sy * D[qz * n + iz];
                 Number       G[kernels::metric_entries];
-                metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights, qx + n * (qy + n * qz), G);
+                const int    q = qx + n * (qy + n * qz);
+                if (recomputed)
+                  kernels::metric_from_nodes(MS, MD, mapping_degree, n, record + 1, record[0] * weights[q], q, G);
+                else
+                  metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights, q, G);
                 sum += G[0] * gx * gx + G[1] * gy * gy + G[2] * gz * gz + Number(2) * (G[3] * gx * gy + G[4] * gx * gz + G[5] * gy * gz);
               }
         diagonal[Layout::index(cell, i, n3)] = sum;
@@ -336,7 +469,8 @@ namespace cellwise
     GeneralLaplaceOperator<Number, Layout>::GeneralLaplaceOperator(const Level                &level,
                                                                    const unsigned int          degree,
                                                                    const ScalarFunction       &coefficient,
-                                                                   const CoefficientEvaluation evaluation)
+                                                                   const CoefficientEvaluation evaluation,
+                                                                   const GeneralCellMetric     general_cells)
     {
       check_degree(degree);
       const LaplaceMetric<Number> metric = make_laplace_metric<Number>(level, degree, coefficient, evaluation);
@@ -344,12 +478,21 @@ namespace cellwise
       n_cells_                           = level.n_cells();
       form_counts_                       = metric.count();
 
+      // general cells with one coefficient each (c = its average) are
+      // recomputed from their nodes where the mapping's degree allows
+      const unsigned int k          = level.mapping.degree;
+      const bool         recomputes = general_cells == GeneralCellMetric::recomputed && k >= 1 &&
+                              k <= max_recomputed_mapping_degree && form_counts_[3] > 0 &&
+                              (!coefficient || evaluation == CoefficientEvaluation::cell_average);
+      mapping_degree_ = recomputes ? k : 0;
+
       const unsigned int        n = degree + 1;
       const LagrangeBasis1D     basis(degree);
       const Quadrature1D        gauss = gauss_quadrature(n);
       const DenseMatrix         S     = basis.values_at(gauss.points);
       const DenseMatrix         D     = basis.derivatives_at(gauss.points);
-      std::vector<Number>       tables(2 * n * n + n * n * n);
+      const unsigned int        m     = mapping_degree_ + 1;
+      std::vector<Number>       tables(2 * n * n + n * n * n + (recomputes ? 2 * n * m : 0));
       for (unsigned int q = 0; q < n; ++q)
         for (unsigned int i = 0; i < n; ++i)
           {
@@ -357,27 +500,59 @@ namespace cellwise
             tables[n * n + q * n + i] = static_cast<Number>(D(q, i));
           }
       // the weights rounded as the host operator's (products in double)
-      for (unsigned int k = 0; k < n; ++k)
+      for (unsigned int kz = 0; kz < n; ++kz)
         for (unsigned int j = 0; j < n; ++j)
           for (unsigned int i = 0; i < n; ++i)
-            tables[2 * n * n + (k * n + j) * n + i] = static_cast<Number>(gauss.weights[i] * gauss.weights[j] * gauss.weights[k]);
+            tables[2 * n * n + (kz * n + j) * n + i] = static_cast<Number>(gauss.weights[i] * gauss.weights[j] * gauss.weights[kz]);
+      if (recomputes)
+        {
+          const MappingTables mapping = make_mapping_tables(k, n);
+          for (unsigned int e = 0; e < n * m; ++e)
+            {
+              tables[2 * n * n + n * n * n + e]         = static_cast<Number>(mapping.values[e]);
+              tables[2 * n * n + n * n * n + n * m + e] = static_cast<Number>(mapping.derivatives[e]);
+            }
+        }
 
+      // per cell its form, factors and where its data lie: the stored
+      // values re-packed without the recomputed cells', whose records go by
+      // slot into the group-of-32 layout
       std::vector<unsigned char> forms(n_cells_);
       std::vector<Number>        factors(3 * std::size_t(n_cells_));
       std::vector<std::size_t>   offsets(n_cells_);
+      std::vector<Number>        values;
+      std::vector<Number>        nodes;
+      const int                  R = recomputes ? record_size(static_cast<int>(k)) : 0;
       for (unsigned int cell = 0; cell < n_cells_; ++cell)
         {
-          forms[cell]   = static_cast<unsigned char>(metric.form[cell]);
-          offsets[cell] = metric.offset[cell];
           for (unsigned int d = 0; d < 3; ++d)
             factors[3 * std::size_t(cell) + d] = metric.factors[cell][d];
+          if (recomputes && metric.form[cell] == MetricForm::general)
+            {
+              forms[cell]            = recomputed_form;
+              const std::size_t slot = n_recomputed_++;
+              offsets[cell]          = slot;
+              nodes.resize(((n_recomputed_ + 31) / 32) * 32 * std::size_t(R), Number(0));
+              const Point *X = level.mapping.cell_nodes(cell);
+              nodes[record_index(slot, 0, R)] = static_cast<Number>(metric.coefficient_averages[cell]);
+              for (unsigned int i = 0; i < level.mapping.nodes_per_cell(); ++i)
+                for (unsigned int a = 0; a < 3; ++a) // relative to the first node: J is exact in FP32 too
+                  nodes[record_index(slot, 1 + 3 * i + a, R)] = static_cast<Number>(X[i][a] - X[0][a]);
+              continue;
+            }
+          forms[cell]             = static_cast<unsigned char>(metric.form[cell]);
+          offsets[cell]           = values.size();
+          const std::size_t begin = metric.offset[cell];
+          const std::size_t end   = cell + 1 < n_cells_ ? metric.offset[cell + 1] : metric.data.size();
+          values.insert(values.end(), metric.data.begin() + begin, metric.data.begin() + end);
         }
       try
         {
           forms_   = upload(forms, "the metric forms of the general Laplace operator");
           offsets_ = upload(offsets, "the metric offsets of the general Laplace operator");
           factors_ = upload(factors, "the metric factors of the general Laplace operator");
-          values_  = upload(metric.data, "the metric values of the general Laplace operator");
+          values_  = upload(values, "the metric values of the general Laplace operator");
+          nodes_   = upload(nodes, "the mapping nodes of the general Laplace operator");
           tables_  = upload(tables, "the 1D tables of the general Laplace operator");
         }
       catch (...)
@@ -386,7 +561,7 @@ namespace cellwise
           throw;
         }
       metric_bytes_ = forms.size() * sizeof(unsigned char) + offsets.size() * sizeof(std::size_t) +
-                      factors.size() * sizeof(Number) + metric.data.size() * sizeof(Number);
+                      factors.size() * sizeof(Number) + values.size() * sizeof(Number) + nodes.size() * sizeof(Number);
     }
 
     template <typename Number, typename Layout>
@@ -403,11 +578,13 @@ namespace cellwise
       free_bytes(offsets_);
       free_bytes(factors_);
       free_bytes(values_);
+      free_bytes(nodes_);
       free_bytes(tables_);
       forms_   = nullptr;
       offsets_ = nullptr;
       factors_ = nullptr;
       values_  = nullptr;
+      nodes_   = nullptr;
       tables_  = nullptr;
     }
 
@@ -430,12 +607,15 @@ namespace cellwise
       if (n_cells_ == 0)
         return;
       dispatch_degree(degree_, [&](auto constant) {
-        constexpr int p      = decltype(constant)::value;
-        using Shape          = GeneralShape<p, Number>;
-        const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
-        general_laplace_kernel<p, Number, Layout><<<blocks, Shape::threads>>>(
-          forms_, offsets_, factors_, values_, tables_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
-        CELLWISE_CUDA_CHECK_LAUNCH();
+        constexpr int p = decltype(constant)::value;
+        dispatch_mapping_degree(mapping_degree_, [&](auto mapping_constant) {
+          constexpr int      K      = decltype(mapping_constant)::value;
+          using Shape               = GeneralShape<p, Number>;
+          const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
+          general_laplace_kernel<p, K, Number, Layout><<<blocks, Shape::threads>>>(
+            forms_, offsets_, factors_, values_, nodes_, tables_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+        });
       });
     }
 
@@ -494,7 +674,7 @@ namespace cellwise
         const std::size_t  entries = std::size_t(n_cells_) * n3;
         const unsigned int threads = 128;
         general_laplace_diagonal_kernel<p, Number, Layout><<<static_cast<unsigned int>((entries + threads - 1) / threads), threads>>>(
-          forms_, offsets_, factors_, values_, tables_, diagonal.data(), n_cells_);
+          forms_, offsets_, factors_, values_, nodes_, tables_, static_cast<int>(mapping_degree_), diagonal.data(), n_cells_);
         CELLWISE_CUDA_CHECK_LAUNCH();
       });
     }

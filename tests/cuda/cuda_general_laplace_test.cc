@@ -7,7 +7,10 @@
 // (affine), a box mapped by a smooth wobble and the Kershaw box (general),
 // the ball (an unstructured coarse mesh: general and affine cells side by
 // side) with the coefficient at the points and averaged — and the cell
-// counts per form against the host metric's.
+// counts per form against the host metric's. General cells with one
+// coefficient per cell are checked both recomputed from their mapping nodes
+// (the default; mappings of degree 1, 2, 3) and stored, and a mapping of
+// degree 4 falls back to the stored metric.
 
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
@@ -72,6 +75,19 @@ namespace
     result.push_back({"ball, coefficient at the points", make_unstructured_hierarchy(make_ball_coarse_mesh(), 1, 2), true});
     result.push_back({"ball, averaged coefficient", make_unstructured_hierarchy(make_ball_coarse_mesh(), 1, 2), true,
                       CoefficientEvaluation::cell_average});
+    // 12 cells (not a multiple of 32), mappings of degree 3 and 4
+    const auto wobble = [](const Point &x) {
+      return Point{{x[0] + 0.05 * std::sin(2. * x[1] + x[2]), x[1] + 0.05 * std::cos(3. * x[0]) * x[2], x[2] + 0.04 * x[0] * x[1]}};
+    };
+    for (const unsigned int k : {3u, 4u})
+      {
+        LevelHierarchy h = make_box_hierarchy(box, 0);
+        map_hierarchy(h, k, wobble);
+        result.push_back({"wobbled box, mapping of degree " + std::to_string(k), std::move(h)});
+      }
+    LevelHierarchy averaged = make_box_hierarchy(unit, 0);
+    map_hierarchy(averaged, 1, kershaw_map(0.3, 0.3));
+    result.push_back({"Kershaw box, averaged coefficient", std::move(averaged), true, CoefficientEvaluation::cell_average});
     return result;
   }
 } // namespace
@@ -100,50 +116,56 @@ TYPED_TEST(CudaGeneralLaplace, operator_and_diagonals_match_host)
   unsigned int seed = 0;
   for (const Mesh &mesh : meshes())
     for (const unsigned int degree : {1u, 2u, 3u, 4u, 7u})
-      {
-        const Level &level = mesh.hierarchy.levels.back();
-        SCOPED_TRACE(::testing::Message() << mesh.name << ", " << level.n_cells() << " cells, degree " << degree);
-        LaplaceOperator<Number, Layout> host_op(level, degree);
-        const ScalarFunction            c = mesh.with_coefficient ? ScalarFunction(coefficient) : ScalarFunction();
-        if (mesh.with_coefficient)
-          host_op.set_coefficient(level, c, mesh.evaluation);
-        const cuda::GeneralLaplaceOperator<Number, Layout> device_op(level, degree, c, mesh.evaluation);
-        EXPECT_EQ(device_op.n_cells(), level.n_cells());
-        EXPECT_EQ(device_op.form_counts(), host_op.metric().count());
+      for (const cuda::GeneralCellMetric general : {cuda::GeneralCellMetric::recomputed, cuda::GeneralCellMetric::stored})
+        {
+          const Level &level = mesh.hierarchy.levels.back();
+          SCOPED_TRACE(::testing::Message() << mesh.name << ", " << level.n_cells() << " cells, degree " << degree << ", general cells "
+                                            << (general == cuda::GeneralCellMetric::recomputed ? "recomputed" : "stored"));
+          LaplaceOperator<Number, Layout> host_op(level, degree);
+          const ScalarFunction            c = mesh.with_coefficient ? ScalarFunction(coefficient) : ScalarFunction();
+          if (mesh.with_coefficient)
+            host_op.set_coefficient(level, c, mesh.evaluation);
+          const cuda::GeneralLaplaceOperator<Number, Layout> device_op(level, degree, c, mesh.evaluation, general);
+          EXPECT_EQ(device_op.n_cells(), level.n_cells());
+          EXPECT_EQ(device_op.form_counts(), host_op.metric().count());
+          const unsigned int k          = level.mapping.degree;
+          const bool         recomputes = general == cuda::GeneralCellMetric::recomputed && k >= 1 && k <= 3 &&
+                                  (!mesh.with_coefficient || mesh.evaluation == CoefficientEvaluation::cell_average);
+          EXPECT_EQ(device_op.recomputed_cells(), recomputes ? host_op.metric().count()[3] : 0u);
 
-        HostVector hu(level.n_cells(), degree), hb(level.n_cells(), degree), hdst(level.n_cells(), degree);
-        fill_random(hu, ++seed);
-        fill_random(hb, ++seed);
-        fill_random(hdst, ++seed);
-        const Vector du = to_device(hu), db = to_device(hb);
+          HostVector hu(level.n_cells(), degree), hb(level.n_cells(), degree), hdst(level.n_cells(), degree);
+          fill_random(hu, ++seed);
+          fill_random(hb, ++seed);
+          fill_random(hdst, ++seed);
+          const Vector du = to_device(hu), db = to_device(hb);
 
-        HostVector expected;
-        host_op.vmult(expected, hu);
-        Vector ddst(level.n_cells(), degree);
-        ddst.fill(nan);
-        device_op.vmult(ddst, du);
-        EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult";
+          HostVector expected;
+          host_op.vmult(expected, hu);
+          Vector ddst(level.n_cells(), degree);
+          ddst.fill(nan);
+          device_op.vmult(ddst, du);
+          EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult";
 
-        expected = hdst;
-        host_op.vmult_add(expected, hu);
-        ddst.copy_from_host(hdst);
-        device_op.vmult_add(ddst, du);
-        EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult_add";
+          expected = hdst;
+          host_op.vmult_add(expected, hu);
+          ddst.copy_from_host(hdst);
+          device_op.vmult_add(ddst, du);
+          EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult_add";
 
-        host_op.residual(expected, hb, hu);
-        ddst.fill(nan);
-        device_op.residual(ddst, db, du);
-        EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "residual";
-        Vector in_place = to_device(hb);
-        device_op.residual(in_place, in_place, du);
-        EXPECT_LE(relative_difference(to_host(in_place), expected), tol) << "residual in place of b";
+          host_op.residual(expected, hb, hu);
+          ddst.fill(nan);
+          device_op.residual(ddst, db, du);
+          EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "residual";
+          Vector in_place = to_device(hb);
+          device_op.residual(in_place, in_place, du);
+          EXPECT_LE(relative_difference(to_host(in_place), expected), tol) << "residual in place of b";
 
-        host_op.compute_cell_diagonals(expected);
-        Vector diagonal(level.n_cells(), degree);
-        diagonal.fill(nan);
-        device_op.compute_cell_diagonals(diagonal);
-        EXPECT_LE(relative_difference(to_host(diagonal), expected), tol) << "cell diagonals";
-      }
+          host_op.compute_cell_diagonals(expected);
+          Vector diagonal(level.n_cells(), degree);
+          diagonal.fill(nan);
+          device_op.compute_cell_diagonals(diagonal);
+          EXPECT_LE(relative_difference(to_host(diagonal), expected), tol) << "cell diagonals";
+        }
 }
 
 TEST(CudaGeneralLaplaceChecks, RefusesBadInput)

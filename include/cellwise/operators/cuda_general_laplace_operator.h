@@ -9,9 +9,16 @@
  * a coefficient per cell) refuses.
  *
  * The geometry and the coefficient are the host's LaplaceMetric
- * (operators/laplace_metric.h, make_laplace_metric), uploaded as they are:
- * per cell its form (cartesian, cartesian_coefficient, affine, general), its
- * three factors and, for the last three forms, its values. One kernel
+ * (operators/laplace_metric.h, make_laplace_metric): per cell its form
+ * (cartesian, cartesian_coefficient, affine, general), its three factors
+ * and, for the last three forms, its values. A general cell with one
+ * coefficient per cell (none, a constant or CoefficientEvaluation::
+ * cell_average) is by default not uploaded as its 6 (p+1)³ metric values
+ * but as its mapping nodes (3 (k+1)³ numbers, relative to its first node,
+ * and its coefficient): the kernel recomputes det J J⁻¹ J⁻ᵀ at every point
+ * (kernels::metric_from_nodes is the host reference; 003 §6, Nekbone), for
+ * mappings of degree k ≤ 3. At p = 3 on trilinear cells that is 25 numbers
+ * per cell instead of 384. One kernel
  * applies every form, as kernels/general_laplace_cell.h does on the host:
  * the reference gradients interpolated to the (p+1)³ Gauss points by 8
  * one-dimensional contractions, the symmetric metric G(q) of the cell's
@@ -40,6 +47,18 @@ namespace cellwise
 {
   namespace cuda
   {
+    /// How the device keeps the metric of general cells (curved, with one
+    /// coefficient per cell).
+    enum class GeneralCellMetric
+    {
+      /// recomputed at the points from the mapping nodes (mappings of degree
+      /// 1..3; stored otherwise): the least traffic
+      recomputed,
+      /// the 6 (p+1)³ values of the host's LaplaceMetric, read at every
+      /// application
+      stored
+    };
+
     template <typename Number, typename Layout = CellContiguous>
     class GeneralLaplaceOperator : public LevelOperator<CellVector<Number, MemorySpace::CUDA, Layout>>
     {
@@ -52,11 +71,12 @@ namespace cellwise
       /// coefficient @p coefficient (none: c = 1) evaluated as @p evaluation
       /// (make_laplace_metric, which refuses inverted cells and coefficients
       /// that are not positive and finite), computed on the host and
-      /// uploaded.
+      /// uploaded; general cells as @p general_cells says where they can.
       GeneralLaplaceOperator(const Level           &level,
                              unsigned int           degree,
-                             const ScalarFunction  &coefficient = {},
-                             CoefficientEvaluation  evaluation  = CoefficientEvaluation::quadrature_points);
+                             const ScalarFunction  &coefficient   = {},
+                             CoefficientEvaluation  evaluation    = CoefficientEvaluation::quadrature_points,
+                             GeneralCellMetric      general_cells = GeneralCellMetric::recomputed);
       GeneralLaplaceOperator(const GeneralLaplaceOperator &) = delete;
       GeneralLaplaceOperator &
       operator=(const GeneralLaplaceOperator &) = delete;
@@ -84,8 +104,15 @@ namespace cellwise
       {
         return form_counts_;
       }
+      /// Of the general cells, those whose metric the kernel recomputes from
+      /// their mapping nodes.
+      std::size_t
+      recomputed_cells() const
+      {
+        return n_recomputed_;
+      }
       /// Bytes of geometry and coefficient on the device (forms, offsets,
-      /// factors, values), which every application reads.
+      /// factors, values, nodes), which every application reads.
       std::size_t
       metric_bytes() const
       {
@@ -129,13 +156,23 @@ namespace cellwise
       unsigned int               n_cells_ = 0;
       std::array<std::size_t, 4> form_counts_{};
       std::size_t                metric_bytes_ = 0;
+      std::size_t                n_recomputed_ = 0;
+      /// The degree k of the mapping of the recomputed cells (0: none).
+      unsigned int mapping_degree_ = 0;
       // device arrays
-      unsigned char *forms_   = nullptr; ///< MetricForm per cell
-      std::size_t   *offsets_ = nullptr; ///< where a cell's values start in values_
-      Number        *factors_ = nullptr; ///< 3 per cell
-      Number        *values_  = nullptr; ///< the metric data of the non-Cartesian forms
+      unsigned char *forms_   = nullptr; ///< MetricForm per cell, or recomputed_form
+      /// where a cell's values start in values_; a recomputed cell's slot in nodes_
+      std::size_t *offsets_ = nullptr;
+      Number      *factors_ = nullptr; ///< 3 per cell
+      Number      *values_  = nullptr; ///< the metric data of the stored non-Cartesian forms
+      /// Per recomputed cell its record of 1 + 3 (k+1)³ numbers (c, then the
+      /// nodes minus the first), by slot in groups of 32: entry j of slot s
+      /// at (s / 32) 32 R + 32 j + s % 32, so that the threads of a warp that
+      /// read entry j of consecutive slots read consecutive numbers.
+      Number *nodes_ = nullptr;
       /// The 1D tables at the Gauss points, S(q, i) and D(q, i) (n × n
-      /// row-major each), then the (p+1)³ tensor weights w_q.
+      /// row-major each), then the (p+1)³ tensor weights w_q, then the
+      /// mapping's tables ψ_i(ξ_q) and ψ_i'(ξ_q) (n × (k+1) each).
       Number *tables_ = nullptr;
     };
   } // namespace cuda
