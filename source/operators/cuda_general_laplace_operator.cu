@@ -115,6 +115,18 @@ namespace cellwise
           }
       }
 
+      /// The kernel's tables, passed by value: every thread of a warp reads
+      /// the same entry at the same (compile-time) index, a broadcast from the
+      /// constant bank, as the box operator's 1D matrices. S(q, i), D(q, i)
+      /// at the Gauss points (n × n row-major), the 1D Gauss weights, the
+      /// mapping's ψ_i(ξ_q), ψ_i'(ξ_q) (n × (K+1)). At most 2 KB.
+      template <int p, int K, typename Number>
+      struct KernelTables
+      {
+        static constexpr int n = p + 1, m = K + 1;
+        Number               S[n * n], D[n * n], w[n], MS[n * m], MD[n * m];
+      };
+
       /// Cells per block: about 256 threads, the three buffers (of the
       /// padded size n²(n+1) per cell) within 40 KB of static shared memory.
       template <int p, typename Number>
@@ -148,7 +160,7 @@ namespace cellwise
                              const Number *__restrict__ factors,
                              const Number *__restrict__ values,
                              const Number *__restrict__ nodes,
-                             const Number *__restrict__ tables,
+                             const KernelTables<p, K, Number> t,
                              const Number *__restrict__ u,
                              const Number      *b,
                              Number            *dst,
@@ -162,19 +174,17 @@ namespace cellwise
         constexpr int  C    = Shape::cells;
         constexpr bool fast = cell_fastest<Layout>;
         constexpr int m = K + 1; // mapping nodes per axis of recomputed cells
-        __shared__ Number S[n * n], D[n * n], MS[n * m], MD[n * m];
+        // what threads index by their own line (x, y): shared; the rest of t
+        // is read at compile-time indices, from the constant bank
+        __shared__ Number w[n], MS[n * m], MD[n * m];
         __shared__ Number T0[C * Shape::padded], T1[C * Shape::padded], T2[C * Shape::padded];
-        for (int k = threadIdx.x; k < n * n; k += Shape::threads)
-          {
-            S[k] = tables[k];
-            D[k] = tables[n * n + k];
-          }
-        const Number *weights = tables + 2 * n * n;
+        for (int k = threadIdx.x; k < n; k += Shape::threads)
+          w[k] = t.w[k];
         if constexpr (K > 0)
           for (int k = threadIdx.x; k < n * m; k += Shape::threads)
             {
-              MS[k] = tables[2 * n * n + n3 + k];
-              MD[k] = tables[2 * n * n + n3 + n * m + k];
+              MS[k] = t.MS[k];
+              MD[k] = t.MD[k];
             }
 
         const int          c      = fast ? threadIdx.x % C : threadIdx.x / L;
@@ -201,8 +211,8 @@ namespace cellwise
 #pragma unroll
               for (int i = 0; i < n; ++i)
                 {
-                  s += S[q * n + i] * x_values[i];
-                  d += D[q * n + i] * x_values[i];
+                  s += t.S[q * n + i] * x_values[i];
+                  d += t.D[q * n + i] * x_values[i];
                 }
               T0[at(q, y, z)] = s;
               T1[at(q, y, z)] = d;
@@ -226,9 +236,9 @@ namespace cellwise
 #pragma unroll
               for (int j = 0; j < n; ++j)
                 {
-                  ss += S[r * n + j] * s[j];
-                  sd += D[r * n + j] * s[j];
-                  ds += S[r * n + j] * d[j];
+                  ss += t.S[r * n + j] * s[j];
+                  sd += t.D[r * n + j] * s[j];
+                  ds += t.S[r * n + j] * d[j];
                 }
               T0[at(x, r, z)] = ss;
               T1[at(x, r, z)] = sd;
@@ -248,6 +258,8 @@ namespace cellwise
               ds[k] = T2[at(x, y, k)];
             }
           Number fx[n], fy[n], fz[n];
+          // w_q = (w_x w_y) w_z, multiplied in the order of the host's tensor weights
+          const Number        w_xy = w[x] * w[y];
           const unsigned char form = active ? forms[cell] : static_cast<unsigned char>(MetricForm::cartesian);
           Number              f[3] = {0, 0, 0};
           const Number       *cell_values = values;
@@ -300,9 +312,9 @@ namespace cellwise
 #pragma unroll
               for (int k = 0; k < n; ++k)
                 {
-                  gx += S[r * n + k] * ds[k];
-                  gy += S[r * n + k] * sd[k];
-                  gz += D[r * n + k] * ss[k];
+                  gx += t.S[r * n + k] * ds[k];
+                  gy += t.S[r * n + k] * sd[k];
+                  gz += t.D[r * n + k] * ss[k];
                 }
               Number G[kernels::metric_entries];
               if (K > 0 && form == recomputed_form)
@@ -315,22 +327,22 @@ namespace cellwise
 #pragma unroll
                       for (int iz = 0; iz < m; ++iz)
                         {
-                          jx += A[0][iz][a] * MS[r * m + iz];
-                          jy += A[1][iz][a] * MS[r * m + iz];
-                          jz += A[2][iz][a] * MD[r * m + iz];
+                          jx += A[0][iz][a] * t.MS[r * m + iz];
+                          jy += A[1][iz][a] * t.MS[r * m + iz];
+                          jz += A[2][iz][a] * t.MD[r * m + iz];
                         }
                       J[3 * a]     = jx;
                       J[3 * a + 1] = jy;
                       J[3 * a + 2] = jz;
                     }
                   kernels::inverse_metric(J, G);
-                  const Number scale = c * weights[x + n * (y + n * r)];
+                  const Number scale = c * (w_xy * t.w[r]);
 #pragma unroll
                   for (int e = 0; e < kernels::metric_entries; ++e)
                     G[e] *= scale;
                 }
               else
-                metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights, x + n * (y + n * r), G);
+                metric_at_point(static_cast<MetricForm>(form), f, cell_values, Number(w_xy * t.w[r]), x + n * (y + n * r), G);
               fx[r] = G[0] * gx + G[3] * gy + G[4] * gz;
               fy[r] = G[3] * gx + G[1] * gy + G[5] * gz;
               fz[r] = G[4] * gx + G[5] * gy + G[2] * gz;
@@ -342,9 +354,9 @@ namespace cellwise
 #pragma unroll
               for (int r = 0; r < n; ++r)
                 {
-                  ax += S[r * n + k] * fx[r];
-                  ay += S[r * n + k] * fy[r];
-                  az += D[r * n + k] * fz[r];
+                  ax += t.S[r * n + k] * fx[r];
+                  ay += t.S[r * n + k] * fy[r];
+                  az += t.D[r * n + k] * fz[r];
                 }
               T0[at(x, y, k)] = ax;
               T1[at(x, y, k)] = ay;
@@ -370,8 +382,8 @@ namespace cellwise
 #pragma unroll
               for (int r = 0; r < n; ++r)
                 {
-                  bx += S[r * n + j] * ax[r];
-                  bb += S[r * n + j] * az[r] + D[r * n + j] * ay[r];
+                  bx += t.S[r * n + j] * ax[r];
+                  bb += t.S[r * n + j] * az[r] + t.D[r * n + j] * ay[r];
                 }
               T0[at(x, j, z)] = bx;
               T1[at(x, j, z)] = bb;
@@ -395,7 +407,7 @@ namespace cellwise
                 Number out = 0;
 #pragma unroll
                 for (int q = 0; q < n; ++q)
-                  out += D[q * n + i] * bx[q] + S[q * n + i] * bb[q];
+                  out += t.D[q * n + i] * bx[q] + t.S[q * n + i] * bb[q];
                 const std::size_t index = Layout::index(cell, (z * n + y) * n + i, n3);
                 if (mode == overwrite)
                   dst[index] = out;
@@ -445,7 +457,7 @@ namespace cellwise
         if (recomputed)
           for (int j = 0; j < R; ++j)
             record[j] = nodes[record_index(offsets[cell], j, R)];
-        const Number *MS = tables + 2 * n * n + n3, *MD = MS + n * (mapping_degree + 1);
+        const Number *MS = tables + 2 * n * n + n3 + n, *MD = MS + n * (mapping_degree + 1);
         Number        sum = 0;
         for (int qz = 0; qz < n; ++qz)
           for (int qy = 0; qy < n; ++qy)
@@ -458,7 +470,7 @@ namespace cellwise
                 if (recomputed)
                   kernels::metric_from_nodes(MS, MD, mapping_degree, n, record + 1, record[0] * weights[q], q, G);
                 else
-                  metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights, q, G);
+                  metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights[q], q, G);
                 sum += G[0] * gx * gx + G[1] * gy * gy + G[2] * gz * gz + Number(2) * (G[3] * gx * gy + G[4] * gx * gz + G[5] * gy * gz);
               }
         diagonal[Layout::index(cell, i, n3)] = sum;
@@ -479,10 +491,13 @@ namespace cellwise
       form_counts_                       = metric.count();
 
       // general cells with one coefficient each (c = its average) are
-      // recomputed from their nodes where the mapping's degree allows
+      // recomputed from their nodes where the mapping's degree allows (and,
+      // by default, where that is the faster: trilinear cells)
       const unsigned int k          = level.mapping.degree;
-      const bool         recomputes = general_cells == GeneralCellMetric::recomputed && k >= 1 &&
-                              k <= max_recomputed_mapping_degree && form_counts_[3] > 0 &&
+      const unsigned int max_k      = general_cells == GeneralCellMetric::recomputed ? max_recomputed_mapping_degree
+                                      : general_cells == GeneralCellMetric::automatic ? 1u
+                                                                                       : 0u;
+      const bool         recomputes = k >= 1 && k <= max_k && form_counts_[3] > 0 &&
                               (!coefficient || evaluation == CoefficientEvaluation::cell_average);
       mapping_degree_ = recomputes ? k : 0;
 
@@ -492,7 +507,8 @@ namespace cellwise
       const DenseMatrix         S     = basis.values_at(gauss.points);
       const DenseMatrix         D     = basis.derivatives_at(gauss.points);
       const unsigned int        m     = mapping_degree_ + 1;
-      std::vector<Number>       tables(2 * n * n + n * n * n + (recomputes ? 2 * n * m : 0));
+      // S, D, the tensor weights, the 1D weights, MS, MD (layout of tables_)
+      std::vector<Number>       tables(2 * n * n + n * n * n + n + (recomputes ? 2 * n * m : 0));
       for (unsigned int q = 0; q < n; ++q)
         for (unsigned int i = 0; i < n; ++i)
           {
@@ -504,15 +520,18 @@ namespace cellwise
         for (unsigned int j = 0; j < n; ++j)
           for (unsigned int i = 0; i < n; ++i)
             tables[2 * n * n + (kz * n + j) * n + i] = static_cast<Number>(gauss.weights[i] * gauss.weights[j] * gauss.weights[kz]);
+      for (unsigned int i = 0; i < n; ++i)
+        tables[2 * n * n + n * n * n + i] = static_cast<Number>(gauss.weights[i]);
       if (recomputes)
         {
           const MappingTables mapping = make_mapping_tables(k, n);
           for (unsigned int e = 0; e < n * m; ++e)
             {
-              tables[2 * n * n + n * n * n + e]         = static_cast<Number>(mapping.values[e]);
-              tables[2 * n * n + n * n * n + n * m + e] = static_cast<Number>(mapping.derivatives[e]);
+              tables[2 * n * n + n * n * n + n + e]         = static_cast<Number>(mapping.values[e]);
+              tables[2 * n * n + n * n * n + n + n * m + e] = static_cast<Number>(mapping.derivatives[e]);
             }
         }
+      host_tables_ = tables;
 
       // per cell its form, factors and where its data lie: the stored
       // values re-packed without the recomputed cells', whose records go by
@@ -612,8 +631,24 @@ namespace cellwise
           constexpr int      K      = decltype(mapping_constant)::value;
           using Shape               = GeneralShape<p, Number>;
           const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
+          // the kernel's tables by value, from the host copy of tables_
+          constexpr int              n = p + 1, n3 = n * n * n, m = K + 1;
+          KernelTables<p, K, Number> t;
+          const Number              *h = host_tables_.data();
+          for (int e = 0; e < n * n; ++e)
+            {
+              t.S[e] = h[e];
+              t.D[e] = h[n * n + e];
+            }
+          for (int e = 0; e < n; ++e)
+            t.w[e] = h[2 * n * n + n3 + e];
+          for (int e = 0; e < n * m; ++e) // K = 0: no mapping tables, unused
+            {
+              t.MS[e] = K > 0 ? h[2 * n * n + n3 + n + e] : Number(0);
+              t.MD[e] = K > 0 ? h[2 * n * n + n3 + n + n * m + e] : Number(0);
+            }
           general_laplace_kernel<p, K, Number, Layout><<<blocks, Shape::threads>>>(
-            forms_, offsets_, factors_, values_, nodes_, tables_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
+            forms_, offsets_, factors_, values_, nodes_, t, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
           CELLWISE_CUDA_CHECK_LAUNCH();
         });
       });

@@ -248,7 +248,7 @@ namespace cellwise
   LaplaceOperator<Number, Layout>::metric_at(const unsigned int cell, const unsigned int q, Number *G) const
   {
     const Number *data = metric_.data.data() + (metric_.form[cell] == MetricForm::cartesian ? 0 : metric_.offset[cell]);
-    metric_at_point(metric_.form[cell], metric_.factors[cell].data(), data, weights_.data(), static_cast<int>(q), G);
+    metric_at_point(metric_.form[cell], metric_.factors[cell].data(), data, weights_[q], static_cast<int>(q), G);
   }
 
   template <typename Number, typename Layout>

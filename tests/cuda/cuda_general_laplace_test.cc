@@ -8,9 +8,10 @@
 // the ball (an unstructured coarse mesh: general and affine cells side by
 // side) with the coefficient at the points and averaged — and the cell
 // counts per form against the host metric's. General cells with one
-// coefficient per cell are checked both recomputed from their mapping nodes
-// (the default; mappings of degree 1, 2, 3) and stored, and a mapping of
-// degree 4 falls back to the stored metric.
+// coefficient per cell are checked recomputed from their mapping nodes
+// (mappings of degree 1, 2, 3), stored, and as the default chooses
+// (recomputed for degree 1 only); a mapping of degree 4 falls back to the
+// stored metric.
 
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
@@ -116,11 +117,14 @@ TYPED_TEST(CudaGeneralLaplace, operator_and_diagonals_match_host)
   unsigned int seed = 0;
   for (const Mesh &mesh : meshes())
     for (const unsigned int degree : {1u, 2u, 3u, 4u, 7u})
-      for (const cuda::GeneralCellMetric general : {cuda::GeneralCellMetric::recomputed, cuda::GeneralCellMetric::stored})
+      for (const cuda::GeneralCellMetric general :
+           {cuda::GeneralCellMetric::automatic, cuda::GeneralCellMetric::recomputed, cuda::GeneralCellMetric::stored})
         {
           const Level &level = mesh.hierarchy.levels.back();
           SCOPED_TRACE(::testing::Message() << mesh.name << ", " << level.n_cells() << " cells, degree " << degree << ", general cells "
-                                            << (general == cuda::GeneralCellMetric::recomputed ? "recomputed" : "stored"));
+                                            << (general == cuda::GeneralCellMetric::recomputed ? "recomputed"
+                                                : general == cuda::GeneralCellMetric::stored     ? "stored"
+                                                                                                 : "automatic"));
           LaplaceOperator<Number, Layout> host_op(level, degree);
           const ScalarFunction            c = mesh.with_coefficient ? ScalarFunction(coefficient) : ScalarFunction();
           if (mesh.with_coefficient)
@@ -129,7 +133,10 @@ TYPED_TEST(CudaGeneralLaplace, operator_and_diagonals_match_host)
           EXPECT_EQ(device_op.n_cells(), level.n_cells());
           EXPECT_EQ(device_op.form_counts(), host_op.metric().count());
           const unsigned int k          = level.mapping.degree;
-          const bool         recomputes = general == cuda::GeneralCellMetric::recomputed && k >= 1 && k <= 3 &&
+          const unsigned int max_k      = general == cuda::GeneralCellMetric::recomputed  ? 3
+                                          : general == cuda::GeneralCellMetric::automatic ? 1
+                                                                                          : 0;
+          const bool         recomputes = k >= 1 && k <= max_k &&
                                   (!mesh.with_coefficient || mesh.evaluation == CoefficientEvaluation::cell_average);
           EXPECT_EQ(device_op.recomputed_cells(), recomputes ? host_op.metric().count()[3] : 0u);
 

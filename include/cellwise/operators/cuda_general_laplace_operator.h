@@ -17,7 +17,8 @@
  * but as its mapping nodes (3 (k+1)³ numbers, relative to its first node,
  * and its coefficient): the kernel recomputes det J J⁻¹ J⁻ᵀ at every point
  * (kernels::metric_from_nodes is the host reference; 003 §6, Nekbone), for
- * mappings of degree k ≤ 3. At p = 3 on trilinear cells that is 25 numbers
+ * mappings of degree k ≤ 3 (by default for k = 1 only, where it is also
+ * faster: GeneralCellMetric). At p = 3 on trilinear cells that is 25 numbers
  * per cell instead of 384. One kernel
  * applies every form, as kernels/general_laplace_cell.h does on the host:
  * the reference gradients interpolated to the (p+1)³ Gauss points by 8
@@ -42,6 +43,7 @@
 
 #include <array>
 #include <cstddef>
+#include <vector>
 
 namespace cellwise
 {
@@ -51,8 +53,12 @@ namespace cellwise
     /// coefficient per cell).
     enum class GeneralCellMetric
     {
+      /// recomputed for trilinear cells (mapping of degree 1), stored for
+      /// higher degrees: the faster of the two on the H200 in the blocked
+      /// layout of the solvers (doc/performance.md, cellwise-benchmark-geometry)
+      automatic,
       /// recomputed at the points from the mapping nodes (mappings of degree
-      /// 1..3; stored otherwise): the least traffic
+      /// 1..3; stored otherwise): the least memory and traffic
       recomputed,
       /// the 6 (p+1)³ values of the host's LaplaceMetric, read at every
       /// application
@@ -76,7 +82,7 @@ namespace cellwise
                              unsigned int           degree,
                              const ScalarFunction  &coefficient   = {},
                              CoefficientEvaluation  evaluation    = CoefficientEvaluation::quadrature_points,
-                             GeneralCellMetric      general_cells = GeneralCellMetric::recomputed);
+                             GeneralCellMetric      general_cells = GeneralCellMetric::automatic);
       GeneralLaplaceOperator(const GeneralLaplaceOperator &) = delete;
       GeneralLaplaceOperator &
       operator=(const GeneralLaplaceOperator &) = delete;
@@ -171,9 +177,11 @@ namespace cellwise
       /// read entry j of consecutive slots read consecutive numbers.
       Number *nodes_ = nullptr;
       /// The 1D tables at the Gauss points, S(q, i) and D(q, i) (n × n
-      /// row-major each), then the (p+1)³ tensor weights w_q, then the
-      /// mapping's tables ψ_i(ξ_q) and ψ_i'(ξ_q) (n × (k+1) each).
-      Number *tables_ = nullptr;
+      /// row-major each), then the (p+1)³ tensor weights w_q, the n 1D
+      /// weights, the mapping's tables ψ_i(ξ_q) and ψ_i'(ξ_q) (n × (k+1)
+      /// each); the operator's kernel takes them by value from the host copy.
+      Number             *tables_ = nullptr;
+      std::vector<Number> host_tables_;
     };
   } // namespace cuda
 } // namespace cellwise

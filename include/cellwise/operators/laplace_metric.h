@@ -76,20 +76,20 @@ namespace cellwise
    * The six entries of G (xx, yy, zz, xy, xz, yz) at point @p q = q_x + n_q
    * (q_y + n_q q_z) of a cell stored in @p form, from its three @p factors,
    * its @p values (where its data start; unused for cartesian) and the
-   * tensor Gauss @p weights w_q: diag(w_q f), diag(f v_q), w_q v_e or
+   * point's tensor Gauss weight @p w_q: diag(w_q f), diag(f v_q), w_q v_e or
    * v_{6q+e}. The metric both backends' general kernels apply
    * (LaplaceOperator, cuda::GeneralLaplaceOperator).
    */
   template <typename Number>
   CELLWISE_HOST_DEVICE inline void
-  metric_at_point(const MetricForm form, const Number *factors, const Number *values, const Number *weights, const int q, Number *G)
+  metric_at_point(const MetricForm form, const Number *factors, const Number *values, const Number w_q, const int q, Number *G)
   {
     switch (form)
       {
         case MetricForm::cartesian:
-          G[0] = factors[0] * weights[q];
-          G[1] = factors[1] * weights[q];
-          G[2] = factors[2] * weights[q];
+          G[0] = factors[0] * w_q;
+          G[1] = factors[1] * w_q;
+          G[2] = factors[2] * w_q;
           G[3] = G[4] = G[5] = Number(0);
           return;
         case MetricForm::cartesian_coefficient:
@@ -100,7 +100,7 @@ namespace cellwise
           return;
         case MetricForm::affine:
           for (int e = 0; e < kernels::metric_entries; ++e)
-            G[e] = weights[q] * values[e];
+            G[e] = w_q * values[e];
           return;
         default:
           for (int e = 0; e < kernels::metric_entries; ++e)
