@@ -555,7 +555,7 @@ namespace cellwise
               const Point *X = level.mapping.cell_nodes(cell);
               nodes[record_index(slot, 0, R)] = static_cast<Number>(metric.coefficient_averages[cell]);
               for (unsigned int i = 0; i < level.mapping.nodes_per_cell(); ++i)
-                for (unsigned int a = 0; a < 3; ++a) // relative to the first node: J is exact in FP32 too
+                for (unsigned int a = 0; a < 3; ++a) // relative to the first node: in FP32, J loses no digits to the cell's position
                   nodes[record_index(slot, 1 + 3 * i + a, R)] = static_cast<Number>(X[i][a] - X[0][a]);
               continue;
             }
