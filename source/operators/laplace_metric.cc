@@ -152,7 +152,11 @@ namespace cellwise
 
   template <typename Number>
   LaplaceMetric<Number>
-  make_laplace_metric(const Level &level, const unsigned int degree, const ScalarFunction &coefficient, const CoefficientEvaluation evaluation)
+  make_laplace_metric(const Level                &level,
+                      const unsigned int          degree,
+                      const ScalarFunction       &coefficient,
+                      const CoefficientEvaluation evaluation,
+                      const GeneralCellValues     general_values)
   {
     check_degree(degree);
     const unsigned int    n_cells = level.n_cells();
@@ -275,15 +279,19 @@ namespace cellwise
         }
       else
         {
-          metric.form[cell] = MetricForm::general;
-          v.resize(6 * q3);
+          metric.form[cell]  = MetricForm::general;
+          const bool storing = general_values == GeneralCellValues::stored;
+          if (storing)
+            v.resize(6 * q3);
           for (unsigned int q = 0; q < q3; ++q)
             {
               const std::array<double, 6> G = invert(J[q]).metric;
-              for (unsigned int e = 0; e < 6; ++e)
-                v[6 * q + e] = weights[q] * (constant ? average : cq[q]) * G[e];
+              const double                s = weights[q] * (constant ? average : cq[q]);
               for (unsigned int d = 0; d < 3; ++d)
-                diagonal_sum[d] += v[6 * q + d];
+                diagonal_sum[d] += s * G[d];
+              if (storing)
+                for (unsigned int e = 0; e < 6; ++e)
+                  v[6 * q + e] = s * G[e];
             }
         }
       for (unsigned int d = 0; d < 3; ++d)
@@ -304,7 +312,7 @@ namespace cellwise
   template struct LaplaceMetric<double>;
   template struct LaplaceMetric<float>;
   template LaplaceMetric<double>
-  make_laplace_metric<double>(const Level &, unsigned int, const ScalarFunction &, CoefficientEvaluation);
+  make_laplace_metric<double>(const Level &, unsigned int, const ScalarFunction &, CoefficientEvaluation, GeneralCellValues);
   template LaplaceMetric<float>
-  make_laplace_metric<float>(const Level &, unsigned int, const ScalarFunction &, CoefficientEvaluation);
+  make_laplace_metric<float>(const Level &, unsigned int, const ScalarFunction &, CoefficientEvaluation, GeneralCellValues);
 } // namespace cellwise

@@ -6,7 +6,8 @@
 // ball (an unstructured coarse mesh, mapping of degree 2), degrees 1..4, and
 // with a coefficient averaged per cell (CoefficientEvaluation::cell_average:
 // the metric scaled by the cell's average c, also on curved cells); and
-// inverse_metric is det J J⁻¹ J⁻ᵀ (G Jᵀ J = det J · I).
+// inverse_metric is det J J⁻¹ J⁻ᵀ (G Jᵀ J = det J · I); make_laplace_metric
+// without the general cells' values keeps everything else.
 
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
@@ -139,6 +140,49 @@ TEST(MappedLaplaceCell, RecomputedMetricGivesTheStoredOperator)
             }
           EXPECT_LE(worst, 1e-12);
         }
+}
+
+TEST(MappedLaplaceCell, OmittedGeneralValuesKeepEverythingElse)
+{
+  // GeneralCellValues::omitted (for a caller that recomputes the general
+  // cells' metric from their nodes): the same forms, factors, averages and
+  // values of every other cell; no values of general cells
+  const ScalarFunction c = [](const Point &x) { return 1. + 0.5 * std::sin(3. * x[0] + x[1]) * x[2] * x[2]; };
+  std::size_t          all_general = 0;
+  for (const Mesh &mesh : meshes())
+    for (const bool with_coefficient : {false, true})
+      {
+        const Level &level = mesh.hierarchy.levels.back();
+        SCOPED_TRACE(::testing::Message() << mesh.name << (with_coefficient ? ", coefficient averaged per cell" : ""));
+        const ScalarFunction         coefficient = with_coefficient ? c : ScalarFunction();
+        const LaplaceMetric<double> stored =
+          make_laplace_metric<double>(level, 3, coefficient, CoefficientEvaluation::cell_average, GeneralCellValues::stored);
+        const LaplaceMetric<double> omitted =
+          make_laplace_metric<double>(level, 3, coefficient, CoefficientEvaluation::cell_average, GeneralCellValues::omitted);
+        EXPECT_EQ(omitted.form, stored.form);
+        EXPECT_EQ(omitted.factors, stored.factors);
+        EXPECT_EQ(omitted.coefficient_averages, stored.coefficient_averages);
+        ASSERT_EQ(omitted.offset.size(), level.n_cells());
+        std::size_t general = 0;
+        for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+          {
+            const auto size = [&](const LaplaceMetric<double> &m) {
+              return (cell + 1 < level.n_cells() ? m.offset[cell + 1] : m.data.size()) - m.offset[cell];
+            };
+            if (stored.form[cell] == MetricForm::general)
+              {
+                ++general;
+                EXPECT_EQ(size(omitted), 0u) << "cell " << cell;
+                continue;
+              }
+            ASSERT_EQ(size(omitted), size(stored)) << "cell " << cell;
+            for (std::size_t i = 0; i < size(stored); ++i)
+              EXPECT_EQ(omitted.data[omitted.offset[cell] + i], stored.data[stored.offset[cell] + i]) << "cell " << cell;
+          }
+        EXPECT_EQ(omitted.data.size(), stored.data.size() - general * 6 * 64);
+        all_general += general;
+      }
+  EXPECT_GT(all_general, 0u) << "the meshes must have general cells";
 }
 
 TEST(MappedLaplaceCell, InverseMetricIsDetTimesTheInverseOfJtJ)

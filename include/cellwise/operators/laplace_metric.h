@@ -165,19 +165,34 @@ namespace cellwise
   MappingTables
   make_mapping_tables(unsigned int mapping_degree, unsigned int n_q);
 
+  /// Whether make_laplace_metric writes the values of general cells.
+  enum class GeneralCellValues
+  {
+    /// the 6 n_q³ values of G at the points: what LaplaceOperator applies
+    stored,
+    /// none (form, factors and coefficient average only): for a caller that
+    /// recomputes their metric from the mapping nodes
+    /// (cuda::GeneralLaplaceOperator), which saves the set-up most of its
+    /// time and memory on curved meshes (3 KB per cell at p = 3)
+    omitted
+  };
+
   /**
    * The metric of every cell of @p level for FE_Q(@p degree): boxes from
    * Level::boxes, mapped cells from Level::mapping; the coefficient (if any)
-   * at the quadrature points or averaged per cell. Throws cellwise::Error
-   * naming the cell and point where det J is not positive (an inverted or
-   * degenerate cell) or the coefficient is not positive and finite. Runs in
-   * parallel over the cells; @p coefficient is called concurrently.
+   * at the quadrature points or averaged per cell; the values of general
+   * cells as @p general_values says (omitted: their data are empty). Throws
+   * cellwise::Error naming the cell and point where det J is not positive
+   * (an inverted or degenerate cell) or the coefficient is not positive and
+   * finite. Runs in parallel over the cells; @p coefficient is called
+   * concurrently.
    */
   template <typename Number>
   LaplaceMetric<Number>
   make_laplace_metric(const Level           &level,
                       unsigned int           degree,
-                      const ScalarFunction  &coefficient = {},
-                      CoefficientEvaluation  evaluation  = CoefficientEvaluation::quadrature_points);
+                      const ScalarFunction  &coefficient    = {},
+                      CoefficientEvaluation  evaluation     = CoefficientEvaluation::quadrature_points,
+                      GeneralCellValues      general_values = GeneralCellValues::stored);
 
 } // namespace cellwise
