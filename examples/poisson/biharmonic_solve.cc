@@ -132,8 +132,8 @@ solve_biharmonic(const ProgramOptions &options)
   const bool on_device = options.multigrid.backend == Backend::cuda;
   std::cout << ", u = Π sin²(π t_d), C¹ cubic Hermite\n  " << outer << " with the " << cycle << ", tolerance "
             << options.tolerance << " on η/η0, "
-            << (on_device ? std::string("device, ") + (parameters.precision == Precision::mixed ? "FP32 levels, FP64 outer iteration" : "FP64")
-                          : "host, " + std::to_string(omp_get_max_threads()) + " threads")
+            << (on_device ? std::string("device, ") : "host, " + std::to_string(omp_get_max_threads()) + " threads, ")
+            << (parameters.precision == Precision::mixed ? "FP32 levels, FP64 outer iteration" : "FP64")
             << std::endl;
 
   const char *header = " L active cells  Hermite DoFs  iter  η_n/η_0    L2 error   rate  setup[s]  solve[s]  MDoF/s";

@@ -107,9 +107,10 @@ Options:
                            --adaptive-steps and --marker as for poisson; of
                            the other options it takes --box, --subdivisions,
                            --refinements, --tolerance, --max-iterations,
-                           --threads, --backend (cuda: uniform boxes and
-                           --smoother chebyshev so far), --precision mixed
-                           and --rebalance (cuda only) and --degree 3
+                           --threads, --backend (both smoothers, uniform
+                           and locally refined boxes on either backend),
+                           --precision mixed and --rebalance (uniform
+                           boxes) and --degree 3
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
   --help                   this text
@@ -304,10 +305,10 @@ parse_command_line(const int argc, const char *const *argv)
                                       "right-hand side");
   if (options.problem == "biharmonic")
     {
-      // the Hermite solver: cubic, FP64; Chebyshev-Jacobi or the vertex-block
-      // patch smoother; uniform or locally refined boxes on the host, uniform
-      // boxes with Chebyshev-Jacobi on the device (the device solver refuses
-      // the rest with its message)
+      // the Hermite solver: cubic; Chebyshev-Jacobi or the vertex-block
+      // patch smoother; uniform or locally refined boxes, FP64 or (uniform)
+      // mixed precision, on either backend (the solvers refuse the rest with
+      // their messages)
       for (const std::string &option : given)
         if (option != "--problem" && option != "--box" && option != "--subdivisions" && option != "--refinements" &&
             option != "--tolerance" && option != "--max-iterations" && option != "--threads" && option != "--degree" &&
@@ -318,9 +319,6 @@ parse_command_line(const int argc, const char *const *argv)
                                     "--refinements, --adaptive-steps, --marker, --smoother, --patch-sweeps, --solver, --cycle, --coarse, "
                                     "--chebyshev-degree, --tolerance, --max-iterations, --threads, --backend, --precision, "
                                     "--rebalance and --degree 3)");
-      if (mg.precision == cellwise::Precision::mixed && mg.backend != cellwise::Backend::cuda)
-        throw UsageError("--problem biharmonic --precision mixed: the FP32 Hermite hierarchy is on the device only "
-                         "(add --backend cuda)");
       if (options.degree != 3)
         throw UsageError("--problem biharmonic: the C¹ Hermite element is cubic; --degree " +
                          std::to_string(options.degree) + " is not available (use 3 or leave it out)");

@@ -4,6 +4,7 @@
 #include <cellwise/multigrid/hermite_cell_transfer.h>
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/hermite_vertex_patch_smoother.h>
+#include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/point_smoothers.h>
 #include <cellwise/multigrid/refinement_edge.h>
@@ -12,6 +13,7 @@
 #include <cellwise/operators/hermite_function_tools.h>
 #include <cellwise/storage/dof_numbering.h>
 #include <cellwise/storage/dirichlet_mask.h>
+#include <cellwise/storage/dss.h>
 
 #include <algorithm>
 #include <iomanip>
@@ -21,9 +23,14 @@ namespace cellwise
 {
   namespace
   {
-    using Operator  = HermiteBiharmonicOperator<double>;
-    using Smoother  = PointChebyshevSmoother<DssJacobiPreconditioner<double, CellContiguous, Operator>>;
-    using VectorT   = CellVector<double>;
+    template <typename Number>
+    using OperatorT = HermiteBiharmonicOperator<Number>;
+    template <typename Number>
+    using SmootherT = PointChebyshevSmoother<DssJacobiPreconditioner<Number, CellContiguous, OperatorT<Number>>>;
+    template <typename Number>
+    using VectorN  = CellVector<Number>;
+    using Operator = OperatorT<double>;
+    using VectorT  = VectorN<double>;
   } // namespace
 
   void
@@ -51,6 +58,10 @@ namespace cellwise
   {
     std::vector<std::shared_ptr<Operator>> operators;
     std::vector<VectorT>                   free_masks;
+    /// Mixed precision: the finest level's DSS pattern for the rebalancing,
+    /// and the outer iteration as solve_outer takes it.
+    const Level        *fine_level = nullptr;
+    MultigridParameters outer;
     /// Locally refined hierarchies only: the active cells (the local-smoothing
     /// cycle keeps a reference, so they are declared before it) and their
     /// operator.
@@ -64,26 +75,77 @@ namespace cellwise
   namespace
   {
     /// The dense coarse solve where level 0 is small, else the Chebyshev
-    /// smoother; its description for the log.
-    std::shared_ptr<const CoarseSolver<VectorT>>
+    /// smoother; its description for the log. @p mask in @p Number, @p
+    /// double_mask the same in FP64 (the coarse solver's choice).
+    template <typename Number>
+    std::shared_ptr<const CoarseSolver<VectorN<Number>>>
     make_coarse_solver(const Level                      &level,
-                       const Operator                   &op,
-                       const VectorT                    &mask,
+                       const OperatorT<Number>          &op,
+                       const VectorN<Number>            &mask,
+                       const VectorT                    &double_mask,
                        const HermiteMultigridParameters &parameters,
                        std::string                      &description)
     {
-      const CoarseSolverType type = resolve_hermite_coarse_solver(level, mask, parameters.coarse_solver);
+      const CoarseSolverType type = resolve_hermite_coarse_solver(level, double_mask, parameters.coarse_solver);
       if (type == CoarseSolverType::cholesky)
         {
-          auto solver = std::make_shared<CholeskyCoarseSolver<double>>(
-            level, hermite::storage_degree, hermite_trace_layers(), [&op](const unsigned int cell) { return op.cell_matrix(cell); },
-            mask);
+          // factorized in double from the FP64 cell matrices, applied in Number
+          const Operator double_op(level);
+          auto           solver = std::make_shared<CholeskyCoarseSolver<Number>>(
+            level, hermite::storage_degree, hermite_trace_layers(),
+            [&double_op](const unsigned int cell) { return double_op.cell_matrix(cell); }, mask);
           description = "Cholesky coarse solve (" + std::to_string(solver->n_free_dofs()) + " free DoFs)";
           return solver;
         }
       const ChebyshevParameters chebyshev = parameters.chebyshev_parameters(true);
       description                         = "Chebyshev coarse solve (" + std::to_string(chebyshev.degree) + " stages)";
-      return std::make_shared<SmootherCoarseSolver<VectorT>>(std::make_shared<Smoother>(level, op, mask, chebyshev), 1);
+      return std::make_shared<SmootherCoarseSolver<VectorN<Number>>>(std::make_shared<SmootherT<Number>>(level, op, mask, chebyshev), 1);
+    }
+
+    /// The levels of the V-cycle in @p Number: per level its operator, the
+    /// smoother (Chebyshev over the masked DSS-Jacobi, or the vertex-block
+    /// patches) and level 0's coarse solver; the transfers. @p masks: the
+    /// FP64 smoother masks of the levels (make_hermite_free_mask).
+    template <typename Number>
+    typename VCycle<VectorN<Number>>::Components
+    make_levels(const LevelHierarchy             &hierarchy,
+                const HermiteMultigridParameters &parameters,
+                const std::vector<VectorT>       &masks,
+                std::string                      &coarse_description,
+                std::vector<std::string>         &what)
+    {
+      typename VCycle<VectorN<Number>>::Components cycle;
+      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+        {
+          const Level &level = hierarchy.level(l);
+          auto         op    = std::make_shared<OperatorT<Number>>(level);
+          VectorN<Number> mask;
+          mask.copy_from(masks[l]);
+          const ChebyshevParameters chebyshev = parameters.chebyshev_parameters();
+          if (l == 0)
+            {
+              cycle.smoothers.push_back(nullptr);
+              cycle.coarse_solver = make_coarse_solver<Number>(level, *op, mask, masks[l], parameters, coarse_description);
+              what.push_back(coarse_description);
+            }
+          else if (parameters.smoother == HermiteSmoother::chebyshev)
+            {
+              cycle.smoothers.push_back(std::make_shared<SmootherT<Number>>(level, *op, mask, chebyshev));
+              what.push_back("Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)");
+            }
+          else
+            {
+              // no mask: clamped and refinement-edge vertices carry no patch
+              cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<Number>>(level, *op, parameters.patch_sweeps));
+              what.push_back("vertex-block patch smoother (" + std::to_string(parameters.patch_sweeps) + " sweep" +
+                             (parameters.patch_sweeps > 1 ? "s)" : ")"));
+            }
+          cycle.operators.push_back(op);
+          cycle.level_shapes.push_back(VectorN<Number>(level.n_cells(), hermite::storage_degree));
+        }
+      if (hierarchy.n_levels() > 1)
+        cycle.transfer = std::make_shared<HermiteCellTransfer<Number>>(hierarchy);
+      return cycle;
     }
   } // namespace
 
@@ -153,84 +215,91 @@ namespace cellwise
     : components_(std::make_unique<Components>())
   {
     parameters.check();
-    CELLWISE_CHECK(parameters.precision == Precision::fp64,
-                   "Hermite multigrid: the FP32 hierarchy (mixed precision) is on the device only (cuda::HermiteMultigridSolver, "
-                   "--backend cuda)");
     CELLWISE_CHECK(hierarchy.n_levels() >= 1, "Hermite multigrid: the hierarchy has no level");
     check_dirichlet_ids(hierarchy.level(0), parameters.clamped_ids);
     CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "Hermite multigrid: level 0 must cover the domain");
     locally_refined_ = is_locally_refined(hierarchy);
+    const bool mixed = parameters.precision == Precision::mixed;
+    CELLWISE_CHECK(!mixed || !locally_refined_,
+                   "Hermite multigrid: mixed precision with local smoothing is not built (the rebalancing of an active "
+                   "residual across hanging faces); use FP64 on a locally refined hierarchy");
     if (locally_refined_)
       components_->mesh = make_active_mesh(hierarchy);
-    typename VCycle<VectorT>::Components cycle;
+    // the FP64 operator and smoother mask of every level (the API's; the
+    // FP64 cycle's), and the cells at each level's refinement edge
+    std::vector<unsigned int> edge_cells(hierarchy.n_levels(), 0);
     for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
       {
         const Level &level = hierarchy.level(l);
-        auto         op    = std::make_shared<Operator>(level);
         // clamped and refinement-edge vertices: all eight DoFs (doc/hermite.md)
-        unsigned int edge_cells = 0;
-        VectorT      mask       = make_hermite_free_mask(level, parameters.clamped_ids, &edge_cells);
-        components_->free_masks.push_back(std::move(mask));
-        const VectorT &level_mask = components_->free_masks.back();
-        CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || locally_refined_ || level_mask.l2_norm() > 0,
+        components_->free_masks.push_back(make_hermite_free_mask(level, parameters.clamped_ids, &edge_cells[l]));
+        CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || locally_refined_ || components_->free_masks.back().l2_norm() > 0,
                        "Hermite multigrid: the finest level has no free DoF (every vertex lies on the clamped boundary); "
                        "the mesh needs at least 2 cells along every axis");
-        const ChebyshevParameters chebyshev = parameters.chebyshev_parameters();
-        std::string what;
-        if (l == 0)
-          {
-            cycle.smoothers.push_back(nullptr);
-            cycle.coarse_solver = make_coarse_solver(level, *op, level_mask, parameters, coarse_description_);
-            what                = coarse_description_;
-          }
-        else if (parameters.smoother == HermiteSmoother::chebyshev)
-          {
-            cycle.smoothers.push_back(std::make_shared<Smoother>(level, *op, level_mask, chebyshev));
-            what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
-          }
-        else
-          {
-            // no mask: clamped and refinement-edge vertices carry no patch
-            cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<double>>(level, *op, parameters.patch_sweeps));
-            what = "vertex-block patch smoother (" + std::to_string(parameters.patch_sweeps) + " sweep" +
-                   (parameters.patch_sweeps > 1 ? "s)" : ")");
-          }
-        cycle.operators.push_back(op);
-        cycle.level_shapes.push_back(VectorT(level.n_cells(), hermite::storage_degree));
-        components_->operators.push_back(op);
-        if (log)
-          {
-            *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, ";
-            if (locally_refined_)
-              *log << std::setw(10) << components_->mesh.active_cells[l].size() << " active, ";
-            *log << "Hermite Q3, " << what;
-            // the share of cells at the refinement edge drives the counts (001 §6.5)
-            if (edge_cells > 0)
-              *log << ", " << edge_cells << " cells at the refinement edge (" << std::fixed << std::setprecision(1)
-                   << 100. * edge_cells / level.n_cells() << " %)" << std::defaultfloat << std::setprecision(6);
-            *log << std::endl;
-          }
       }
-    if (hierarchy.n_levels() > 1)
-      cycle.transfer = std::make_shared<HermiteCellTransfer<double>>(hierarchy);
+    std::vector<std::string>             what;
     typename VCycle<VectorT>::Parameters cycle_parameters;
     cycle_parameters.pre_direction  = SweepDirection::forward;
     cycle_parameters.post_direction = parameters.post_direction;
-    if (locally_refined_)
+    if (!mixed)
       {
-        const ActiveMesh &mesh          = components_->mesh;
-        mask_                           = make_hermite_active_mask(hierarchy, mesh, parameters.clamped_ids);
-        components_->active_operator    = std::make_shared<Operator>(mesh.level);
-        components_->active_level       = &mesh.level;
-        CELLWISE_CHECK(mask_.l2_norm() > 0, "Hermite multigrid: the active mesh has no free DoF");
-        components_->cycle = std::make_shared<AdaptiveVCycle<double>>(mesh, std::move(cycle), cycle_parameters);
+        typename VCycle<VectorT>::Components cycle =
+          make_levels<double>(hierarchy, parameters, components_->free_masks, coarse_description_, what);
+        for (const auto &op : cycle.operators)
+          components_->operators.push_back(std::static_pointer_cast<Operator>(std::const_pointer_cast<LevelOperator<VectorT>>(op)));
+        if (locally_refined_)
+          {
+            const ActiveMesh &mesh       = components_->mesh;
+            mask_                        = make_hermite_active_mask(hierarchy, mesh, parameters.clamped_ids);
+            components_->active_operator = std::make_shared<Operator>(mesh.level);
+            components_->active_level    = &mesh.level;
+            CELLWISE_CHECK(mask_.l2_norm() > 0, "Hermite multigrid: the active mesh has no free DoF");
+            components_->cycle = std::make_shared<AdaptiveVCycle<double>>(mesh, std::move(cycle), cycle_parameters);
+          }
+        else
+          {
+            components_->active_level = &hierarchy.level(hierarchy.n_levels() - 1);
+            mask_                     = components_->free_masks.back();
+            components_->cycle        = std::make_shared<VCycle<VectorT>>(std::move(cycle), cycle_parameters);
+          }
       }
     else
       {
-        components_->active_level = &hierarchy.level(hierarchy.n_levels() - 1);
+        // the FP32 cycle inside the FP64 outer iteration (000 §4), as the
+        // device solver's; the FP64 operators for the API and the outer residual
+        using InnerVector = VectorN<float>;
+        typename VCycle<InnerVector>::Components cycle =
+          make_levels<float>(hierarchy, parameters, components_->free_masks, coarse_description_, what);
+        typename VCycle<InnerVector>::Parameters inner_parameters;
+        inner_parameters.pre_direction  = cycle_parameters.pre_direction;
+        inner_parameters.post_direction = cycle_parameters.post_direction;
+        const Level &fine               = hierarchy.level(hierarchy.n_levels() - 1);
+        auto         inner              = std::make_shared<VCycle<InnerVector>>(std::move(cycle), inner_parameters);
+        components_->cycle              = std::make_shared<MixedPrecisionPreconditioner<VectorT, InnerVector>>(
+          inner, InnerVector(fine.n_cells(), hermite::storage_degree));
+        for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+          components_->operators.push_back(std::make_shared<Operator>(hierarchy.level(l)));
+        components_->active_level = &fine;
+        components_->fine_level   = &fine;
         mask_                     = components_->free_masks.back();
-        components_->cycle        = std::make_shared<VCycle<VectorT>>(std::move(cycle), cycle_parameters);
       }
+    MultigridParameters &outer = components_->outer;
+    outer.outer                = parameters.stationary ? OuterIteration::stationary : OuterIteration::cg;
+    outer.precision            = parameters.precision;
+    outer.rebalance_every      = parameters.rebalance_every; // the Poisson recipe by default (doc/hermite.md)
+    if (log)
+      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+        {
+          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << hierarchy.level(l).n_cells() << " cells, ";
+          if (locally_refined_)
+            *log << std::setw(10) << components_->mesh.active_cells[l].size() << " active, ";
+          *log << "Hermite Q3, " << (mixed ? "FP32, " : "") << what[l];
+          // the share of cells at the refinement edge drives the counts (001 §6.5)
+          if (edge_cells[l] > 0)
+            *log << ", " << edge_cells[l] << " cells at the refinement edge (" << std::fixed << std::setprecision(1)
+                 << 100. * edge_cells[l] / hierarchy.level(l).n_cells() << " %)" << std::defaultfloat << std::setprecision(6);
+          *log << std::endl;
+        }
     stationary_ = parameters.stationary;
   }
 
@@ -294,6 +363,11 @@ namespace cellwise
     if (!u.has_shape_of(b))
       u.reinit(b);
     u.scale(mask_);
+    if (components_->fine_level) // mixed precision: the outer iteration with the rebalancing
+      return solve_outer(components_->outer, fine_operator(), mask_.n_cells(), hermite::storage_degree, preconditioner(), u, b,
+                         mask_, control, [this](VectorT &r) {
+                           apply_dss(*components_->fine_level, r, DssMode::mean, hermite_trace_layers());
+                         });
     if (stationary_)
       return solve_stationary(fine_operator(), preconditioner(), u, b, mask_, control);
     return solve_cg(fine_operator(), preconditioner(), u, b, mask_, control);

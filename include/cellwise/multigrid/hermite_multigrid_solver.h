@@ -26,7 +26,9 @@
  *
  * The outer iteration is CG preconditioned by one V-cycle (the Chebyshev
  * smoother and the forward/reverse patch cycle are symmetric) or the
- * stationary iteration, in FP64.
+ * stationary iteration, in FP64; on a uniform hierarchy the V-cycle may run
+ * in FP32 inside it (Precision::mixed: the residual rebalanced over both
+ * trace layers before it is rounded, as cuda::HermiteMultigridSolver does).
  *
  *   HermiteMultigridSolver solver(hierarchy, parameters, &std::cout);
  *   CellVector<double> b, u;
@@ -80,7 +82,7 @@ namespace cellwise
     /// Clamped boundary ids (empty: all boundary faces).
     std::vector<unsigned int> clamped_ids;
     /// FP64, or the FP32 hierarchy inside the FP64 outer iteration (000 §4;
-    /// cuda::HermiteMultigridSolver only, refused by the host solver).
+    /// uniform hierarchies, both backends).
     Precision precision = Precision::fp64;
     /// Mixed precision: rebalance the FP64 residual (mean over the copies of
     /// both trace layers) before it is rounded, every k-th outer iteration;
