@@ -16,6 +16,7 @@
 #include <cellwise/storage/dss.h>
 
 #include <algorithm>
+#include <functional>
 #include <iomanip>
 #include <string>
 
@@ -112,11 +113,12 @@ namespace cellwise
                 const HermiteMultigridParameters &parameters,
                 const std::vector<VectorT>       &masks,
                 std::string                      &coarse_description,
-                std::vector<std::string>         &what)
+                const std::function<void(unsigned int, const std::string &)> &log_level)
     {
       typename VCycle<VectorN<Number>>::Components cycle;
       for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
         {
+          std::string what;
           const Level &level = hierarchy.level(l);
           auto         op    = std::make_shared<OperatorT<Number>>(level);
           VectorN<Number> mask;
@@ -126,22 +128,23 @@ namespace cellwise
             {
               cycle.smoothers.push_back(nullptr);
               cycle.coarse_solver = make_coarse_solver<Number>(level, *op, mask, masks[l], parameters, coarse_description);
-              what.push_back(coarse_description);
+              what                = coarse_description;
             }
           else if (parameters.smoother == HermiteSmoother::chebyshev)
             {
               cycle.smoothers.push_back(std::make_shared<SmootherT<Number>>(level, *op, mask, chebyshev));
-              what.push_back("Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)");
+              what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
             }
           else
             {
               // no mask: clamped and refinement-edge vertices carry no patch
               cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<Number>>(level, *op, parameters.patch_sweeps));
-              what.push_back("vertex-block patch smoother (" + std::to_string(parameters.patch_sweeps) + " sweep" +
-                             (parameters.patch_sweeps > 1 ? "s)" : ")"));
+              what = "vertex-block patch smoother (" + std::to_string(parameters.patch_sweeps) + " sweep" +
+                     (parameters.patch_sweeps > 1 ? "s)" : ")");
             }
           cycle.operators.push_back(op);
           cycle.level_shapes.push_back(VectorN<Number>(level.n_cells(), hermite::storage_degree));
+          log_level(l, what); // as each level is set up: the progress of a long set-up
         }
       if (hierarchy.n_levels() > 1)
         cycle.transfer = std::make_shared<HermiteCellTransfer<Number>>(hierarchy);
@@ -237,14 +240,26 @@ namespace cellwise
                        "Hermite multigrid: the finest level has no free DoF (every vertex lies on the clamped boundary); "
                        "the mesh needs at least 2 cells along every axis");
       }
-    std::vector<std::string>             what;
+    const auto log_level = [&](const unsigned int l, const std::string &what) {
+      if (!log)
+        return;
+      *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << hierarchy.level(l).n_cells() << " cells, ";
+      if (locally_refined_)
+        *log << std::setw(10) << components_->mesh.active_cells[l].size() << " active, ";
+      *log << "Hermite Q3, " << (mixed ? "FP32, " : "") << what;
+      // the share of cells at the refinement edge drives the counts (001 §6.5)
+      if (edge_cells[l] > 0)
+        *log << ", " << edge_cells[l] << " cells at the refinement edge (" << std::fixed << std::setprecision(1)
+             << 100. * edge_cells[l] / hierarchy.level(l).n_cells() << " %)" << std::defaultfloat << std::setprecision(6);
+      *log << std::endl;
+    };
     typename VCycle<VectorT>::Parameters cycle_parameters;
     cycle_parameters.pre_direction  = SweepDirection::forward;
     cycle_parameters.post_direction = parameters.post_direction;
     if (!mixed)
       {
         typename VCycle<VectorT>::Components cycle =
-          make_levels<double>(hierarchy, parameters, components_->free_masks, coarse_description_, what);
+          make_levels<double>(hierarchy, parameters, components_->free_masks, coarse_description_, log_level);
         for (const auto &op : cycle.operators)
           components_->operators.push_back(std::static_pointer_cast<Operator>(std::const_pointer_cast<LevelOperator<VectorT>>(op)));
         if (locally_refined_)
@@ -269,7 +284,7 @@ namespace cellwise
         // device solver's; the FP64 operators for the API and the outer residual
         using InnerVector = VectorN<float>;
         typename VCycle<InnerVector>::Components cycle =
-          make_levels<float>(hierarchy, parameters, components_->free_masks, coarse_description_, what);
+          make_levels<float>(hierarchy, parameters, components_->free_masks, coarse_description_, log_level);
         typename VCycle<InnerVector>::Parameters inner_parameters;
         inner_parameters.pre_direction  = cycle_parameters.pre_direction;
         inner_parameters.post_direction = cycle_parameters.post_direction;
@@ -287,19 +302,6 @@ namespace cellwise
     outer.outer                = parameters.stationary ? OuterIteration::stationary : OuterIteration::cg;
     outer.precision            = parameters.precision;
     outer.rebalance_every      = parameters.rebalance_every; // the Poisson recipe by default (doc/hermite.md)
-    if (log)
-      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-        {
-          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << hierarchy.level(l).n_cells() << " cells, ";
-          if (locally_refined_)
-            *log << std::setw(10) << components_->mesh.active_cells[l].size() << " active, ";
-          *log << "Hermite Q3, " << (mixed ? "FP32, " : "") << what[l];
-          // the share of cells at the refinement edge drives the counts (001 §6.5)
-          if (edge_cells[l] > 0)
-            *log << ", " << edge_cells[l] << " cells at the refinement edge (" << std::fixed << std::setprecision(1)
-                 << 100. * edge_cells[l] / hierarchy.level(l).n_cells() << " %)" << std::defaultfloat << std::setprecision(6);
-          *log << std::endl;
-        }
     stationary_ = parameters.stationary;
   }
 
