@@ -275,6 +275,14 @@ TEST(HermiteMultigrid, MixedPrecisionGivesTheFp64CountsAndErrors)
         const double e64 = compute_hermite_l2_error(h.levels.back(), u64, clamped_solution);
         const double e32 = compute_hermite_l2_error(h.levels.back(), u32, clamped_solution);
         EXPECT_NEAR(e32, e64, 0.01 * e64);
+        // the cycle really runs in FP32: one V-cycle differs from the FP64 one
+        // in the rounding of FP32, neither exactly nor by more
+        CellVector<double> r = b, z64, z32;
+        fp64_solver.preconditioner().vmult(z64, r);
+        mixed_solver.preconditioner().vmult(z32, r);
+        z32.add(-1., z64);
+        EXPECT_GT(z32.l2_norm(), 1e-12 * z64.l2_norm()) << "the mixed cycle equals the FP64 one: not FP32";
+        EXPECT_LT(z32.l2_norm(), 1e-4 * z64.l2_norm());
         CellVector<double> averaged = u32;
         apply_dss(h.levels.back(), averaged, DssMode::mean, hermite_trace_layers());
         averaged.add(-1., u32);
