@@ -41,6 +41,16 @@ namespace cellwise
         return 7 - lane;
       }
 
+      /// The patch residual and the block solve are summed in FP64 on FP32
+      /// levels too: the residual at the vertex is a difference of 2 × 64-term
+      /// products whose terms are far larger than the result (h^-4 entries),
+      /// and summed in FP32 it loses the digits that make the mixed patch
+      /// cycles converge as the FP64 ones (doc/hermite.md: 11 against 9
+      /// stationary steps at L = 5). A float product is exact in double, so
+      /// only the FP32 storage of A_K and u rounds. The kernel does about 4
+      /// flops per byte of u moved, below the H200's FP64 balance of about 8.
+      using Sum = double;
+
       /// One colour step (the header's thread mapping). The two lanes of a
       /// thread, w and w + 4, are one warp's lane each, so that the rows a
       /// warp reads are those of one lane: a broadcast from shared memory.
@@ -52,9 +62,11 @@ namespace cellwise
                           const unsigned int n_patches,
                           const Number *__restrict__ tables)
       {
-        __shared__ __align__(16) Number rows[rows_size];
-        __shared__ Number               inverse[dofs_per_vertex * dofs_per_vertex];
-        __shared__ Number               partial[warps][dofs_per_vertex][patches_per_group];
+        // the tables widened once per block: a conversion per product would
+        // cost the FP32 sweep twice its time (measured: 3.13 against 1.63 ms)
+        __shared__ __align__(16) Sum rows[rows_size];
+        __shared__ Sum               inverse[dofs_per_vertex * dofs_per_vertex];
+        __shared__ Sum               partial[warps][dofs_per_vertex][patches_per_group];
         for (unsigned int k = threadIdx.x; k < table_size; k += threads)
           {
             if (k < rows_size)
@@ -71,7 +83,7 @@ namespace cellwise
             const unsigned int patch  = group * patches_per_group + p;
             const bool         active = patch < n_patches;
             unsigned int       cells[2] = {0, 0};
-            Number             r[dofs_per_vertex];
+            Sum                r[dofs_per_vertex];
 #pragma unroll
             for (unsigned int a = 0; a < dofs_per_vertex; ++a)
               r[a] = 0;
@@ -85,11 +97,11 @@ namespace cellwise
 #pragma unroll
                   for (unsigned int a = 0; a < dofs_per_vertex; ++a)
                     r[a] += b[Layout::index(cell, hermite::local_index(centre_vertex(lane), a), dofs_per_cell)];
-                  const Number *lane_rows = rows + lane * dofs_per_cell * dofs_per_vertex;
+                  const Sum *lane_rows = rows + lane * dofs_per_cell * dofs_per_vertex;
 #pragma unroll 8
                   for (unsigned int i = 0; i < dofs_per_cell; ++i)
                     {
-                      const Number x = u[Layout::index(cell, i, dofs_per_cell)];
+                      const Sum x = u[Layout::index(cell, i, dofs_per_cell)];
 #pragma unroll
                       for (unsigned int a = 0; a < dofs_per_vertex; ++a)
                         r[a] -= lane_rows[dofs_per_vertex * i + a] * x;
@@ -101,14 +113,14 @@ namespace cellwise
             __syncthreads();
             if (active)
               {
-                Number residual[dofs_per_vertex], delta[dofs_per_vertex];
+                Sum residual[dofs_per_vertex], delta[dofs_per_vertex];
 #pragma unroll
                 for (unsigned int a = 0; a < dofs_per_vertex; ++a)
                   residual[a] = (partial[0][a][p] + partial[1][a][p]) + (partial[2][a][p] + partial[3][a][p]);
 #pragma unroll
                 for (unsigned int a = 0; a < dofs_per_vertex; ++a)
                   {
-                    Number sum = 0;
+                    Sum sum = 0;
 #pragma unroll
                     for (unsigned int c = 0; c < dofs_per_vertex; ++c)
                       sum += inverse[dofs_per_vertex * a + c] * residual[c];
@@ -120,7 +132,7 @@ namespace cellwise
                     const unsigned int lane = w + warps * half;
 #pragma unroll
                     for (unsigned int a = 0; a < dofs_per_vertex; ++a)
-                      u[Layout::index(cells[half], hermite::local_index(centre_vertex(lane), a), dofs_per_cell)] += delta[a];
+                      u[Layout::index(cells[half], hermite::local_index(centre_vertex(lane), a), dofs_per_cell)] += Number(delta[a]);
                   }
               }
             __syncthreads(); // partial is rewritten by the next group

@@ -321,7 +321,9 @@ TEST(CudaHermiteMultigridSolver, LocalSmoothingSolvesAsTheHostSolver)
 // C¹ solution, for CG (rebalancing every third iteration, the default, and
 // every iteration) and the stationary iteration (every step, the default),
 // with the Chebyshev smoother and with the patch cycles (two sweeps,
-// symmetric for CG, forward for the stationary iteration).
+// symmetric for CG, forward for the stationary iteration). The patch cycles
+// also at L = 5, where a patch residual summed in FP32 cost the stationary
+// iteration two steps more than FP64 (11 against 9, doc/hermite.md).
 // Without rebalancing the FP32 cycle does not converge (doc/hermite.md).
 TEST(CudaHermiteMultigridSolver, MixedPrecisionSolvesAsFp64)
 {
@@ -335,9 +337,11 @@ TEST(CudaHermiteMultigridSolver, MixedPrecisionSolvesAsFp64)
   };
   for (const Case &c : {Case{false, -1}, Case{false, 1}, Case{true, -1}, Case{false, -1, HermiteSmoother::vertex_patch},
                         Case{true, -1, HermiteSmoother::vertex_patch}})
-    for (const unsigned int L : {2u, 3u, 4u})
+    for (const unsigned int L : {2u, 3u, 4u, 5u})
       {
         const auto [stationary, rebalance_every, smoother] = c;
+        if (L == 5 && smoother != HermiteSmoother::vertex_patch)
+          continue;
         SCOPED_TRACE(::testing::Message() << (stationary ? "stationary" : "CG") << ", rebalance every " << rebalance_every
                                           << (smoother == HermiteSmoother::chebyshev ? ", Chebyshev" : ", patch cycle")
                                           << ", L = " << L);
