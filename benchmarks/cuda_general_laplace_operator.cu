@@ -16,20 +16,24 @@
 // on the Kershaw box (6 × 2 × 2 cells refined L times, ε = 0.3;
 // cuda::GeneralMultigridSolver, CG with the Chebyshev(4)–Jacobi V-cycle to
 // a reduction of the preconditioned residual norm by 1e-8, f = 1): set-up,
-// iterations, solve and V-cycle time, unique DoFs per second, FP64 and mixed.
+// iterations, solve and V-cycle time, unique DoFs per second, FP64 and mixed;
+// the same on the ball (7 coarse cells refined L times, mapping degree = p:
+// the skeleton phase of the device DSS in every smoothing step).
 //
-// Usage: cellwise-benchmark-geometry [n_runs] [cells per axis] [degree] [largest L]
+// Usage: cellwise-benchmark-geometry [n_runs] [cells per axis] [degree] [largest L] [largest L of the ball]
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/kershaw_map.h>
+#include <cellwise/mesh/unstructured_builder.h>
 #include <cellwise/multigrid/cuda_general_multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/storage/cuda_cell_vector.h>
+#include <cellwise/storage/dof_numbering.h>
 
 #include <algorithm>
 #include <chrono>
@@ -37,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <string>
 
 #include "benchmark_timing.h"
@@ -73,18 +78,19 @@ namespace
                 values / seconds * 1e-9, seconds / reference.box_time);
   }
 
-  /// One row of the Kershaw solve: L refinements of 6 × 2 × 2 cells.
+  /// One row of a whole solve on the hierarchy that @p build makes (its
+  /// time counted in the set-up): set-up, iterations, solve and V-cycle
+  /// time and rate in unique DoFs per second, the finest level's geometry
+  /// bytes per unique DoF.
   void
-  kershaw_solve(const int L, const unsigned int degree, const Precision precision, const int n_runs)
+  solve_row(const std::function<LevelHierarchy()> &build, const int L, const unsigned int degree, const Precision precision,
+            const int n_runs)
   {
     using Layout = CellBlocked<32>;
     using Vector = cuda::GeneralMultigridSolver<Layout>::VectorType;
-    const auto     start = std::chrono::steady_clock::now();
-    BoxDescription box;
-    box.subdivisions = {{6, 2, 2}};
-    LevelHierarchy h = make_box_hierarchy(box, L);
-    map_hierarchy(h, 1, kershaw_map(0.3, 0.3));
-    MultigridParameters parameters;
+    const auto           start = std::chrono::steady_clock::now();
+    const LevelHierarchy h     = build();
+    MultigridParameters  parameters;
     parameters.precision = precision;
     const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -105,10 +111,18 @@ namespace
       },
       n_runs, 1);
     const double cycle       = median_time([&] { solver.preconditioner().vmult(r, b); }, n_runs);
-    const double unique_dofs = (6. * degree * (1 << L) + 1) * std::pow(2. * degree * (1 << L) + 1, 2.);
-    std::printf("%2d %10u %12.4g %-6s %9.2f %5u %10.2f %8.3f %9.3f %9.3f\n", L, fine.n_cells(), unique_dofs,
+    const double unique_dofs = make_dof_numbering(fine, degree).n_unique;
+    const auto  &op          = dynamic_cast<const cuda::GeneralLaplaceOperator<double, Layout> &>(solver.fine_operator());
+    std::printf("%2d %10u %12.4g %-6s %9.2f %5u %10.2f %8.3f %9.3f %9.3f %8.1f\n", L, fine.n_cells(), unique_dofs,
                 precision == Precision::fp64 ? "FP64" : "mixed", setup, iterations, solve * 1e3, unique_dofs / solve * 1e-9,
-                cycle * 1e3, unique_dofs / cycle * 1e-9);
+                cycle * 1e3, unique_dofs / cycle * 1e-9, double(op.metric_bytes()) / unique_dofs);
+  }
+
+  void
+  solve_header()
+  {
+    std::printf("%2s %10s %12s %-6s %9s %5s %10s %8s %9s %9s %8s\n", "L", "cells", "DoFs", "prec.", "setup [s]", "iter",
+                "solve [ms]", "GDoF/s", "V [ms]", "V GDoF/s", "geo B/DoF");
   }
 } // namespace
 
@@ -122,6 +136,7 @@ main(int argc, char **argv)
       const unsigned int n      = argc > 2 ? static_cast<unsigned int>(std::atoi(argv[2])) : 128;
       const unsigned int degree = argc > 3 ? static_cast<unsigned int>(std::atoi(argv[3])) : 3;
       const int          L_max  = argc > 4 ? std::atoi(argv[4]) : 5;
+      const int          ball_L_max = argc > 5 ? std::atoi(argv[5]) : L_max;
       char               date[64];
       const std::time_t  now = std::time(nullptr);
       std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
@@ -211,11 +226,25 @@ main(int argc, char **argv)
       std::printf("\nKershaw box (eps 0.3), 6 x 2 x 2 cells refined L times, Q%u, CG + Chebyshev(4)-Jacobi V-cycle to 1e-8, "
                   "blocked; median of 3 solves after one\n",
                   degree);
-      std::printf("%2s %10s %12s %-6s %9s %5s %10s %8s %9s %9s\n", "L", "cells", "DoFs", "prec.", "setup [s]", "iter",
-                  "solve [ms]", "GDoF/s", "V [ms]", "V GDoF/s");
+      solve_header();
       for (int L = 1; L <= L_max; ++L)
         for (const Precision precision : {Precision::fp64, Precision::mixed})
-          kershaw_solve(L, degree, precision, 3);
+          solve_row(
+            [L] {
+              BoxDescription box;
+              box.subdivisions = {{6, 2, 2}};
+              LevelHierarchy h = make_box_hierarchy(box, L);
+              map_hierarchy(h, 1, kershaw_map(0.3, 0.3));
+              return h;
+            },
+            L, degree, precision, 3);
+      std::printf("\nball (7 coarse cells in different frames, deal.II's hyper_ball) refined L times, mapping degree %u, Q%u, "
+                  "the same solver and stop\n",
+                  degree, degree);
+      solve_header();
+      for (int L = 1; L <= ball_L_max; ++L)
+        for (const Precision precision : {Precision::fp64, Precision::mixed})
+          solve_row([L, degree] { return make_unstructured_hierarchy(make_ball_coarse_mesh(), L, degree); }, L, degree, precision, 3);
     }
   catch (const std::exception &e)
     {

@@ -45,9 +45,8 @@ Options:
                            (the CEED benchmarks' deformed box); ball the unit
                            ball in 7 curved coarse cells in different frames
                            (deal.II's hyper_ball), u = 1 - |x|^2; kershaw and
-                           ball: uniform meshes; ball on the host backend,
-                           kershaw also on cuda (--smoother chebyshev or
-                           jacobi, one rank)
+                           ball: uniform meshes, on the cuda backend with
+                           --smoother chebyshev or jacobi (one rank)
   --kershaw-epsilon E      the Kershaw parameter in (0, 1] (default 0.3; 1:
                            no deformation)
   --box X0,Y0,Z0,X1,Y1,Z1  the box (default 0,0,0,1,1,1)
@@ -349,8 +348,6 @@ parse_command_line(const int argc, const char *const *argv)
             for (const std::string &option : given)
               if (option == "--solution")
                 throw UsageError("--geometry ball has its own solution, u = 1 - |x|^2 (drop --solution)");
-          if (options.backend == "cuda" && options.geometry == "ball")
-            throw UsageError("--geometry ball: the CUDA backend takes no unstructured coarse meshes yet (use --backend host)");
           if (options.backend == "cuda" && mg.smoother == cellwise::SmootherType::patch)
             throw UsageError("--geometry " + options.geometry + " --backend cuda: the vertex-patch smoother of mapped cells "
                              "is not built on the device (use --smoother chebyshev or jacobi, or --backend host)");

@@ -3,7 +3,7 @@
 // its device twin, in the shared V-cycle, mixed-precision wrapper and outer
 // iteration. No kernels of its own.
 
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
@@ -77,7 +77,7 @@ namespace cellwise
           {
             const Level &level = hierarchy.level(l);
             V            mask;
-            make_dirichlet_mask(LevelData(level), degree, parameters.dirichlet_ids, mask);
+            make_dirichlet_mask(LevelData(level, degree), degree, parameters.dirichlet_ids, mask);
             const auto op = make_operator<Number, Layout>(level, degree, parameters);
             components.operators.push_back(op);
             components.level_shapes.push_back(V(level.n_cells(), degree));
@@ -153,8 +153,7 @@ namespace cellwise
       c.parameters  = parameters;
       c.degree      = degree;
       const Level &fine = hierarchy.levels.back();
-      // the device DSS data of the finest level refuses unstructured levels with its message
-      c.fine_level_data = std::make_unique<LevelData>(fine);
+      c.fine_level_data = std::make_unique<LevelData>(fine, degree);
       make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask);
       c.fine_operator = make_operator<double, Layout>(fine, degree, parameters);
       if (parameters.precision == Precision::fp64)

@@ -14,7 +14,7 @@
 #include <cellwise/multigrid/cuda_hermite_vertex_patch_smoother.h>
 #include <cellwise/multigrid/cuda_point_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/point_smoothers.h>

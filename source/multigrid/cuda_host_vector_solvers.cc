@@ -146,14 +146,15 @@ namespace cellwise::cuda
 
     /// Whether the box solver's fused kernels cannot take @p hierarchy and
     /// @p parameters (check_device_geometry_and_coefficient) but the general
-    /// solver can: a level with a mapping, or the coefficient at the points.
+    /// solver can: a level with a mapping or with skeleton faces (cells in
+    /// different frames), or the coefficient at the points.
     bool
     needs_general_operator(const LevelHierarchy &hierarchy, const MultigridParameters &parameters)
     {
       if (parameters.coefficient && parameters.coefficient_evaluation == CoefficientEvaluation::quadrature_points)
         return true;
       for (const Level &level : hierarchy.levels)
-        if (!level.mapping.empty())
+        if (!level.mapping.empty() || level.has_skeleton())
           return true;
       return false;
     }

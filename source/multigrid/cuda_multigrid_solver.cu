@@ -9,7 +9,7 @@
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
 #include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_level_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
@@ -68,7 +68,7 @@ namespace cellwise
                 if (l + 1 == hierarchy.n_levels())
                   make_dirichlet_mask(finest, degree, parameters.dirichlet_ids, mask);
                 else
-                  make_dirichlet_mask(LevelData(level), degree, parameters.dirichlet_ids, mask);
+                  make_dirichlet_mask(LevelData(level, degree), degree, parameters.dirichlet_ids, mask);
               });
             std::shared_ptr<LaplaceOperator<Number, Layout>> op;
             device_stage(times, "level operators", [&] {
@@ -137,7 +137,7 @@ namespace cellwise
                      "host backend");
       SetupTimes   times;
       const Level &fine = hierarchy.levels.back();
-      device_stage(times, "fine level: DSS data", [&] { fine_level_data_ = std::make_unique<LevelData>(fine); });
+      device_stage(times, "fine level: DSS data", [&] { fine_level_data_ = std::make_unique<LevelData>(fine, degree); });
       device_stage(times, "fine level: Dirichlet mask (device)",
                    [&] { make_dirichlet_mask(*fine_level_data_, degree, parameters.dirichlet_ids, mask_); });
       device_stage(times, "fine level: FP64 operator", [&] {

@@ -56,7 +56,7 @@ namespace cellwise
     DssJacobiPreconditioner<Number, Layout, Operator>::DssJacobiPreconditioner(const Level      &level,
                                                                                const Operator   &op,
                                                                                const VectorType &mask)
-      : level_data_(level)
+      : level_data_(level, mask.degree()) // the degree: the skeleton phase of an unstructured level
       , layers_(op.trace_layers())
     {
       CELLWISE_CHECK(op.n_cells() == level.n_cells(),

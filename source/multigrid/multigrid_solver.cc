@@ -146,7 +146,8 @@ namespace cellwise
                                                         "(device) or the host backend, which take them");
         CELLWISE_CHECK(!level.has_skeleton(), solver << " takes structured meshes only so far: this level of " << level.n_cells()
                                                       << " cells has " << level.skeleton_faces.size()
-                                                      << " skeleton faces (an unstructured coarse mesh); use the host backend");
+                                                      << " skeleton faces (an unstructured coarse mesh); use cellwise::cuda::GeneralMultigridSolver "
+                                                         "(device) or the host backend, which take them");
       }
   }
 

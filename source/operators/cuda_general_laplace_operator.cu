@@ -485,20 +485,21 @@ namespace cellwise
                                                                    const GeneralCellMetric     general_cells)
     {
       check_degree(degree);
-      const LaplaceMetric<Number> metric = make_laplace_metric<Number>(level, degree, coefficient, evaluation);
-      degree_                            = degree;
-      n_cells_                           = level.n_cells();
-      form_counts_                       = metric.count();
-
       // general cells with one coefficient each (c = its average) are
       // recomputed from their nodes where the mapping's degree allows (and,
-      // by default, where that is the faster: trilinear cells)
-      const unsigned int k          = level.mapping.degree;
-      const unsigned int max_k      = general_cells == GeneralCellMetric::recomputed ? max_recomputed_mapping_degree
-                                      : general_cells == GeneralCellMetric::automatic ? 1u
-                                                                                       : 0u;
-      const bool         recomputes = k >= 1 && k <= max_k && form_counts_[3] > 0 &&
-                              (!coefficient || evaluation == CoefficientEvaluation::cell_average);
+      // by default, where that is the faster: trilinear cells); their
+      // values at the points are then not made at all (most of the set-up)
+      const unsigned int k     = level.mapping.degree;
+      const unsigned int max_k = general_cells == GeneralCellMetric::recomputed ? max_recomputed_mapping_degree
+                                 : general_cells == GeneralCellMetric::automatic ? 1u
+                                                                                  : 0u;
+      const bool may_recompute = k >= 1 && k <= max_k && (!coefficient || evaluation == CoefficientEvaluation::cell_average);
+      const LaplaceMetric<Number> metric = make_laplace_metric<Number>(
+        level, degree, coefficient, evaluation, may_recompute ? GeneralCellValues::omitted : GeneralCellValues::stored);
+      degree_      = degree;
+      n_cells_     = level.n_cells();
+      form_counts_ = metric.count();
+      const bool recomputes = may_recompute && form_counts_[3] > 0;
       mapping_degree_ = recomputes ? k : 0;
 
       const unsigned int        n = degree + 1;

@@ -60,6 +60,13 @@
 // side by side. In the cell-contiguous layout the same accesses are 32
 // separate cells apart; that schedule is slower there than the axis passes
 // and runs only when asked for (DssSchedule::one_pass).
+//
+// Skeleton phase (levels with skeleton faces, after the axis passes, which
+// pair structured faces only): one thread per skeleton node adds the
+// representative copy of each block, weighted by the block's copies for the
+// mean, in double in the order of the host DssSkeleton::apply, and writes
+// the total to every copy. Few entries (the skeleton's nodes); the loads are
+// scattered, and the phase is a small share of a DSS.
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
@@ -375,6 +382,31 @@ namespace cellwise
                 v[index[s]] = result;
           }
       }
+
+      /// The skeleton phase (see the header): the host's arithmetic, with
+      /// rounded products and sums so that no contraction to FMA changes a
+      /// bit.
+      template <typename Number, typename Layout>
+      __global__ void __launch_bounds__(dss_threads)
+      dss_skeleton_kernel(Number *v, const DeviceDssSkeleton skeleton, const unsigned int dofs_per_cell, const bool mean)
+      {
+        const std::size_t g = static_cast<std::size_t>(blockIdx.x) * dss_threads + threadIdx.x;
+        if (g >= skeleton.n_groups)
+          return;
+        const std::size_t begin = skeleton.group_start[g], end = skeleton.group_start[g + 1];
+        double            total = 0, count = 0;
+        for (std::size_t k = begin; k < end; ++k)
+          if (skeleton.weights[k] > 0)
+            {
+              const double w     = mean ? double(skeleton.weights[k]) : 1.;
+              const double value = v[Layout::index(skeleton.cells[k], skeleton.dofs[k], dofs_per_cell)];
+              total              = __dadd_rn(total, __dmul_rn(w, value));
+              count              = __dadd_rn(count, double(skeleton.weights[k]));
+            }
+        const Number result = static_cast<Number>(mean ? __ddiv_rn(total, count) : total);
+        for (std::size_t k = begin; k < end; ++k)
+          v[Layout::index(skeleton.cells[k], skeleton.dofs[k], dofs_per_cell)] = result;
+      }
     } // namespace
 
     namespace
@@ -479,7 +511,20 @@ namespace cellwise
       const bool one_pass = schedule == DssSchedule::one_pass ||
                             (schedule == DssSchedule::automatic && level_data.fills_box() &&
                              (Layout::cell_block > 1 || is_hermite_trace(layers)));
+      const DeviceDssSkeleton &skeleton = level_data.skeleton();
+      CELLWISE_CHECK(!level_data.has_skeleton() || layers.n_layers == 1,
+                     "cuda::apply_dss: the skeleton of an unstructured mesh takes FE_Q (one trace layer); "
+                     "an element with derivative DoFs (the cubic Hermite element) needs box meshes");
+      CELLWISE_CHECK(!level_data.has_skeleton() || v.degree() == skeleton.degree,
+                     "cuda::apply_dss: the level's skeleton phase was built for degree " << skeleton.degree
+                                                                                         << ", the vector has degree " << v.degree());
       launch_dss(level_data, v, mode, layers, one_pass, 0, 3);
+      if (!level_data.has_skeleton())
+        return;
+      const std::size_t blocks = (skeleton.n_groups + dss_threads - 1) / dss_threads;
+      dss_skeleton_kernel<Number, Layout><<<static_cast<unsigned int>(blocks), dss_threads>>>(
+        v.data(), skeleton, v.dofs_per_cell(), mode == DssMode::mean);
+      CELLWISE_CUDA_CHECK_LAUNCH();
     }
 
     template <typename Number, typename Layout>

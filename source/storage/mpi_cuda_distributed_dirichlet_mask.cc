@@ -2,7 +2,7 @@
 // (storage/mpi_cuda_distributed_dirichlet_mask.h). Built into cellwise::mpi
 // only with the CUDA backend.
 
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/mpi_cuda_distributed_dirichlet_mask.h>
 

@@ -7,7 +7,7 @@
 // serial device DSS's bit for bit. Built into cellwise::mpi only with the
 // CUDA backend.
 
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/storage/mpi_cuda_entry_exchange.h>
 #include <cellwise/storage/mpi_distributed_dss.h>

@@ -1,6 +1,7 @@
 // Device DSS (sum and mean) against the host apply_dss, in both schedules (one
 // pass on a level that fills a box, three axis passes): same pairing, same
-// arithmetic, so the results agree bit for bit. The device Dirichlet mask,
+// arithmetic, so the results agree bit for bit; on unstructured levels with
+// the skeleton phase. The device Dirichlet mask,
 // built on that DSS, is the host's bit for bit: boxes and a level with a
 // refinement edge, boundary ids that change along a face plane, all ids or a
 // subset.
@@ -8,6 +9,7 @@
 #include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/unstructured_builder.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
 
@@ -66,6 +68,57 @@ TYPED_TEST(CudaDss, sum_and_mean_match_host)
               cuda::apply_dss(level_data, v, mode, schedule);
               EXPECT_EQ(relative_difference(to_host(v), expected), 0.);
             }
+    }
+}
+
+// Unstructured levels (the ball: 7 coarse cells in different frames, skeleton
+// faces between them): the axis passes over the structured pairs, then the
+// skeleton phase, against the host apply_dss with its DssSkeleton, bit for
+// bit, sum and mean, degrees 1..4, L = 0..2 (56 cells at L = 1: groups not
+// a multiple of the block). The level data needs the degree there, and a
+// vector of another degree or the Hermite layers are refused.
+TYPED_TEST(CudaDss, unstructured_levels_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  for (const int L : {0, 1, 2})
+    {
+      const LevelHierarchy h     = make_unstructured_hierarchy(make_ball_coarse_mesh(), L, 2);
+      const Level         &level = h.levels.back();
+      ASSERT_TRUE(level.has_skeleton());
+      EXPECT_THROW(cuda::LevelData{level}, Error);
+      for (unsigned int degree = 1; degree <= 4; ++degree)
+        {
+          const cuda::LevelData level_data(level, degree);
+          EXPECT_TRUE(level_data.has_skeleton());
+          EXPECT_FALSE(level_data.fills_box());
+          const DssSkeleton skeleton(level, degree);
+          for (const DssMode mode : {DssMode::sum, DssMode::mean})
+            {
+              SCOPED_TRACE(::testing::Message() << "L = " << L << ", degree " << degree << ", "
+                                                << (mode == DssMode::sum ? "sum" : "mean"));
+              HostVector expected(level.n_cells(), degree);
+              fill_random(expected, 90 + 10 * L + degree);
+              Vector v = to_device(expected);
+              apply_dss(level, skeleton, expected, mode);
+              cuda::apply_dss(level_data, v, mode);
+              EXPECT_EQ(relative_difference(to_host(v), expected), 0.);
+            }
+          // the device Dirichlet mask (its marker summed over the skeleton too)
+          Vector mask;
+          cuda::make_dirichlet_mask(level_data, degree, {0}, mask);
+          EXPECT_EQ(relative_difference(to_host(mask), make_dirichlet_mask<typename TestFixture::Number, typename TestFixture::Layout>(
+                                                          level, degree, {0})),
+                    0.);
+          Vector other(level.n_cells(), degree + 1);
+          EXPECT_THROW(cuda::apply_dss(level_data, other), Error);
+          if (degree == 3)
+            {
+              Vector hermite(level.n_cells(), 3);
+              EXPECT_THROW(cuda::apply_dss(level_data, hermite, DssMode::sum, hermite_trace_layers()), Error);
+            }
+        }
     }
 }
 

@@ -19,7 +19,7 @@
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/multigrid/cuda_cell_transfer.h>

@@ -1,17 +1,19 @@
 #pragma once
 /**
  * @file
- * Geometric multigrid on mapped box hierarchies (curved or affine cells,
- * map_hierarchy: e.g. the Kershaw box) and with a coefficient at the
+ * Geometric multigrid on mapped hierarchies (curved or affine cells,
+ * map_hierarchy: e.g. the Kershaw box; unstructured coarse meshes with
+ * skeleton faces: e.g. the ball) and with a coefficient at the
  * quadrature points, on the device: the twin of cellwise::MultigridSolver
  * (host, its oracle in the tests) where cuda::MultigridSolver, whose fused
  * kernels take box cells and one coefficient per cell, refuses. Per level:
  *
  *  - operator: cuda::GeneralLaplaceOperator (the host's LaplaceMetric of
  *    every cell uploaded: operators/cuda_general_laplace_operator.h);
- *  - smoother: masked Chebyshev or Jacobi over the device DSS
- *    (cuda::DssJacobiPreconditioner on the general operator, the shared
- *    point smoothers), eigenvalues estimated on the device;
+ *  - smoother: masked Chebyshev or Jacobi over the device DSS, with its
+ *    skeleton phase on unstructured levels (cuda::DssJacobiPreconditioner
+ *    on the general operator, the shared point smoothers), eigenvalues
+ *    estimated on the device;
  *  - level 0: the host Cholesky factorization of the host operator's cell
  *    matrices (with the same coefficient evaluation), or the smoother / CG
  *    coarse solver of the parameters;
@@ -22,8 +24,7 @@
  *    boxes), the shared solve_outer.
  *
  * Refused with a message: the vertex-patch smoother (its surrogate device
- * kernels are not built), unstructured levels (the device DSS has no
- * skeleton phase yet: cuda::LevelData), the pure Neumann problem.
+ * kernels are not built), the pure Neumann problem.
  *
  *   cuda::GeneralMultigridSolver<> solver(hierarchy, degree, parameters, &std::cout);
  *   solver.solve(u, b, control); // device vectors, cell-wise

@@ -21,7 +21,7 @@
  */
 
 #include <cellwise/operators/cuda_laplace_operator.h>
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/outer_solvers.h>

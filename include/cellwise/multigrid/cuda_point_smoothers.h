@@ -22,7 +22,7 @@
  */
 
 #include <cellwise/operators/cuda_laplace_operator.h>
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/point_smoothers.h>
 #include <cellwise/storage/cuda_cell_vector.h>

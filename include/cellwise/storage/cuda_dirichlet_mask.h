@@ -10,7 +10,7 @@
  * source/storage/cuda_dirichlet_mask.cu).
  */
 
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
 #include <functional>

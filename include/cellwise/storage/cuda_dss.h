@@ -7,10 +7,14 @@
  * that the results agree bit for bit. For the blocked layout on a level that
  * fills a box (Level::fills_box) one launch gathers the copies of every node
  * and writes the combined value once (Q3: 7/8 of the vector read and written,
- * against 3/2 for three passes); otherwise three launches, one per axis.
+ * against 3/2 for three passes); otherwise three launches, one per axis. On
+ * a level with skeleton faces (LevelData::has_skeleton: an unstructured
+ * coarse mesh) the axis passes pair the structured faces only, and a fourth
+ * launch, the skeleton phase, completes the skeleton's nodes as the host's
+ * DssSkeleton does, bit for bit.
  */
 
-#include <cellwise/mesh/cuda_level_data.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 #include <cellwise/storage/dss.h>
 

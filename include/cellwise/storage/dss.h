@@ -72,6 +72,30 @@ namespace cellwise
     void
     apply(CellVector<Number, MemorySpace::Host, Layout> &v, DssMode mode) const;
 
+    /// What the device twin uploads (storage/cuda_level_data.h): the degree,
+    /// the first copy of each group (n_groups() + 1 entries), the copies as
+    /// (cell, local DoF) and their weights.
+    unsigned int
+    degree() const
+    {
+      return degree_;
+    }
+    const std::vector<std::size_t> &
+    group_starts() const
+    {
+      return group_start_;
+    }
+    const std::vector<std::pair<unsigned int, unsigned int>> &
+    copies() const
+    {
+      return copies_;
+    }
+    const std::vector<std::uint8_t> &
+    weights() const
+    {
+      return weight_;
+    }
+
   private:
     unsigned int               degree_ = 0;
     std::vector<std::size_t>   group_start_;
