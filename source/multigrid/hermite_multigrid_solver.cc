@@ -57,8 +57,10 @@ namespace cellwise
 
   struct HermiteMultigridSolver::Components
   {
-    std::vector<std::shared_ptr<Operator>> operators;
-    std::vector<VectorT>                   free_masks;
+    /// The FP64 operator of the finest level (uniform hierarchies): the
+    /// FP64 cycle's own, or in mixed precision one for the outer residual.
+    std::shared_ptr<const LevelOperator<VectorT>> finest_operator;
+    std::vector<VectorT>                          free_masks;
     /// Mixed precision: the finest level's DSS pattern for the rebalancing,
     /// and the outer iteration as solve_outer takes it.
     const Level        *fine_level = nullptr;
@@ -260,8 +262,7 @@ namespace cellwise
       {
         typename VCycle<VectorT>::Components cycle =
           make_levels<double>(hierarchy, parameters, components_->free_masks, coarse_description_, log_level);
-        for (const auto &op : cycle.operators)
-          components_->operators.push_back(std::static_pointer_cast<Operator>(std::const_pointer_cast<LevelOperator<VectorT>>(op)));
+        components_->finest_operator = cycle.operators.back();
         if (locally_refined_)
           {
             const ActiveMesh &mesh       = components_->mesh;
@@ -281,7 +282,7 @@ namespace cellwise
     else
       {
         // the FP32 cycle inside the FP64 outer iteration (000 §4), as the
-        // device solver's; the FP64 operators for the API and the outer residual
+        // device solver's; an FP64 operator for the API and the outer residual
         using InnerVector = VectorN<float>;
         typename VCycle<InnerVector>::Components cycle =
           make_levels<float>(hierarchy, parameters, components_->free_masks, coarse_description_, log_level);
@@ -292,11 +293,10 @@ namespace cellwise
         auto         inner              = std::make_shared<VCycle<InnerVector>>(std::move(cycle), inner_parameters);
         components_->cycle              = std::make_shared<MixedPrecisionPreconditioner<VectorT, InnerVector>>(
           inner, InnerVector(fine.n_cells(), hermite::storage_degree));
-        for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-          components_->operators.push_back(std::make_shared<Operator>(hierarchy.level(l)));
-        components_->active_level = &fine;
-        components_->fine_level   = &fine;
-        mask_                     = components_->free_masks.back();
+        components_->finest_operator = std::make_shared<Operator>(fine);
+        components_->active_level    = &fine;
+        components_->fine_level      = &fine;
+        mask_                        = components_->free_masks.back();
       }
     MultigridParameters &outer = components_->outer;
     outer.outer                = parameters.stationary ? OuterIteration::stationary : OuterIteration::cg;
@@ -334,7 +334,7 @@ namespace cellwise
   {
     if (locally_refined_)
       return *components_->active_operator;
-    return *components_->operators.back();
+    return *components_->finest_operator;
   }
 
   const Preconditioner<HermiteMultigridSolver::VectorType> &
