@@ -96,25 +96,6 @@ namespace cellwise
         return (slot / 32) * 32 * std::size_t(R) + 32 * std::size_t(j) + slot % 32;
       }
 
-      /// f(integral_constant<int, K>) for the mapping degree @p K of the
-      /// recomputed cells, 0 (none) to max_recomputed_mapping_degree.
-      template <typename F>
-      void
-      dispatch_mapping_degree(const unsigned int K, F &&f)
-      {
-        switch (K)
-          {
-            case 0:
-              return f(std::integral_constant<int, 0>{});
-            case 1:
-              return f(std::integral_constant<int, 1>{});
-            case 2:
-              return f(std::integral_constant<int, 2>{});
-            default:
-              return f(std::integral_constant<int, 3>{});
-          }
-      }
-
       /// The kernel's tables, passed by value: every thread of a warp reads
       /// the same entry at the same (compile-time) index, a broadcast from the
       /// constant bank, as the box operator's 1D matrices. S(q, i), D(q, i)
@@ -628,7 +609,7 @@ namespace cellwise
         return;
       dispatch_degree(degree_, [&](auto constant) {
         constexpr int p = decltype(constant)::value;
-        dispatch_mapping_degree(mapping_degree_, [&](auto mapping_constant) {
+        dispatch_constant<0, max_recomputed_mapping_degree>(mapping_degree_, [&](auto mapping_constant) {
           constexpr int      K      = decltype(mapping_constant)::value;
           using Shape               = GeneralShape<p, Number>;
           const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
