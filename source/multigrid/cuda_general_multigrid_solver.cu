@@ -19,8 +19,10 @@
 #include <cellwise/storage/dirichlet_mask.h>
 
 #include <iomanip>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace cellwise
 {
@@ -45,22 +47,36 @@ namespace cellwise
       }
 
       /// The level smoother of @p parameters (Jacobi or Chebyshev) on the
-      /// general operator.
+      /// general operator, over the level's shared device data.
       template <typename Number, typename Layout>
       std::shared_ptr<const LevelSmoother<LevelVector<Number, Layout>>>
-      make_smoother(const Level                        &level,
-                    const Operator<Number, Layout>     &op,
-                    const LevelVector<Number, Layout>  &mask,
-                    const MultigridParameters          &parameters)
+      make_smoother(const Level                            &level,
+                    const Operator<Number, Layout>         &op,
+                    const LevelVector<Number, Layout>      &mask,
+                    const MultigridParameters              &parameters,
+                    const std::shared_ptr<const LevelData> &level_data)
       {
         if (parameters.smoother == SmootherType::jacobi)
           return std::make_shared<PointJacobiSmoother<DssJacobi<Number, Layout>>>(
-            level, op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps});
+            level, op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}, level_data);
         ChebyshevParameters chebyshev;
         chebyshev.degree                = parameters.chebyshev_degree;
         chebyshev.smoothing_range       = parameters.smoothing_range;
         chebyshev.eigenvalue_iterations = parameters.eigenvalue_iterations;
-        return std::make_shared<PointChebyshevSmoother<DssJacobi<Number, Layout>>>(level, op, mask, chebyshev);
+        return std::make_shared<PointChebyshevSmoother<DssJacobi<Number, Layout>>>(level, op, mask, chebyshev, level_data);
+      }
+
+      /// The device data of every level (neighbours, skeleton groups), built
+      /// once and shared by the masks, the smoothers of either precision and
+      /// the rebalancing: on an unstructured level each costs two DoF
+      /// numberings of the level on the host.
+      std::vector<std::shared_ptr<const LevelData>>
+      make_level_data(const LevelHierarchy &hierarchy, const unsigned int degree)
+      {
+        std::vector<std::shared_ptr<const LevelData>> data;
+        for (const Level &level : hierarchy.levels)
+          data.push_back(std::make_shared<const LevelData>(level, degree));
+        return data;
       }
 
       /// The V-cycle in @p Number on all levels of @p hierarchy: operators,
@@ -68,8 +84,11 @@ namespace cellwise
       /// solver), smoothers, coarse solver, transfers.
       template <typename Number, typename Layout>
       std::shared_ptr<const Preconditioner<LevelVector<Number, Layout>>>
-      make_cycle(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters,
-                 std::ostream *log)
+      make_cycle(const LevelHierarchy                                &hierarchy,
+                 const std::vector<std::shared_ptr<const LevelData>> &level_data,
+                 const unsigned int                                   degree,
+                 const MultigridParameters                           &parameters,
+                 std::ostream                                        *log)
       {
         using V = LevelVector<Number, Layout>;
         typename VCycle<V>::Components components;
@@ -77,7 +96,7 @@ namespace cellwise
           {
             const Level &level = hierarchy.level(l);
             V            mask;
-            make_dirichlet_mask(LevelData(level, degree), degree, parameters.dirichlet_ids, mask);
+            make_dirichlet_mask(*level_data[l], degree, parameters.dirichlet_ids, mask);
             const auto op = make_operator<Number, Layout>(level, degree, parameters);
             components.operators.push_back(op);
             components.level_shapes.push_back(V(level.n_cells(), degree));
@@ -98,13 +117,14 @@ namespace cellwise
                       level, degree, std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask));
                   }
                 else
-                  components.coarse_solver = make_smoother_coarse_solver<V>(parameters, type, op, make_smoother(level, *op, mask, parameters),
-                                                                            mask, parameters.coarse_smoother_applications);
+                  components.coarse_solver =
+                    make_smoother_coarse_solver<V>(parameters, type, op, make_smoother(level, *op, mask, parameters, level_data[l]), mask,
+                                                   parameters.coarse_smoother_applications);
                 what = describe_coarse_solver(parameters, level, degree);
               }
             else
               {
-                components.smoothers.push_back(make_smoother(level, *op, mask, parameters));
+                components.smoothers.push_back(make_smoother(level, *op, mask, parameters, level_data[l]));
                 what = "smoother " + to_string(parameters.smoother);
               }
             if (log)
@@ -131,7 +151,7 @@ namespace cellwise
     {
       MultigridParameters                       parameters;
       unsigned int                              degree = 0;
-      std::unique_ptr<LevelData>                fine_level_data; ///< the rebalancing's DSS
+      std::shared_ptr<const LevelData>          fine_level_data; ///< the rebalancing's DSS
       VectorType                                mask;
       std::shared_ptr<Operator<double, Layout>> fine_operator;
       std::shared_ptr<const Preconditioner<VectorType>> preconditioner;
@@ -153,16 +173,17 @@ namespace cellwise
       c.parameters  = parameters;
       c.degree      = degree;
       const Level &fine = hierarchy.levels.back();
-      c.fine_level_data = std::make_unique<LevelData>(fine, degree);
+      const auto level_data = make_level_data(hierarchy, degree);
+      c.fine_level_data     = level_data.back();
       make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask);
       c.fine_operator = make_operator<double, Layout>(fine, degree, parameters);
       if (parameters.precision == Precision::fp64)
-        c.preconditioner = make_cycle<double, Layout>(hierarchy, degree, parameters, log);
+        c.preconditioner = make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, log);
       else
         {
           using InnerVector = LevelVector<float, Layout>;
           c.preconditioner  = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
-            make_cycle<float, Layout>(hierarchy, degree, parameters, log), InnerVector(fine.n_cells(), degree));
+            make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, log), InnerVector(fine.n_cells(), degree));
         }
       if (log)
         *log << "  geometry of the finest level on the device: " << c.fine_operator->metric_bytes() << " bytes, "

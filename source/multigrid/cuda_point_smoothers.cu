@@ -29,6 +29,8 @@
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 
 #include <cmath>
+#include <memory>
+#include <utility>
 
 namespace cellwise
 {
@@ -56,14 +58,26 @@ namespace cellwise
     DssJacobiPreconditioner<Number, Layout, Operator>::DssJacobiPreconditioner(const Level      &level,
                                                                                const Operator   &op,
                                                                                const VectorType &mask)
-      : level_data_(level, mask.degree()) // the degree: the skeleton phase of an unstructured level
+      // the degree: the skeleton phase of an unstructured level
+      : DssJacobiPreconditioner(level, op, mask, std::make_shared<const LevelData>(level, mask.degree()))
+    {}
+
+    template <typename Number, typename Layout, typename Operator>
+    DssJacobiPreconditioner<Number, Layout, Operator>::DssJacobiPreconditioner(const Level                      &level,
+                                                                               const Operator                   &op,
+                                                                               const VectorType                 &mask,
+                                                                               std::shared_ptr<const LevelData> level_data)
+      : level_data_(std::move(level_data))
       , layers_(op.trace_layers())
     {
+      CELLWISE_CHECK(level_data_ && level_data_->n_cells() == level.n_cells(),
+                     "cuda Jacobi: the device data of a level of " << (level_data_ ? level_data_->n_cells() : 0)
+                                                                   << " cells for a level of " << level.n_cells());
       CELLWISE_CHECK(op.n_cells() == level.n_cells(),
                      "cuda Jacobi: operator of " << op.n_cells() << " cells on a level of " << level.n_cells());
       op.compute_cell_diagonals(inverse_diagonal_);
       inverse_diagonal_.check_compatible(mask);
-      apply_dss(level_data_, inverse_diagonal_, DssMode::sum, layers_);
+      apply_dss(*level_data_, inverse_diagonal_, DssMode::sum, layers_);
       const unsigned int n3      = inverse_diagonal_.dofs_per_cell();
       const std::size_t  threads = static_cast<std::size_t>(level.n_cells()) * n3;
       if (threads > 0)
@@ -78,10 +92,18 @@ namespace cellwise
     }
 
     template <typename Number, typename Layout, typename Operator>
+    const LevelData &
+    DssJacobiPreconditioner<Number, Layout, Operator>::level_data() const
+    {
+      CELLWISE_CHECK(level_data_, "cuda Jacobi: the preconditioner was not set up for a level");
+      return *level_data_;
+    }
+
+    template <typename Number, typename Layout, typename Operator>
     void
     DssJacobiPreconditioner<Number, Layout, Operator>::apply_in_place(VectorType &r) const
     {
-      apply_dss(level_data_, r, DssMode::sum, layers_);
+      apply_dss(level_data(), r, DssMode::sum, layers_);
       r.scale(inverse_diagonal_);
     }
 
@@ -89,7 +111,7 @@ namespace cellwise
     void
     DssJacobiPreconditioner<Number, Layout, Operator>::assemble(VectorType &r) const
     {
-      apply_dss(level_data_, r, DssMode::sum, layers_);
+      apply_dss(level_data(), r, DssMode::sum, layers_);
     }
 
     template <typename Number, typename Layout, typename Operator>

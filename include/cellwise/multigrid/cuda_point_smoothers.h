@@ -27,6 +27,8 @@
 #include <cellwise/multigrid/point_smoothers.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
+#include <memory>
+
 namespace cellwise
 {
   namespace cuda
@@ -46,6 +48,12 @@ namespace cellwise
       /// @p mask is 1 on free and 0 on masked copies. Throws cellwise::Error if
       /// an assembled diagonal entry is not positive.
       DssJacobiPreconditioner(const Level &level, const Operator &op, const VectorType &mask);
+      /// The same with the level's device data built by the caller, who
+      /// shares it with the Dirichlet mask and the other precisions' levels:
+      /// on an unstructured level its skeleton groups cost a DoF numbering
+      /// of the level twice (doc/geometry.md).
+      DssJacobiPreconditioner(const Level &level, const Operator &op, const VectorType &mask,
+                              std::shared_ptr<const LevelData> level_data);
 
       /// dst = D^{-1} S src
       void
@@ -65,9 +73,14 @@ namespace cellwise
       }
 
     private:
-      LevelData   level_data_;
-      TraceLayers layers_;
-      VectorType  inverse_diagonal_;
+      /// The level's device data; throws cellwise::Error on a preconditioner
+      /// that was default-constructed.
+      const LevelData &
+      level_data() const;
+
+      std::shared_ptr<const LevelData> level_data_;
+      TraceLayers                      layers_;
+      VectorType                       inverse_diagonal_;
     };
 
     /// The device Jacobi and Chebyshev smoothers: the shared algorithms of

@@ -29,6 +29,7 @@
 #include <cellwise/multigrid/point_smoother_steps.h>
 
 #include <tuple>
+#include <utility>
 
 namespace cellwise
 {
@@ -45,9 +46,12 @@ namespace cellwise
     /// Chebyshev smoother's Lanczos steps), where the smoother diverges: on
     /// box cells the default ω = 0.7 is far from it, on deformed or stretched
     /// cells (the Kershaw box at ε = 0.3: λ_max ≈ 3.3 at Q2) it is not.
-    PointJacobiSmoother(const Level &level, const OperatorType &op, const VectorType &mask, const Parameters &parameters)
+    /// @p extra: further arguments of the preconditioner's constructor
+    /// (the device's takes the level's shared device data).
+    template <typename... Extra>
+    PointJacobiSmoother(const Level &level, const OperatorType &op, const VectorType &mask, const Parameters &parameters, Extra &&...extra)
       : op_(&op)
-      , preconditioner_(level, op, mask)
+      , preconditioner_(level, op, mask, std::forward<Extra>(extra)...)
       , parameters_(parameters)
     {
       parameters.check();
@@ -89,9 +93,12 @@ namespace cellwise
     using Parameters   = ChebyshevParameters;
 
     /// @p op is kept by reference; @p mask is 1 on free and 0 on masked copies.
-    PointChebyshevSmoother(const Level &level, const OperatorType &op, const VectorType &mask, const Parameters &parameters)
+    /// @p extra: further arguments of the preconditioner's constructor
+    /// (the device's takes the level's shared device data).
+    template <typename... Extra>
+    PointChebyshevSmoother(const Level &level, const OperatorType &op, const VectorType &mask, const Parameters &parameters, Extra &&...extra)
       : op_(&op)
-      , preconditioner_(level, op, mask)
+      , preconditioner_(level, op, mask, std::forward<Extra>(extra)...)
       , parameters_(parameters)
     {
       parameters.check();
