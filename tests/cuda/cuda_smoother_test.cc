@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <memory>
 
 #include "cuda/cuda_test_utilities.h"
 #include "test_utilities.h"
@@ -146,4 +147,22 @@ TYPED_TEST(CudaSmoother, jacobi_and_chebyshev_match_host)
             }
         }
     }
+}
+
+// The preconditioner over a caller's shared level data (the general solver
+// builds one per level): data of another level, or none, is refused.
+TEST(CudaSmootherChecks, SharedLevelDataOfAnotherLevelIsRefused)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const LevelHierarchy                    h     = make_box_hierarchy(BoxDescription{}, 2);
+  const Level                            &fine  = h.levels.back();
+  const cuda::LaplaceOperator<double>     op(fine, 2);
+  CellVector<double, MemorySpace::CUDA>   mask;
+  mask.copy_from_host(make_dirichlet_mask<double>(fine, 2));
+  const auto coarse_data = std::make_shared<const cuda::LevelData>(h.levels[1], 2);
+  EXPECT_THROW(cuda::DssJacobiPreconditioner<double>(fine, op, mask, coarse_data), Error);
+  EXPECT_THROW(cuda::DssJacobiPreconditioner<double>(fine, op, mask, nullptr), Error);
+  const cuda::DssJacobiPreconditioner<double> shared(fine, op, mask, std::make_shared<const cuda::LevelData>(fine, 2));
+  const cuda::DssJacobiPreconditioner<double> own(fine, op, mask);
+  EXPECT_EQ(relative_difference(to_host(shared.inverse_diagonal()), to_host(own.inverse_diagonal())), 0.);
 }
