@@ -30,6 +30,9 @@
 //   copy cascade  | d faces 0 <- partner's faces 3     | 64
 //   u += d, store | second read of u (L2), whole cells | 64
 //
+// (The cp.async variants below read b~ and store u without the cell's plane
+// on the patch rim along z: 644 instead of 772 bytes per cell visit.)
+//
 // Along each axis the lane of side a owns modes 3a..3a+2 of the 6 rows of
 // F = [(gQ)^T; 0] (doc/vertex_patch_smoother.md §4); forward
 //   y_a = Fo x_a + Fp x_ā   (x_a, x_ā: the own and the partner's 4-node pencils,
@@ -478,8 +481,29 @@ namespace cellwise
       /// alone, the compiler gave a version of it 226 registers).
       constexpr int q3_async_blocks_per_multiprocessor = 6;
 
+      /// Whether the row (y, z) of 4 values (the float4 piece 4 z + y of a
+      /// cell) lies on the rim of the patch for the cell of lane @p owner,
+      /// along z only or along y or z: the patch's outer face, index 0 along
+      /// axis d for the lower cell (c_d = 0), 3 for the upper one.
+      __device__ __forceinline__ bool
+      row_on_rim(const int owner, const int piece, const bool along_y_too)
+      {
+        const int c = owner & 7;
+        const int z = piece >> 2, y = piece & 3;
+        return z == ((c & 4) ? 3 : 0) || (along_y_too && y == ((c & 2) ? 3 : 0));
+      }
+
       /// Issue the copies of the 32 cells of the warp into @p stage (same
-      /// rounds as load_cells) and commit them as one group.
+      /// rounds as load_cells) and commit them as one group. With
+      /// @p rim_as_zero the rows on the rim of the cell's patch (along y or z)
+      /// are not read but filled with zeros (cp.async with source size 0):
+      /// for b~, whose rim values the local solve never uses (the rim
+      /// columns of F are zero: F b~ is the same without them). The rim plane
+      /// along z is two whole 32-byte sectors of the cell's 256 bytes, so a
+      /// colour step reads 192 bytes of b~ per cell instead of 256 (the rim
+      /// rows along y share their sectors with interior rows: fewer requests
+      /// to L2, the same bytes from memory).
+      template <bool rim_as_zero>
       __device__ __forceinline__ void
       copy_cells_async(const float *src, const unsigned int cell, float *stage, const int lane)
       {
@@ -491,7 +515,8 @@ namespace cellwise
             const float       *from  = src + static_cast<std::size_t>(other) * 64 + (idx & 15) * 4;
             const unsigned int to =
               static_cast<unsigned int>(__cvta_generic_to_shared(stage + (idx >> 4) * q3_stage + (idx & 15) * 4));
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(from) : "memory");
+            const unsigned int bytes = rim_as_zero && row_on_rim(idx >> 4, idx & 15, true) ? 0u : 16u;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(from), "r"(bytes) : "memory");
           }
         asm volatile("cp.async.commit_group;\n" ::: "memory");
       }
@@ -770,8 +795,8 @@ namespace cellwise
         float       *x    = stage[warp][0]; // u in, u + d out
         float       *y    = stage[warp][1]; // b~ in
         if (!u_is_zero)
-          copy_cells_async(u, cell, x, lane);
-        copy_cells_async(b, cell, y, lane);
+          copy_cells_async<false>(u, cell, x, lane);
+        copy_cells_async<true>(b, cell, y, lane);
 
         for (;;)
           {
@@ -799,7 +824,7 @@ namespace cellwise
                 // otherwise be live next to v and r and spill.
                 __syncwarp();
                 if (has_next())
-                  copy_cells_async(u, next_cell, y, lane);
+                  copy_cells_async<false>(u, next_cell, y, lane);
               }
             else
               {
@@ -807,7 +832,7 @@ namespace cellwise
                 read_own(y, lane, r);
                 __syncwarp();
                 if (has_next())
-                  copy_cells_async(b, next_cell, y, lane);
+                  copy_cells_async<true>(b, next_cell, y, lane);
                 if constexpr (!stub)
                   cube(mats.s_transpose, r);
               }
@@ -852,8 +877,11 @@ namespace cellwise
               {
                 const int          idx   = k * 32 + lane;
                 const unsigned int other = __shfl_sync(full_mask, cell, idx >> 4);
-                // the patch of the stored cell exists (no shuffle: its lane's patch is (idx >> 4) / 8)
-                const bool         ok    = 4 * group + ((idx >> 4) >> 3) < n_patches;
+                // the patch of the stored cell exists (no shuffle: its lane's
+                // patch is (idx >> 4) / 8); the rim plane along z is not
+                // stored where u was read: there d is ±0 and u + d = u
+                // (192 of the cell's 256 bytes written)
+                const bool ok = 4 * group + ((idx >> 4) >> 3) < n_patches && (u_is_zero || !row_on_rim(idx >> 4, idx & 15, false));
                 const float4       w     = *reinterpret_cast<const float4 *>(x + (idx >> 4) * q3_stage + (idx & 15) * 4);
                 if (ok)
                   reinterpret_cast<float4 *>(u + static_cast<std::size_t>(other) * 64)[idx & 15] = w;
@@ -863,7 +891,7 @@ namespace cellwise
             __syncwarp(); // every lane has stored from X: it may be refilled
             if (!u_is_zero)
               {
-                copy_cells_async(b, next_cell, x, lane);
+                copy_cells_async<true>(b, next_cell, x, lane);
                 float *const swap = x;
                 x                 = y;
                 y                 = swap;
