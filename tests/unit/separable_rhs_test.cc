@@ -1,8 +1,9 @@
 // The load vector of a separable right-hand side (base/function.h,
 // SeparableFunction) equals the point-wise assembly of the same function to
 // rounding, on a non-cube box and a locally refined level, for several terms,
-// degrees and quadrature sizes; evaluate() is the sum of the products; an
-// empty factor is refused.
+// degrees and quadrature sizes, also where cells do not share the interval of
+// their lattice position (the per-position tables must not serve them);
+// evaluate() is the sum of the products; an empty factor is refused.
 
 #include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
@@ -60,6 +61,36 @@ TEST(SeparableRightHandSide, EqualsThePointwiseAssembly)
           assemble_right_hand_side(*level, degree, f, got, q);
           EXPECT_LE(max_relative_difference(got, expected), 1e-13);
         }
+}
+
+// The 1D integrals are tabulated per lattice position of a level; a cell
+// whose interval along an axis is not that of the other cells in its
+// position (bit for bit) integrates over its own. Here some cells of a
+// uniform level are moved or resized (the load vector takes each cell's box
+// as it is): whichever cell of a position serves as its representative,
+// using the table for every cell would give some cell the wrong interval.
+TEST(SeparableRightHandSide, CellsOffTheirPositionIntegrateOverTheirOwnIntervals)
+{
+  const SeparableFunction f         = two_terms();
+  const ScalarFunction    pointwise = [&](const Point &x) { return evaluate(f, x); };
+  LevelHierarchy          mesh      = make_box_hierarchy(BoxDescription{{-0.5, 0.25, 1.}, {1., 1.75, 1.8}, {3, 2, 1}}, 2);
+  Level                  &level     = mesh.levels.back();
+  for (unsigned int cell = 0; cell < level.n_cells(); cell += 7)
+    {
+      const unsigned int d = cell % 3;
+      if (cell % 2 == 0)
+        level.boxes[cell].lower[d] += 0.01 * level.boxes[cell].size[d];
+      else
+        level.boxes[cell].size[d] *= 0.97;
+    }
+  for (const unsigned int degree : {1u, 3u})
+    {
+      SCOPED_TRACE(::testing::Message() << "degree " << degree);
+      CellVector<double> expected, got;
+      assemble_right_hand_side(level, degree, pointwise, expected);
+      assemble_right_hand_side(level, degree, f, got);
+      EXPECT_LE(max_relative_difference(got, expected), 1e-13);
+    }
 }
 
 TEST(SeparableRightHandSide, EvaluateAndEmptyFactors)
