@@ -1,6 +1,7 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/storage/problem_file.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <unordered_map>
 
@@ -191,6 +193,119 @@ namespace cellwise
       return v;
     }
 
+    /// The most mapping degree a file may carry (deal.II's MappingQ(k) of
+    /// the elements the solvers take).
+    constexpr std::uint32_t max_mapping_degree = 8;
+    /// bytes of one skeleton face: cell, face, neighbour, its face, orientation
+    constexpr std::size_t skeleton_face_bytes = 4 + 1 + 4 + 1 + 1;
+
+    /// The cell mapping of a level: its degree (0: box cells), then the
+    /// (k+1)^3 nodes of every cell, x, y, z each.
+    void
+    write_mapping(Writer &out, const Level &level)
+    {
+      out.value<std::uint32_t>(level.mapping.degree);
+      for (std::size_t i = 0; i < level.mapping.nodes.size(); ++i)
+        for (unsigned int d = 0; d < 3; ++d)
+          out.value<double>(level.mapping.nodes[i][d]);
+    }
+
+    void
+    read_mapping(Reader &in, Level &level)
+    {
+      const std::uint32_t degree = in.value<std::uint32_t>();
+      CELLWISE_CHECK(degree <= max_mapping_degree, "problem file " << in.name() << ": a level's cell mapping has degree " << degree
+                                                                   << ", at most " << max_mapping_degree << " is read (corrupt file)");
+      level.mapping.degree = degree;
+      if (degree == 0)
+        return;
+      const std::size_t per_cell = level.mapping.nodes_per_cell();
+      CELLWISE_CHECK(double(level.n_cells()) * per_cell * 3 * sizeof(double) <= double(in.payload_left()),
+                     "problem file " << in.name() << ": the nodes of a level's cell mapping do not fit into the "
+                                     << in.payload_left() << " bytes left (truncated or corrupt file)");
+      level.mapping.nodes.resize(level.n_cells() * per_cell);
+      for (std::size_t i = 0; i < level.mapping.nodes.size(); ++i)
+        for (unsigned int d = 0; d < 3; ++d)
+          {
+            const double x = in.value<double>();
+            CELLWISE_CHECK(std::isfinite(x), "problem file " << in.name() << ": a node of cell " << i / per_cell
+                                                             << "'s mapping is " << x << " (corrupt file)");
+            level.mapping.nodes[i][d] = x;
+          }
+    }
+
+    /// The skeleton faces of a level (unstructured coarse meshes), as
+    /// Level::skeleton_faces lists them; the mask follows from them.
+    void
+    write_skeleton(Writer &out, const Level &level)
+    {
+      out.value<std::uint32_t>(static_cast<std::uint32_t>(level.skeleton_faces.size()));
+      for (const SkeletonFace &face : level.skeleton_faces)
+        {
+          out.value<std::uint32_t>(face.cell);
+          out.value<std::uint8_t>(face.face);
+          out.value<std::int32_t>(face.neighbor);
+          out.value<std::uint8_t>(face.neighbor_face);
+          out.value<std::uint8_t>(face.orientation);
+        }
+    }
+
+    /// Reads the skeleton faces and checks what the DSS indexes with: each
+    /// face names a cell, a face, its neighbour in the neighbour table, the
+    /// neighbour's face and an orientation; no face twice; and each is
+    /// listed from the other side too, with the inverse orientation.
+    void
+    read_skeleton(Reader &in, Level &level)
+    {
+      const std::uint32_t count = in.count(skeleton_face_bytes, "skeleton faces");
+      const unsigned int  n     = level.n_cells();
+      level.skeleton_faces.resize(count);
+      if (count > 0)
+        {
+          level.skeleton_mask.resize(n);
+          std::fill(level.skeleton_mask.begin(), level.skeleton_mask.end(), std::uint8_t(0));
+        }
+      auto corrupt = [&](const unsigned int k, const char *what) {
+        return "problem file " + in.name() + ": skeleton face " + std::to_string(k) + " " + what + " (corrupt file)";
+      };
+      for (unsigned int k = 0; k < count; ++k)
+        {
+          SkeletonFace &face = level.skeleton_faces[k];
+          face.cell          = in.value<std::uint32_t>();
+          face.face          = in.value<std::uint8_t>();
+          face.neighbor      = in.value<std::int32_t>();
+          face.neighbor_face = in.value<std::uint8_t>();
+          face.orientation   = in.value<std::uint8_t>();
+          CELLWISE_CHECK(face.cell < n && face.face < 6 && face.neighbor >= 0 && unsigned(face.neighbor) < n &&
+                           face.neighbor_face < 6 && face.orientation < 8,
+                         corrupt(k, "names a cell, face or orientation that does not exist"));
+          CELLWISE_CHECK(level.neighbors[face.cell][face.face] == face.neighbor,
+                         corrupt(k, "does not agree with the neighbour table"));
+          CELLWISE_CHECK(!((level.skeleton_mask[face.cell] >> face.face) & 1), corrupt(k, "is listed twice"));
+          level.skeleton_mask[face.cell] |= std::uint8_t(1u << face.face);
+        }
+      // every face from the other side: the node (a, b) of one side is the
+      // node oriented_face_point(...) of the other, and back again
+      std::unordered_map<std::uint64_t, const SkeletonFace *> by_side;
+      for (const SkeletonFace &face : level.skeleton_faces)
+        by_side.emplace(std::uint64_t(face.cell) * 6 + face.face, &face);
+      for (unsigned int k = 0; k < count; ++k)
+        {
+          const SkeletonFace &face = level.skeleton_faces[k];
+          const auto          it   = by_side.find(std::uint64_t(face.neighbor) * 6 + face.neighbor_face);
+          CELLWISE_CHECK(it != by_side.end() && it->second->neighbor == int(face.cell) && it->second->neighbor_face == face.face,
+                         corrupt(k, "is not listed from the neighbour's side"));
+          const unsigned int p = 2; // three nodes per face axis tell every orientation apart
+          for (unsigned int b = 0; b <= p; ++b)
+            for (unsigned int a = 0; a <= p; ++a)
+              {
+                const auto there = oriented_face_point(face.orientation, a, b, p);
+                const auto back  = oriented_face_point(it->second->orientation, there[0], there[1], p);
+                CELLWISE_CHECK(back[0] == a && back[1] == b, corrupt(k, "and its other side have orientations that are not inverse"));
+              }
+        }
+    }
+
     void
     check_link(const bool ok, const Reader &in, const unsigned int level, const unsigned int cell, const char *what)
     {
@@ -267,11 +382,12 @@ namespace cellwise
     for (const Level &level : h.levels)
       {
         const std::size_t n = level.n_cells();
-        // the format stores boxes and lattice neighbours: a mapping or a
-        // skeleton would be lost, and the file's problem another one
-        CELLWISE_CHECK(level.mapping.empty() && !level.has_skeleton(),
-                       "write_problem_file: problem files carry meshes of box cells on a lattice only so far; this level has "
-                         << (level.mapping.empty() ? "skeleton faces (an unstructured coarse mesh)" : "a cell mapping (curved cells)"));
+        CELLWISE_CHECK(level.mapping.empty() || level.mapping.nodes.size() == n * level.mapping.nodes_per_cell(),
+                       "write_problem_file: a level's mapping of degree " << level.mapping.degree << " has "
+                                                                          << level.mapping.nodes.size() << " nodes for " << n
+                                                                          << " cells");
+        CELLWISE_CHECK(!level.has_skeleton() || level.skeleton_mask.size() == n,
+                       "write_problem_file: a level's skeleton mask does not have one entry per cell");
         CELLWISE_CHECK(level.coordinates.size() == n && level.parent.size() == n && level.child_slot.size() == n &&
                          level.children.size() == n && level.neighbors.size() == n && level.flags.size() == n,
                        "write_problem_file: a level's tables do not all have one entry per cell");
@@ -293,6 +409,8 @@ namespace cellwise
               out.value<std::int32_t>(neighbor);
             out.value<std::uint8_t>(level.flags[c]);
           }
+        write_mapping(out, level);
+        write_skeleton(out, level);
       }
     write_vector(out, problem.rhs);
     write_vector(out, problem.solution);
@@ -301,6 +419,11 @@ namespace cellwise
                    "write_problem_file: " << a.size() << " coefficient values for " << n_vector_cells << " cells");
     for (const double value : a)
       CELLWISE_CHECK(std::isfinite(value) && value > 0, "write_problem_file: a coefficient value is " << value);
+    // the file's coefficient is looked up by the position of a point in the
+    // lattice of box cells (cell_coefficient_function)
+    CELLWISE_CHECK(a.empty() || h.levels.back().mapping.empty(),
+                   "write_problem_file: a coefficient per cell is carried for meshes of box cells only so far, not with a "
+                   "cell mapping (curved or unstructured meshes)");
     out.value<std::uint32_t>(static_cast<std::uint32_t>(a.size()));
     out.bytes(a.data(), a.size() * sizeof(double));
     out.finish();
@@ -319,7 +442,7 @@ namespace cellwise
     CELLWISE_CHECK(std::memcmp(file_magic, magic, sizeof(magic)) == 0,
                    "problem file " << filename << ": not a cellwise problem file (no CWPROBLM magic at its start)");
     const std::uint32_t version = in.value<std::uint32_t>();
-    CELLWISE_CHECK(version == 1 || version == problem_file_version,
+    CELLWISE_CHECK(version >= 1 && version <= problem_file_version,
                    "problem file " << filename << ": format version " << version << ", this build reads versions 1 to "
                                    << problem_file_version);
     const std::uint32_t header = in.value<std::uint32_t>();
@@ -373,6 +496,11 @@ namespace cellwise
               neighbor = in.value<std::int32_t>();
             level.flags[c] = in.value<std::uint8_t>();
           }
+        if (version >= 3)
+          {
+            read_mapping(in, level);
+            read_skeleton(in, level);
+          }
       }
     check_hierarchy(in, h);
     const unsigned int n_vector_cells = problem.locally_refined ? h.n_active_cells() : h.levels.back().n_cells();
@@ -384,6 +512,9 @@ namespace cellwise
         CELLWISE_CHECK(n_values == 0 || n_values == n_vector_cells, "problem file " << filename << ": " << n_values
                                                                                     << " coefficient values for "
                                                                                     << n_vector_cells << " cells (corrupt file)");
+        CELLWISE_CHECK(n_values == 0 || h.levels.back().mapping.empty(),
+                       "problem file " << filename << ": a coefficient per cell with a cell mapping (not written by "
+                                                      "write_problem_file; corrupt file)");
         problem.cell_coefficients.resize(n_values);
         in.bytes(problem.cell_coefficients.data(), n_values * sizeof(double));
         for (const double value : problem.cell_coefficients)

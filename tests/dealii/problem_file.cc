@@ -12,6 +12,10 @@
 //                     times, FE_Q(2), with step-37's coefficient 1/(0.05 +
 //                     2|x|²) averaged per cell (deal.II assembles with the
 //                     same piecewise constant coefficient), stored in the file
+//   ball_q2.cwp       deal.II's hyper_ball refined twice, FE_Q(2) with
+//                     MappingQ(2): 7 coarse cells in their own frames, so the
+//                     file carries every level's cell mapping and the
+//                     skeleton faces between the blocks (format version 3)
 
 #include <cellwise/dealii/problem_file.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
@@ -24,6 +28,7 @@
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/tria.h>
 #include <deal.II/lac/affine_constraints.h>
@@ -61,12 +66,12 @@ namespace
   /// deal.II's own solution of −Δu = f, u = 0 on the boundary (hanging nodes
   /// constrained), and the condensed load vector.
   void
-  solve_with_dealii(const DoFHandler<3> &dof_handler, Vector<double> &solution, Vector<double> &rhs,
-                    const Function<3> *coefficient = nullptr)
+  solve_with_dealii(const Mapping<3> &mapping, const DoFHandler<3> &dof_handler, Vector<double> &solution,
+                    Vector<double> &rhs, const Function<3> *coefficient = nullptr)
   {
     AffineConstraints<double> constraints;
     DoFTools::make_hanging_node_constraints(dof_handler, constraints);
-    VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ZeroFunction<3>(), constraints);
+    VectorTools::interpolate_boundary_values(mapping, dof_handler, 0, Functions::ZeroFunction<3>(), constraints);
     constraints.close();
     DynamicSparsityPattern dsp(dof_handler.n_dofs());
     DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
@@ -75,8 +80,8 @@ namespace
     SparseMatrix<double> matrix(pattern);
     rhs.reinit(dof_handler.n_dofs());
     const RightHandSide f;
-    MatrixCreator::create_laplace_matrix(dof_handler, QGauss<3>(dof_handler.get_fe().degree + 1), matrix, f, rhs,
-                                         coefficient, constraints);
+    MatrixCreator::create_laplace_matrix(mapping, dof_handler, QGauss<3>(dof_handler.get_fe().degree + 1), matrix, f,
+                                         rhs, coefficient, constraints);
     solution.reinit(dof_handler.n_dofs());
     SolverControl           control(10000, 1e-13 * rhs.l2_norm());
     SolverCG<Vector<double>> cg(control);
@@ -113,8 +118,10 @@ namespace
                   const std::string                              &description,
                   const std::function<void(Triangulation<3> &)> &make_mesh,
                   const unsigned int                              degree,
-                  const cellwise::ScalarFunction                 &coefficient = {})
+                  const cellwise::ScalarFunction                 &coefficient     = {},
+                  const unsigned int                              mapping_degree = 1)
   {
+    const MappingQ<3> mapping(mapping_degree);
     Triangulation<3> triangulation(Triangulation<3>::limit_level_difference_at_vertices);
     make_mesh(triangulation);
     const FE_Q<3>  fe(degree);
@@ -131,11 +138,11 @@ namespace
           cellwise::dealii::make_problem(dof_handler, empty, empty, {0}, description, coefficient));
         const ScalarFunctionFromFunctionObject<3> function(
           [&](const Point<3> &x) { return per_cell({{x[0], x[1], x[2]}}); });
-        solve_with_dealii(dof_handler, solution, rhs, &function);
+        solve_with_dealii(mapping, dof_handler, solution, rhs, &function);
       }
     else
-      solve_with_dealii(dof_handler, solution, rhs);
-    cellwise::dealii::write_problem_file(filename, dof_handler, to_distributed(rhs), to_distributed(solution), {0},
+      solve_with_dealii(mapping, dof_handler, solution, rhs);
+    cellwise::dealii::write_problem_file(filename, mapping, dof_handler, to_distributed(rhs), to_distributed(solution), {0},
                                          description, coefficient);
 
     const cellwise::Problem problem = cellwise::read_problem_file(filename);
@@ -152,7 +159,12 @@ namespace
       statistics = cellwise::MultigridSolver(problem.hierarchy, problem.degree, parameters).solve(u, problem.rhs, control);
     out << filename << ": " << description << ", " << dof_handler.n_dofs() << " DoFs, "
         << (problem.locally_refined ? "locally refined" : "uniform")
-        << (problem.cell_coefficients.empty() ? "" : ", coefficient per cell") << "; host solve from the file: "
+        << (problem.cell_coefficients.empty() ? "" : ", coefficient per cell")
+        << (problem.hierarchy.levels.back().has_skeleton() ? ", unstructured" : "")
+        << (problem.hierarchy.levels.back().mapping.empty()
+              ? ""
+              : ", cell mapping of degree " + std::to_string(problem.hierarchy.levels.back().mapping.degree))
+        << "; host solve from the file: "
         << statistics.iterations() << " CG iterations, equal to deal.II's solution to 1e-9: "
         << (relative_max_difference(u, problem.solution) <= 1e-9 ? "yes" : "NO") << std::endl;
   }
@@ -196,5 +208,11 @@ main(int argc, char **argv)
                   },
                   2,
                   [](const cellwise::Point &x) { return 1. / (0.05 + 2. * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2])); });
+  write_and_check(out, "ball_q2.cwp", "hyper_ball refined twice, FE_Q(2), MappingQ(2)",
+                  [](Triangulation<3> &tria) {
+                    GridGenerator::hyper_ball(tria);
+                    tria.refine_global(2);
+                  },
+                  2, {}, 2);
   return 0;
 }

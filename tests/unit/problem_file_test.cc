@@ -1,6 +1,9 @@
 // The problem file (storage/problem_file.h): a round trip keeps every field
-// bit for bit, uniform and locally refined, with and without a coefficient;
-// a version-1 file (no coefficient section) is still read; the coefficient
+// bit for bit, uniform and locally refined, with and without a coefficient,
+// on curved (mapped) and unstructured meshes (mapping nodes, skeleton faces);
+// version-1 and version-2 files (no coefficient section; no mapping and
+// skeleton sections) are still read; a skeleton or mapping that the solvers
+// could not index is refused; the coefficient
 // as a function gives every cell its stored value (the cell averages of the
 // operator are the stored values); a truncated, foreign, corrupt, newer or
 // missing file gets its own clear error and never a problem.
@@ -17,7 +20,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -106,6 +111,19 @@ namespace
         EXPECT_EQ(x.children, y.children);
         EXPECT_EQ(x.neighbors, y.neighbors);
         EXPECT_EQ(x.flags, y.flags);
+        EXPECT_EQ(x.mapping.degree, y.mapping.degree);
+        ASSERT_EQ(x.mapping.nodes.size(), y.mapping.nodes.size());
+        for (std::size_t i = 0; i < x.mapping.nodes.size(); ++i)
+          ASSERT_EQ(x.mapping.nodes[i], y.mapping.nodes[i]);
+        ASSERT_EQ(x.skeleton_faces.size(), y.skeleton_faces.size());
+        for (std::size_t k = 0; k < x.skeleton_faces.size(); ++k)
+          {
+            const SkeletonFace &f = x.skeleton_faces[k], &g = y.skeleton_faces[k];
+            EXPECT_TRUE(f.cell == g.cell && f.face == g.face && f.neighbor == g.neighbor &&
+                        f.neighbor_face == g.neighbor_face && f.orientation == g.orientation)
+              << "skeleton face " << k;
+          }
+        EXPECT_EQ(x.skeleton_mask, y.skeleton_mask);
       }
     for (const auto &[v, w] : {std::pair{&a.rhs, &b.rhs}, std::pair{&a.solution, &b.solution}})
       {
@@ -137,6 +155,32 @@ namespace
     ASSERT_EQ(averages.size(), problem.cell_coefficients.size());
     for (std::size_t c = 0; c < averages.size(); ++c)
       ASSERT_NEAR(averages[c], problem.cell_coefficients[c], 1e-14 * problem.cell_coefficients[c]) << "cell " << c;
+  }
+
+  /// @p bytes of a version-3 file of @p problem (box cells, no coefficient)
+  /// as the older @p version wrote them: without the mapping and skeleton
+  /// sections of each level (4 + 4 zero bytes after its cells) and, for
+  /// version 1, without the empty coefficient section; the checksum anew.
+  std::uint64_t
+  fnv1a(const std::vector<char> &bytes);
+
+  std::vector<char>
+  as_older_version(std::vector<char> bytes, const Problem &problem, const char version)
+  {
+    bytes.resize(bytes.size() - 8); // the checksum
+    if (version == 1)
+      bytes.resize(bytes.size() - 4);
+    std::size_t at = 8 + 4 + 4 + 4 + 4 + 12 + 1 + 4 + 4 + 4 * problem.dirichlet_ids.size() + problem.description.size();
+    for (const Level &level : problem.hierarchy.levels)
+      {
+        at += 8 + std::size_t(level.n_cells()) * (6 * 8 + 3 * 4 + 4 + 1 + 8 * 4 + 6 * 4 + 1);
+        bytes.erase(bytes.begin() + std::ptrdiff_t(at), bytes.begin() + std::ptrdiff_t(at + 8));
+      }
+    bytes[8]                 = version;
+    const std::uint64_t hash = fnv1a(bytes);
+    bytes.resize(bytes.size() + 8);
+    std::memcpy(bytes.data() + bytes.size() - 8, &hash, 8);
+    return bytes;
   }
 
   /// FNV-1a 64, the file's checksum.
@@ -177,21 +221,18 @@ TEST(ProblemFile, CoefficientRoundTripAndLookupOnABox)
   EXPECT_THROW(cell_coefficient_function(box_problem()), Error);
 }
 
-TEST(ProblemFile, VersionOneFilesAreRead)
+TEST(ProblemFile, VersionOneAndTwoFilesAreRead)
 {
-  // a version-2 file without coefficient is version 1 plus the empty
-  // coefficient section (4 zero bytes before the checksum)
   const Problem     problem  = box_problem();
-  const std::string filename = temporary_file("version1");
+  const std::string filename = temporary_file("older");
   write_problem_file(filename, problem);
-  std::vector<char> bytes = file_bytes(filename);
-  bytes.resize(bytes.size() - 12);
-  bytes[8]                 = 1;
-  const std::uint64_t hash = fnv1a(bytes);
-  bytes.resize(bytes.size() + 8);
-  std::memcpy(bytes.data() + bytes.size() - 8, &hash, 8);
-  write_bytes(filename, bytes);
-  expect_equal(problem, read_problem_file(filename));
+  const std::vector<char> bytes = file_bytes(filename);
+  for (const char version : {char(1), char(2)})
+    {
+      SCOPED_TRACE(::testing::Message() << "version " << int(version));
+      write_bytes(filename, as_older_version(bytes, problem, version));
+      expect_equal(problem, read_problem_file(filename));
+    }
   std::remove(filename.c_str());
 }
 
@@ -249,9 +290,9 @@ TEST(ProblemFile, BadFilesGetClearErrors)
   expect_read_error(bad, "not a cellwise problem file");
 
   std::vector<char> newer = bytes;
-  newer[8]                = 3; // version 3
+  newer[8]                = 4; // version 4
   write_bytes(bad, newer);
-  expect_read_error(bad, "format version 3");
+  expect_read_error(bad, "format version 4");
 
   // a flipped bit in a vector value, in a cell box and in the checksum
   for (const std::size_t at : {bytes.size() - 100, std::size_t(120), bytes.size() - 3})
@@ -288,13 +329,68 @@ TEST(ProblemFile, InconsistentProblemsAreNotWritten)
   problem.rhs.reinit(3, 2);
   EXPECT_THROW(write_problem_file(temporary_file("inconsistent"), problem), Error);
   EXPECT_THROW(write_problem_file("/nonexistent-directory/problem.cwp", box_problem()), Error);
-  // curved cells and unstructured meshes would lose their geometry: refused
+  // a coefficient per cell is looked up by lattice position: not with a mapping
   Problem curved = box_problem();
   map_hierarchy(curved.hierarchy, 1, [](const Point &x) { return Point{{x[0] + 0.1 * x[1] * x[1], x[1], x[2]}}; });
+  curved.cell_coefficients = random_coefficients(curved.hierarchy.levels.back().n_cells(), 3);
   EXPECT_THROW(write_problem_file(temporary_file("curved"), curved), Error);
-  Problem ball = box_problem();
-  ball.hierarchy = make_unstructured_hierarchy(make_ball_coarse_mesh(), 1, 1);
-  ball.rhs.reinit(ball.hierarchy.levels.back().n_cells(), 2);
-  ball.solution.reinit(ball.hierarchy.levels.back().n_cells(), 2);
-  EXPECT_THROW(write_problem_file(temporary_file("ball"), ball), Error);
+}
+
+namespace
+{
+  /// The ball of deal.II's hyper_ball (7 blocks, skeleton faces between
+  /// them) refined twice, each level mapped with degree 2.
+  Problem
+  ball_problem()
+  {
+    Problem problem;
+    problem.hierarchy    = make_unstructured_hierarchy(make_ball_coarse_mesh(), 2, 2);
+    problem.degree       = 2;
+    problem.description  = "ball, L = 2, Q2, mapping degree 2";
+    const unsigned int n = problem.hierarchy.levels.back().n_cells();
+    problem.rhs.reinit(n, 2);
+    problem.solution.reinit(n, 2);
+    fill_random(problem.rhs, 11);
+    fill_random(problem.solution, 12);
+    return problem;
+  }
+} // namespace
+
+TEST(ProblemFile, RoundTripIsExactOnCurvedAndUnstructuredMeshes)
+{
+  Problem kershaw = box_problem();
+  map_hierarchy(kershaw.hierarchy, 3, [](const Point &x) { return Point{{x[0] + 0.1 * x[1] * x[1], x[1], x[2] - 0.05 * x[0]}}; });
+  const Problem ball = ball_problem();
+  ASSERT_TRUE(ball.hierarchy.levels.back().has_skeleton());
+  for (const Problem *problem : {static_cast<const Problem *>(&kershaw), &ball})
+    {
+      SCOPED_TRACE(problem->description);
+      const std::string filename = temporary_file("mapped");
+      write_problem_file(filename, *problem);
+      expect_equal(*problem, read_problem_file(filename));
+      std::remove(filename.c_str());
+    }
+}
+
+// A skeleton face the DSS would follow to the wrong nodes, or a mapping node
+// that is not a number, is refused by name when the file is read (the writer
+// takes the levels as they are).
+TEST(ProblemFile, CorruptSkeletonsAndMappingsGetClearErrors)
+{
+  const std::string filename = temporary_file("corrupt_skeleton");
+  auto              expect   = [&](const std::function<void(Level &)> &spoil, const std::string &phrase) {
+    Problem problem = ball_problem();
+    spoil(problem.hierarchy.levels[1]);
+    write_problem_file(filename, problem);
+    expect_read_error(filename, phrase);
+  };
+  expect([](Level &l) { l.skeleton_faces[0].neighbor = (l.skeleton_faces[0].neighbor + 1) % int(l.n_cells()); },
+         "does not agree with the neighbour table");
+  expect([](Level &l) { l.skeleton_faces[3].face = 6; }, "does not exist");
+  expect([](Level &l) { l.skeleton_faces[2].orientation ^= 2; }, "not inverse");
+  expect([](Level &l) { l.skeleton_faces.pop_back(); }, "not listed from the neighbour's side");
+  expect([](Level &l) { l.skeleton_faces.push_back(l.skeleton_faces[0]); }, "listed twice");
+  expect([](Level &l) { l.mapping.nodes[5][1] = std::nan(""); }, "mapping is nan");
+  expect([](Level &l) { l.mapping.degree = 9; l.mapping.nodes.resize(l.n_cells() * 1000); }, "at most 8");
+  std::remove(filename.c_str());
 }

@@ -9,7 +9,7 @@
  * `cellwise-poisson --problem-file F` solves it on either backend and reports
  * the difference to the stored solution.
  *
- * Format, version 2 (all integers little-endian, doubles IEEE 754 binary64):
+ * Format, version 3 (all integers little-endian, doubles IEEE 754 binary64):
  *
  *   magic "CWPROBLM" (8 bytes), version u32, header bytes u32
  *   header: degree u32, n_levels u32, coarse_subdivisions 3 x u32,
@@ -17,7 +17,12 @@
  *   dirichlet ids (u32 each), description (UTF-8, not terminated)
  *   per level: n_cells u32, n_owned_cells u32, then per cell
  *           box lower and size (6 f64), coordinates (3 i32), parent (i32),
- *           child slot (u8), children (8 i32), neighbours (6 i32), flags (u8)
+ *           child slot (u8), children (8 i32), neighbours (6 i32), flags (u8);
+ *           then the cell mapping: degree k u32 (0: box cells), and for k > 0
+ *           the (k+1)^3 nodes of every cell (3 f64 each, cell by cell, as
+ *           CellMapping stores them); then the skeleton faces: count u32,
+ *           each cell u32, face u8, neighbour i32, neighbour's face u8,
+ *           orientation u8 (Level::skeleton_faces)
  *   vectors: n_cells u32, degree u32, then the values, cell by cell, of the
  *           right-hand side (a dual vector) and the reference solution (a
  *           primal one): of the finest level, or, if locally_refined, of the
@@ -28,10 +33,14 @@
  *
  * The reader checks the magic, the version, every count against the bytes
  * left in the file before allocating, the hierarchy's links and the
- * checksum, and throws cellwise::Error naming the file and what is wrong: a
- * truncated, foreign or corrupt file never becomes a wrong problem. Version 1
- * files (no coefficient section: the constant-coefficient Laplacian) are read
- * too.
+ * checksum, the skeleton faces (against the neighbour table, listed from
+ * both sides with inverse orientations), and throws cellwise::Error naming
+ * the file and what is wrong: a truncated, foreign or corrupt file never
+ * becomes a wrong problem. Older files are read too: version 1 has no
+ * coefficient section (the constant-coefficient Laplacian), versions 1 and 2
+ * no mapping and skeleton sections (box cells on a lattice). A coefficient
+ * per cell goes with box cells only (cell_coefficient_function looks cells
+ * up by position).
  */
 
 #include <cellwise/base/function.h>
@@ -45,7 +54,7 @@
 namespace cellwise
 {
   /// The version write_problem_file writes and read_problem_file reads.
-  constexpr std::uint32_t problem_file_version = 2;
+  constexpr std::uint32_t problem_file_version = 3;
 
   struct Problem
   {
