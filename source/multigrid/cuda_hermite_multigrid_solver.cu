@@ -249,6 +249,9 @@ namespace cellwise
           mask_ = upload_in_layout<double, Layout>(make_hermite_free_mask(fine, parameters.clamped_ids));
           components_->fine_level_data = std::make_unique<LevelData>(fine); // the rebalancing's DSS
         }
+      // the outer iteration's masked operator reads the mask as bits in its
+      // pass (the even–odd and dense kernels; sum factorization scales after)
+      components_->fine_operator->use_dirichlet_mask(mask_);
       if (timer)
         {
           components_->fine_operator_timed =

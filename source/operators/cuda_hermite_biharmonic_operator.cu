@@ -12,6 +12,7 @@
 #include <cellwise/operators/cuda_smoother_update.h>
 #include <cellwise/operators/hermite_biharmonic_operator.h>
 
+#include "cuda_dirichlet_bits.h"
 #include "cuda_hermite_uniform_cell_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -344,6 +345,9 @@ namespace cellwise
       , cell_matrix_(std::exchange(other.cell_matrix_, nullptr))
       , widths_(std::exchange(other.widths_, nullptr))
       , factors_(std::exchange(other.factors_, nullptr))
+      , mask_vector_(std::exchange(other.mask_vector_, nullptr))
+      , mask_data_(std::exchange(other.mask_data_, nullptr))
+      , mask_bits_(std::exchange(other.mask_bits_, nullptr))
     {}
 
     template <typename Number, typename Layout>
@@ -356,6 +360,9 @@ namespace cellwise
       std::swap(cell_matrix_, other.cell_matrix_);
       std::swap(widths_, other.widths_);
       std::swap(factors_, other.factors_);
+      std::swap(mask_vector_, other.mask_vector_);
+      std::swap(mask_data_, other.mask_data_);
+      std::swap(mask_bits_, other.mask_bits_);
       return *this;
     }
 
@@ -365,6 +372,33 @@ namespace cellwise
       free_bytes(widths_);
       free_bytes(factors_);
       free_bytes(cell_matrix_);
+      free_bytes(mask_bits_);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    HermiteBiharmonicOperator<Number, Layout>::use_dirichlet_mask(const VectorType &mask)
+    {
+      CELLWISE_CHECK(mask.n_cells() == n_cells_ && mask.degree() == hermite::storage_degree,
+                     "cuda::HermiteBiharmonicOperator::use_dirichlet_mask: the mask has "
+                       << mask.n_cells() << " cells of degree " << mask.degree() << ", the operator " << n_cells_
+                       << " cells of the Hermite element");
+      free_bytes(mask_bits_);
+      mask_bits_   = nullptr;
+      mask_vector_ = nullptr;
+      mask_data_   = nullptr;
+      mask_bits_   = internal::make_dirichlet_bits(mask, "cuda::HermiteBiharmonicOperator::use_dirichlet_mask");
+      mask_vector_ = &mask;
+      mask_data_   = mask.data();
+    }
+
+    template <typename Number, typename Layout>
+    bool
+    HermiteBiharmonicOperator<Number, Layout>::folds_mask(const VectorType &mask) const
+    {
+      // the sum-factorization kernel (cells of several sizes) takes no mask
+      return kernel_ != HermiteOperatorKernel::sum_factorization && mask_bits_ && &mask == mask_vector_ &&
+             mask.data() == mask_data_;
     }
 
     template <typename Number, typename Layout>
@@ -383,7 +417,11 @@ namespace cellwise
 
     template <typename Number, typename Layout>
     void
-    HermiteBiharmonicOperator<Number, Layout>::apply(VectorType &dst, const VectorType *b, const VectorType &u, const int mode) const
+    HermiteBiharmonicOperator<Number, Layout>::apply(VectorType       &dst,
+                                                     const VectorType *b,
+                                                     const VectorType &u,
+                                                     const int         mode,
+                                                     const bool        masked) const
     {
       if (n_cells_ == 0)
         return;
@@ -395,10 +433,12 @@ namespace cellwise
           const auto   launch = even ? k::uniform_cell_kernel<Number, Layout, true> : k::uniform_cell_kernel<Number, Layout, false>;
           const unsigned int groups = (n_cells_ + k::cells_per_group - 1) / k::cells_per_group;
           launch<<<std::min(groups, uniform_blocks_), k::threads, bytes>>>(cell_matrix_, u.data(), b ? b->data() : nullptr,
-                                                                            dst.data(), n_cells_, mode);
+                                                                            dst.data(), n_cells_, mode,
+                                                                            masked ? mask_bits_ : nullptr);
           CELLWISE_CUDA_CHECK_LAUNCH();
           return;
         }
+      CELLWISE_CHECK(!masked, "cuda::HermiteBiharmonicOperator: the sum-factorization kernel takes no mask bits");
       const HermiteMatrices<Number> matrices = make_kernel_matrices<Number>();
       const unsigned int            blocks = (n_cells_ + cells_per_block - 1) / cells_per_block;
       hermite_biharmonic_kernel<Number, Layout><<<blocks, cells_per_block * lines_per_cell>>>(
@@ -434,6 +474,35 @@ namespace cellwise
                      "cuda::HermiteBiharmonicOperator::residual: the right-hand side has " << b.n_cells() << " cells of degree "
                                                                                            << b.degree());
       apply(dst, &b, u, 2);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    HermiteBiharmonicOperator<Number, Layout>::masked_vmult(VectorType &dst, const VectorType &src, const VectorType &mask) const
+    {
+      CELLWISE_CHECK(&dst != &mask, "cuda::HermiteBiharmonicOperator::masked_vmult: the output is the mask");
+      if (!folds_mask(mask))
+        return LevelOperator<VectorType>::masked_vmult(dst, src, mask);
+      prepare_output(dst, src, "masked_vmult");
+      apply(dst, nullptr, src, 0, true);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    HermiteBiharmonicOperator<Number, Layout>::masked_residual(VectorType       &dst,
+                                                               const VectorType &b,
+                                                               const VectorType &u,
+                                                               const VectorType &mask) const
+    {
+      CELLWISE_CHECK(&dst != &mask, "cuda::HermiteBiharmonicOperator::masked_residual: the output is the mask");
+      if (!folds_mask(mask))
+        return LevelOperator<VectorType>::masked_residual(dst, b, u, mask);
+      prepare_output(dst, u, "masked_residual");
+      CELLWISE_CHECK(b.n_cells() == n_cells_ && b.degree() == hermite::storage_degree,
+                     "cuda::HermiteBiharmonicOperator::masked_residual: the right-hand side has " << b.n_cells()
+                                                                                                  << " cells of degree "
+                                                                                                  << b.degree());
+      apply(dst, &b, u, 2, true);
     }
 
     template <typename Number, typename Layout>

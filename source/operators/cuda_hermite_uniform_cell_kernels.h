@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace cellwise
@@ -113,7 +114,10 @@ namespace cellwise
 
       /// mode 0: dst = A u, 1: dst += A u, 2: dst = b − A u (b may be dst),
       /// with the one cell matrix of the level in the kernel-ready order of
-      /// matrix_size.
+      /// matrix_size. With @p mask_bits (one word per cell: the 64 DoFs),
+      /// modes 0 and 2 multiply the result by the DoF's bit before the store:
+      /// bit for bit the separate pass dst.scale(mask) of the mask they were
+      /// made from, without its 24 bytes per entry.
       template <typename Number, typename Layout, bool even_odd>
       __global__ void __launch_bounds__(threads)
         uniform_cell_kernel(const Number *__restrict__ matrix,
@@ -121,8 +125,10 @@ namespace cellwise
                             const Number *b,
                             Number      *dst,
                             const unsigned int n_cells,
-                            const int          mode)
+                            const int          mode,
+                            const std::uint64_t *__restrict__ mask_bits)
       {
+        static_assert(dofs_per_cell == 64, "one word of mask bits per cell");
         extern __shared__ __align__(16) unsigned char shared_memory[];
         Number *const A = reinterpret_cast<Number *>(shared_memory);
         Number *const P = A + matrix_size<even_odd>;
@@ -250,9 +256,12 @@ namespace cellwise
                 chunk_position<Layout>(threadIdx.x + t * threads, c, i);
                 if (c >= valid)
                   continue;
-                const Number      value = Q[c * cell_stride + i];
-                const std::size_t index = offset + threadIdx.x + t * threads;
-                dst[index]              = mode == 0 ? value : (mode == 1 ? rhs[t] + value : rhs[t] - value);
+                const Number      value  = Q[c * cell_stride + i];
+                const std::size_t index  = offset + threadIdx.x + t * threads;
+                Number            result = mode == 0 ? value : (mode == 1 ? rhs[t] + value : rhs[t] - value);
+                if (mask_bits)
+                  result *= Number((mask_bits[std::size_t(group) * cells_per_group + c] >> i) & 1u);
+                dst[index] = result;
               }
             // the next group's load writes P, last read before the
             // synchronization above; its first write to Q follows a

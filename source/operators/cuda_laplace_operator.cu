@@ -56,7 +56,7 @@
 // masked_residual: the outer iterations' Dirichlet mask), multiplied into the
 // result before its one store, which saves the pass of a separate
 // r.scale(mask) and rounds exactly as it. A mask registered with
-// use_dirichlet_mask is read as one bit per DoF (mask_bits_kernel builds
+// use_dirichlet_mask is read as one bit per DoF (cuda_dirichlet_bits.h builds
 // them): the factor is the same 0 or 1, so the result is the same bit for
 // bit (NaN · 0 stays NaN), and the FP64 residual moves 24 bytes per entry
 // instead of 32.
@@ -79,6 +79,8 @@
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/kernels/laplace_cell.h>
 
+#include "cuda_dirichlet_bits.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -88,6 +90,8 @@ namespace cellwise
   {
     namespace
     {
+      using internal::MaskArguments;
+      using internal::mask_arguments_for;
       enum ApplyMode
       {
         overwrite = 0,
@@ -154,35 +158,6 @@ namespace cellwise
       step_correction(const StepArguments<Number> &step, const Number z, const Number inverse_diagonal, const Number d)
       {
         return smoother_correction(step.alpha, step.beta, step.read_update, z, inverse_diagonal, d);
-      }
-
-      /// The mask of a masked operator: the vector, or its bits per cell
-      /// (use_dirichlet_mask), or neither.
-      template <typename Number>
-      struct MaskArguments
-      {
-        const Number        *values = nullptr;
-        const std::uint64_t *bits   = nullptr;
-        unsigned int         words  = 0; ///< words of bits per cell
-      };
-
-      /// How the kernels read @p mask (null: none): as the bits of the
-      /// registered mask when it is that vector with the same data, else as
-      /// its values.
-      template <typename Number, typename Vector>
-      MaskArguments<Number>
-      mask_arguments_for(const Vector        *mask,
-                         const Vector        *registered,
-                         const Number        *registered_data,
-                         const std::uint64_t *bits,
-                         const unsigned int   words)
-      {
-        MaskArguments<Number> arguments;
-        if (mask && mask == registered && mask->data() == registered_data)
-          arguments = {nullptr, bits, words};
-        else if (mask)
-          arguments.values = mask->data();
-        return arguments;
       }
 
       template <int p, typename Number, typename Layout, bool cell_fastest, bool fused_step, bool corrected>
@@ -465,38 +440,6 @@ namespace cellwise
         }
       }
 
-      /// One word of mask bits per thread (item = cell · words + word): bit b
-      /// is 1 where the mask value of DoF 64 word + b is 1; a value other than
-      /// 0 or 1 sets *bad. With consecutive cells in consecutive threads the
-      /// blocked layout's loads coalesce (a one-time set-up pass).
-      template <typename Number, typename Layout>
-      __global__ void
-      mask_bits_kernel(const Number       *mask,
-                       const unsigned int  n_cells,
-                       const unsigned int  n_dofs,
-                       const unsigned int  words,
-                       std::uint64_t      *bits,
-                       unsigned int       *bad)
-      {
-        const std::size_t item = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-        if (item >= static_cast<std::size_t>(n_cells) * words)
-          return;
-        const unsigned int cell  = static_cast<unsigned int>(item / words);
-        const unsigned int word  = static_cast<unsigned int>(item % words);
-        std::uint64_t      value = 0;
-        bool               wrong = false;
-        for (unsigned int b = 0; b < 64 && 64 * word + b < n_dofs; ++b)
-          {
-            const Number m = mask[Layout::index(cell, 64 * word + b, n_dofs)];
-            if (m == Number(1))
-              value |= std::uint64_t(1) << b;
-            else if (!(m == Number(0)))
-              wrong = true;
-          }
-        bits[item] = value;
-        if (wrong)
-          atomicOr(bad, 1u);
-      }
 
       /// Diagonal entry of A_K per thread: thread t -> (cell t / n^3, DoF t % n^3);
       /// same expression as kernels::laplace_cell_diagonal.
@@ -658,25 +601,8 @@ namespace cellwise
       mask_data_   = nullptr;
       if (n_cells_ == 0)
         return;
-      const unsigned int n_dofs = mask.dofs_per_cell();
-      mask_words_               = (n_dofs + 63) / 64;
-      mask_bits_ = allocate<std::uint64_t>(static_cast<std::size_t>(n_cells_) * mask_words_, "the bits of a Dirichlet mask");
-      unsigned int *bad = allocate<unsigned int>(1, "a flag of the Dirichlet mask check");
-      CELLWISE_CUDA_CHECK(cudaMemset(bad, 0, sizeof(unsigned int)));
-      const unsigned int threads = 256;
-      const std::size_t  items   = static_cast<std::size_t>(n_cells_) * mask_words_;
-      mask_bits_kernel<Number, Layout><<<static_cast<unsigned int>((items + threads - 1) / threads), threads>>>(
-        mask.data(), n_cells_, n_dofs, mask_words_, mask_bits_, bad);
-      CELLWISE_CUDA_CHECK_LAUNCH();
-      unsigned int bad_host = 0;
-      CELLWISE_CUDA_CHECK(cudaMemcpy(&bad_host, bad, sizeof(unsigned int), cudaMemcpyDeviceToHost));
-      free_bytes(bad);
-      if (bad_host != 0)
-        {
-          free_bytes(mask_bits_);
-          mask_bits_ = nullptr;
-          CELLWISE_CHECK(false, "cuda::LaplaceOperator::use_dirichlet_mask: the mask has values other than 0 and 1");
-        }
+      mask_words_ = (mask.dofs_per_cell() + 63) / 64;
+      mask_bits_  = internal::make_dirichlet_bits(mask, "cuda::LaplaceOperator::use_dirichlet_mask");
       mask_vector_ = &mask;
       mask_data_   = mask.data();
     }

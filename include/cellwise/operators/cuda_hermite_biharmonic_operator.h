@@ -36,6 +36,8 @@
 #include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
+#include <cstdint>
+
 namespace cellwise
 {
   namespace cuda
@@ -110,6 +112,25 @@ namespace cellwise
       /// dst = b − A u, in one pass (b may be dst).
       void
       residual(VectorType &dst, const VectorType &b, const VectorType &u) const override;
+      /// dst = mask ∘ (A src): in the operator's pass where @p mask is the
+      /// vector registered with use_dirichlet_mask and the kernel is the
+      /// even–odd or dense one (one cell matrix), else vmult and then
+      /// dst.scale(mask). Bit for bit the same either way.
+      void
+      masked_vmult(VectorType &dst, const VectorType &src, const VectorType &mask) const override;
+      /// dst = mask ∘ (b − A u), as masked_vmult.
+      void
+      masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const override;
+      /**
+       * Registers @p mask (values 0 and 1 only; throws cellwise::Error
+       * otherwise) as the Dirichlet mask of the outer iteration: masked_vmult
+       * and masked_residual called with this very vector (same address, same
+       * data) then read one bit per DoF in the operator's kernel instead of
+       * a separate pass over the result and the mask (24 bytes per entry).
+       * The vector must outlive its use here.
+       */
+      void
+      use_dirichlet_mask(const VectorType &mask);
 
       /// One point-smoother step (operators/smoother_step.h): the update
       /// (cuda::apply_smoother_update), then the residual with the new u —
@@ -131,9 +152,13 @@ namespace cellwise
       compute_cell_diagonals(VectorType &diagonal) const;
 
     private:
-      /// dst = A u (mode 0), dst += A u (1), dst = b − A u (2).
+      /// dst = A u (mode 0), dst += A u (1), dst = b − A u (2); with the
+      /// registered mask's bits where @p masked.
       void
-      apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode) const;
+      apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode, bool masked = false) const;
+      /// Whether masked_vmult and masked_residual fold @p mask into the pass.
+      bool
+      folds_mask(const VectorType &mask) const;
       /// Checks the input @p u of @p function and sizes @p dst like it.
       void
       prepare_output(VectorType &dst, const VectorType &u, const char *function) const;
@@ -149,6 +174,11 @@ namespace cellwise
       /// metric factors (hermite_biharmonic_factors), in Number.
       Number *widths_  = nullptr;
       Number *factors_ = nullptr;
+      /// use_dirichlet_mask: the registered vector (compared by address and
+      /// data) and its bits, one word per cell (DoF i: bit i).
+      const VectorType *mask_vector_ = nullptr;
+      const Number     *mask_data_   = nullptr;
+      std::uint64_t    *mask_bits_   = nullptr;
     };
   } // namespace cuda
 } // namespace cellwise
