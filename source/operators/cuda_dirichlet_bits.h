@@ -49,17 +49,6 @@ namespace cellwise
         return arguments;
       }
 
-      /// Whether the mask keeps DoF @p dof of @p cell (n_dofs per cell): its
-      /// bit, else its value (read where the vector is given).
-      template <typename Number, typename Layout>
-      __device__ __forceinline__ Number
-      mask_factor(const MaskArguments<Number> &mask, const unsigned int cell, const unsigned int dof, const unsigned int n_dofs)
-      {
-        if (mask.bits)
-          return (mask.bits[std::size_t(cell) * mask.words + dof / 64] >> (dof % 64)) & 1 ? Number(1) : Number(0);
-        return mask.values[Layout::index(cell, dof, n_dofs)];
-      }
-
       /// One word of mask bits per thread (item = cell · words + word): bit b
       /// is 1 where the mask value of DoF 64 word + b is 1; a value other than
       /// 0 or 1 sets *bad. With consecutive cells in consecutive threads the
