@@ -5,6 +5,10 @@
 #include <cellwise/storage/dss.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
+#include <unordered_map>
 
 namespace cellwise
 {
@@ -58,69 +62,136 @@ namespace cellwise
   {
     if (!level.has_skeleton())
       return;
-    const unsigned int n = degree + 1, n3 = n * n * n;
-    // the nodes (all pairs) and the blocks' parts (structured pairs only)
-    const DofNumbering numbering  = make_dof_numbering(level, degree);
-    const DofNumbering structured = make_dof_numbering(level, degree, lagrange_trace_layers(degree), false);
-    std::vector<unsigned int> n_parts(numbering.n_unique, 0), first_part(numbering.n_unique, ~0u);
-    {
-      // a node is on the skeleton if its copies fall into several parts
-      std::vector<unsigned int> part_seen(numbering.n_unique, ~0u);
-      std::vector<bool>         several(numbering.n_unique, false);
-      for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
-        for (unsigned int i = 0; i < n3; ++i)
+    // The skeleton nodes are found from the skeleton faces alone, with work
+    // in proportion to the skeleton (a surface), not to the level: from each
+    // copy on a skeleton face, every copy of its node through the pairs of
+    // copies across faces (structured pairs: the same (a, b) on the facing
+    // faces; skeleton pairs: through the face's orientation). A node whose
+    // copies fall into several parts (classes of the structured pairs alone,
+    // i.e. blocks) is a skeleton node. Before 2026-12-04 two DoF numberings
+    // of the whole level (union–find over every copy) gave the same groups:
+    // at L = 5 of the ball (229 376 cells, Q3) most of a level's set-up.
+    const unsigned int n = degree + 1, n3 = n * n * n, p = degree;
+    std::unordered_map<std::uint64_t, const SkeletonFace *> skeleton_face_of;
+    for (const SkeletonFace &f : level.skeleton_faces)
+      skeleton_face_of.emplace(std::uint64_t(f.cell) * 6 + f.face, &f);
+    using Copy = std::uint64_t; // cell · n³ + local index
+    // calls pair(other, structured) for every copy paired with @p copy
+    auto for_each_pair = [&](const Copy copy, const auto &pair) {
+      const unsigned int          cell = static_cast<unsigned int>(copy / n3), i = static_cast<unsigned int>(copy % n3);
+      const std::array<unsigned, 3> x    = {{i % n, (i / n) % n, i / (n * n)}};
+      for (unsigned int d = 0; d < 3; ++d)
+        for (unsigned int side = 0; side < 2; ++side)
           {
-            const unsigned int g = numbering(cell, i), part = structured(cell, i);
-            if (part_seen[g] == ~0u)
-              part_seen[g] = part;
-            else if (part_seen[g] != part)
-              several[g] = true;
-          }
-      std::vector<std::vector<std::pair<unsigned int, unsigned int>>> copies_of;
-      std::vector<unsigned int>                                      group_of(numbering.n_unique, ~0u);
-      for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
-        for (unsigned int i = 0; i < n3; ++i)
-          {
-            const unsigned int g = numbering(cell, i);
-            if (!several[g])
+            if (x[d] != side * p)
               continue;
-            if (group_of[g] == ~0u)
+            const unsigned int face = 2 * d + side;
+            // (a, b): the two other axes in increasing order (fe/face_dofs.h)
+            const unsigned int a = d == 0 ? x[1] : x[0], b = d == 2 ? x[1] : x[2];
+            if (level.is_skeleton_face(cell, face))
               {
-                group_of[g] = static_cast<unsigned int>(copies_of.size());
-                copies_of.emplace_back();
+                const auto it = skeleton_face_of.find(std::uint64_t(cell) * 6 + face);
+                CELLWISE_CHECK(it != skeleton_face_of.end(),
+                               "DssSkeleton: face " << face << " of cell " << cell << " is marked as a skeleton face but not listed");
+                const SkeletonFace &f     = *it->second;
+                const auto          there = oriented_face_point(f.orientation, a, b, p);
+                pair(Copy(f.neighbor) * n3 + face_dof(n, f.neighbor_face / 2, f.neighbor_face % 2, there[0], there[1]), false);
               }
-            copies_of[group_of[g]].emplace_back(cell, i);
+            else if (const int other = level.neighbors[cell][face]; face_neighbor::is_cell(other))
+              pair(Copy(other) * n3 + face_dof(n, d, 1 - side, a, b), true);
           }
-      group_start_.push_back(0);
-      for (const auto &group : copies_of)
-        {
-          // one representative per part, weighted by the part's copies
-          std::vector<std::pair<unsigned int, unsigned int>> count; // (part, copies)
-          for (const auto &c : group)
-            {
-              const unsigned int part = structured(c.first, c.second);
-              auto               it   = std::find_if(count.begin(), count.end(), [&](const auto &e) { return e.first == part; });
-              if (it == count.end())
-                count.emplace_back(part, 1);
-              else
-                ++it->second;
-            }
-          std::vector<unsigned int> taken;
-          for (const auto &c : group)
-            {
-              const unsigned int part = structured(c.first, c.second);
-              std::uint8_t       w    = 0;
-              if (std::find(taken.begin(), taken.end(), part) == taken.end())
+    };
+
+    std::vector<bool>                                   seen(std::size_t(level.n_cells()) * n3, false);
+    std::vector<std::vector<Copy>>                      groups;
+    std::vector<std::vector<std::uint8_t>>              weights;
+    std::vector<Copy>                                   node, stack;
+    std::vector<unsigned int>                           part;
+    for (const SkeletonFace &f : level.skeleton_faces)
+      for (unsigned int b = 0; b < n; ++b)
+        for (unsigned int a = 0; a < n; ++a)
+          {
+            const Copy start = Copy(f.cell) * n3 + face_dof(n, f.face / 2, f.face % 2, a, b);
+            if (seen[start])
+              continue;
+            // every copy of the node, in increasing order
+            node.clear();
+            stack.assign(1, start);
+            seen[start] = true;
+            while (!stack.empty())
+              {
+                const Copy copy = stack.back();
+                stack.pop_back();
+                node.push_back(copy);
+                for_each_pair(copy, [&](const Copy other, bool) {
+                  if (!seen[other])
+                    {
+                      seen[other] = true;
+                      stack.push_back(other);
+                    }
+                });
+              }
+            std::sort(node.begin(), node.end());
+            // parts: the classes of the structured pairs among these copies,
+            // numbered by their first copy
+            part.assign(node.size(), ~0u);
+            unsigned int n_parts = 0;
+            for (std::size_t k = 0; k < node.size(); ++k)
+              {
+                if (part[k] != ~0u)
+                  continue;
+                part[k] = n_parts;
+                stack.assign(1, node[k]);
+                while (!stack.empty())
+                  {
+                    const Copy copy = stack.back();
+                    stack.pop_back();
+                    for_each_pair(copy, [&](const Copy other, const bool structured) {
+                      if (!structured)
+                        return;
+                      const std::size_t j = std::size_t(std::lower_bound(node.begin(), node.end(), other) - node.begin());
+                      if (part[j] == ~0u)
+                        {
+                          part[j] = n_parts;
+                          stack.push_back(other);
+                        }
+                    });
+                  }
+                ++n_parts;
+              }
+            if (n_parts < 2)
+              continue;
+            // one representative per part (its first copy), weighted by the
+            // part's copies
+            std::vector<unsigned int> count(n_parts, 0);
+            for (const unsigned int q : part)
+              ++count[q];
+            std::vector<std::uint8_t> w(node.size(), 0);
+            std::vector<bool>         taken(n_parts, false);
+            for (std::size_t k = 0; k < node.size(); ++k)
+              if (!taken[part[k]])
                 {
-                  taken.push_back(part);
-                  w = static_cast<std::uint8_t>(std::find_if(count.begin(), count.end(), [&](const auto &e) { return e.first == part; })->second);
+                  taken[part[k]] = true;
+                  w[k]           = static_cast<std::uint8_t>(count[part[k]]);
                 }
-              copies_.push_back(c);
-              weight_.push_back(w);
-            }
-          group_start_.push_back(copies_.size());
-        }
-    }
+            groups.push_back(node);
+            weights.push_back(std::move(w));
+          }
+    // groups in the order of their first copies (cell by cell, as the DSS
+    // has always summed them)
+    std::vector<std::size_t> order(groups.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&](const std::size_t x, const std::size_t y) { return groups[x][0] < groups[y][0]; });
+    group_start_.push_back(0);
+    for (const std::size_t g : order)
+      {
+        for (std::size_t k = 0; k < groups[g].size(); ++k)
+          {
+            copies_.emplace_back(static_cast<unsigned int>(groups[g][k] / n3), static_cast<unsigned int>(groups[g][k] % n3));
+            weight_.push_back(weights[g][k]);
+          }
+        group_start_.push_back(copies_.size());
+      }
   }
 
   template <typename Number, typename Layout>
