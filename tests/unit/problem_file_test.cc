@@ -26,6 +26,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_utilities.h"
@@ -41,19 +42,29 @@ namespace
     return ::testing::TempDir() + "cellwise_" + name + ".cwp";
   }
 
+  /// A Q2 problem on the finest level of @p hierarchy with seeded random
+  /// vectors (seeds @p seed and @p seed + 1).
+  Problem
+  random_problem(LevelHierarchy hierarchy, const std::string &description, const unsigned int seed)
+  {
+    Problem problem;
+    problem.hierarchy    = std::move(hierarchy);
+    problem.degree       = 2;
+    problem.description  = description;
+    const unsigned int n = problem.hierarchy.levels.back().n_cells();
+    problem.rhs.reinit(n, 2);
+    problem.solution.reinit(n, 2);
+    fill_random(problem.rhs, seed);
+    fill_random(problem.solution, seed + 1);
+    return problem;
+  }
+
   Problem
   box_problem()
   {
-    Problem problem;
-    problem.hierarchy     = make_box_hierarchy(BoxDescription{{0., -1., 0.5}, {1.5, 1., 1.3}, {3, 2, 1}}, 2);
-    problem.degree        = 2;
+    Problem problem = random_problem(make_box_hierarchy(BoxDescription{{0., -1., 0.5}, {1.5, 1., 1.3}, {3, 2, 1}}, 2),
+                                     "box 3 x 2 x 1, Q2, L = 2", 5);
     problem.dirichlet_ids = {0, 3};
-    problem.description   = "box 3 x 2 x 1, Q2, L = 2";
-    const unsigned int n  = problem.hierarchy.levels.back().n_cells();
-    problem.rhs.reinit(n, 2);
-    problem.solution.reinit(n, 2);
-    fill_random(problem.rhs, 5);
-    fill_random(problem.solution, 6);
     return problem;
   }
 
@@ -343,16 +354,7 @@ namespace
   Problem
   ball_problem()
   {
-    Problem problem;
-    problem.hierarchy    = make_unstructured_hierarchy(make_ball_coarse_mesh(), 2, 2);
-    problem.degree       = 2;
-    problem.description  = "ball, L = 2, Q2, mapping degree 2";
-    const unsigned int n = problem.hierarchy.levels.back().n_cells();
-    problem.rhs.reinit(n, 2);
-    problem.solution.reinit(n, 2);
-    fill_random(problem.rhs, 11);
-    fill_random(problem.solution, 12);
-    return problem;
+    return random_problem(make_unstructured_hierarchy(make_ball_coarse_mesh(), 2, 2), "ball, L = 2, Q2, mapping degree 2", 11);
   }
 } // namespace
 
