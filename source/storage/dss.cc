@@ -1,7 +1,6 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/base/parallel.h>
 #include <cellwise/fe/face_dofs.h>
-#include <cellwise/storage/dof_numbering.h>
 #include <cellwise/storage/dss.h>
 
 #include <algorithm>
