@@ -181,6 +181,16 @@ namespace cellwise
       restrict_residual_add(from_level, coarse, fine, zero);
     }
 
+    template <typename Number, typename Layout>
+    const int *
+    CellTransfer<Number, Layout>::device_children(const unsigned int fine_level) const
+    {
+      CELLWISE_CHECK(fine_level >= 1 && fine_level <= children_.size(),
+                     "cuda::CellTransfer: no children table for fine level " << fine_level << " (" << children_.size() + 1
+                                                                             << " levels)");
+      return children_[fine_level - 1];
+    }
+
     template class CellTransfer<double, CellContiguous>;
     template class CellTransfer<float, CellContiguous>;
     template class CellTransfer<double, CellBlocked<32>>;

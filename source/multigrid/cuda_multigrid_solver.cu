@@ -6,6 +6,7 @@
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/setup_times.h>
 #include <cellwise/multigrid/cuda_cell_transfer.h>
+#include <cellwise/multigrid/cuda_laplace_residual_restriction.h>
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
 #include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
@@ -52,6 +53,7 @@ namespace cellwise
       {
         using V = CellVector<Number, MemorySpace::CUDA, Layout>;
         typename VCycle<V>::Components components;
+        std::vector<std::shared_ptr<const LaplaceOperator<Number, Layout>>> level_operators; // untimed, for the fused restriction
         for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
           {
             const Level                                  &level = hierarchy.level(l);
@@ -77,6 +79,7 @@ namespace cellwise
                 op->set_coefficient(level, parameters.coefficient);
             });
             components.operators.push_back(op);
+            level_operators.push_back(op);
             device_stage(times, "level vector shapes", [&] { components.level_shapes.push_back(V(level.n_cells(), degree)); });
             if (l == 0)
               {
@@ -100,7 +103,19 @@ namespace cellwise
                    << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << " (device)" << std::endl;
           }
         if (hierarchy.n_levels() > 1)
-          device_stage(times, "transfers", [&] { components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree); });
+          device_stage(times, "transfers", [&] {
+            auto transfer         = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree);
+            components.transfer   = transfer;
+            // every level above the coarsest restricts b − A u with A
+            // applied inside (A u never stored), where the fused kernel exists
+            if (LaplaceResidualRestriction<Number, Layout>::supports(degree))
+              {
+                components.residual_restrictions.assign(hierarchy.n_levels(), nullptr);
+                for (unsigned int l = 1; l < hierarchy.n_levels(); ++l)
+                  components.residual_restrictions[l] = std::make_shared<LaplaceResidualRestriction<Number, Layout>>(
+                    transfer, l, level_operators[l]);
+              }
+          });
         if (timer)
           time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
 

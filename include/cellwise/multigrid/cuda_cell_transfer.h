@@ -63,6 +63,28 @@ namespace cellwise
       void
       restrict_add(unsigned int from_level, VectorType &coarse, const VectorType &fine) const;
 
+      /// For kernels that restrict with these tables (the fused residual
+      /// restriction, multigrid/cuda_laplace_residual_restriction.h): the
+      /// device children table of level @p fine_level − 1, and P_0, P_1.
+      const int *
+      device_children(unsigned int fine_level) const;
+      const std::vector<double> &
+      prolongation_matrices() const
+      {
+        return prolongation_;
+      }
+      unsigned int
+      degree() const
+      {
+        return degree_;
+      }
+      /// The hierarchy the tables belong to (null before reinit).
+      const LevelHierarchy *
+      hierarchy() const
+      {
+        return hierarchy_;
+      }
+
     private:
       void
       check_level(unsigned int fine_level, const VectorType &fine, const VectorType &coarse) const;

@@ -60,6 +60,22 @@ namespace cellwise
                           const VectorType &fine_Au) const = 0;
   };
 
+  /**
+   * The restricted residual of one level in one pass: coarse += R (b − A u)
+   * with the level operator A applied inside, so that A u is neither stored
+   * nor read back. A V-cycle that has one for level l uses it in place of
+   * the level operator's vmult and LevelTransfer::restrict_residual_add (the
+   * same result up to rounding).
+   */
+  template <typename VectorType>
+  class ResidualRestriction
+  {
+  public:
+    virtual ~ResidualRestriction() = default;
+    virtual void
+    restrict_residual_add(VectorType &coarse, const VectorType &fine_b, const VectorType &fine_u) const = 0;
+  };
+
   /// Solver of the coarsest level: u = A_0^{-1} b (u overwritten, primal).
   template <typename VectorType>
   class CoarseSolver

@@ -127,6 +127,18 @@ namespace cellwise
   };
 
   template <typename VectorType>
+  class TimedResidualRestriction : public TimedComponent<ResidualRestriction<VectorType>>
+  {
+  public:
+    using TimedComponent<ResidualRestriction<VectorType>>::TimedComponent;
+    void
+    restrict_residual_add(VectorType &coarse, const VectorType &fine_b, const VectorType &fine_u) const override
+    {
+      this->timed([&](const ResidualRestriction<VectorType> &r) { r.restrict_residual_add(coarse, fine_b, fine_u); });
+    }
+  };
+
+  template <typename VectorType>
   class TimedCoarseSolver : public TimedComponent<CoarseSolver<VectorType>>
   {
   public:
@@ -216,9 +228,10 @@ namespace cellwise
   };
 
   /// Wraps every component of a cycle's @p components (the operators,
-  /// smoothers, transfer and coarse solver of VCycle<VectorType>::Components)
-  /// so that it reports to @p timer: "level operators", @p smoother_part,
-  /// "transfers", "coarse solve".
+  /// smoothers, transfer, coarse solver and residual restrictions of
+  /// VCycle<VectorType>::Components) so that it reports to @p timer: "level
+  /// operators", @p smoother_part, "transfers", "coarse solve", "residual
+  /// restrictions (level operator fused)".
   template <typename VectorType, typename CycleComponents>
   void
   time_cycle_components(CycleComponents &components, ComponentTimer &timer, const std::string &smoother_part)
@@ -231,5 +244,8 @@ namespace cellwise
     if (components.transfer)
       components.transfer = std::make_shared<TimedLevelTransfer<VectorType>>(components.transfer, timer, "transfers");
     components.coarse_solver = std::make_shared<TimedCoarseSolver<VectorType>>(components.coarse_solver, timer, "coarse solve");
+    for (auto &restriction : components.residual_restrictions)
+      if (restriction)
+        restriction = std::make_shared<TimedResidualRestriction<VectorType>>(restriction, timer, "residual restrictions (level operator fused)");
   }
 } // namespace cellwise

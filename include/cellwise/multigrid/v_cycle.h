@@ -7,8 +7,9 @@
  * in through multigrid/interfaces.h.
  *
  * Per level l > 0: pre-smoothing (first step from zero: no operator
- * application), A u, restriction of b − A u fused into one pass, the coarse
- * correction, prolongation added, post-smoothing. The symmetric cycle (for CG)
+ * application), A u, restriction of b − A u fused into one pass (or A u
+ * inside the restriction, where the level has a ResidualRestriction), the
+ * coarse correction, prolongation added, post-smoothing. The symmetric cycle (for CG)
  * uses adjoint pre- and post-smoothers (forward then reverse sweeps); the
  * forward cycle (for the stationary iteration) uses forward sweeps in both.
  */
@@ -40,6 +41,10 @@ namespace cellwise
       std::vector<std::shared_ptr<const LevelSmoother<VectorType>>> smoothers;
       std::shared_ptr<const LevelTransfer<VectorType>>              transfer;
       std::shared_ptr<const CoarseSolver<VectorType>>               coarse_solver;
+      /// Optional, per level 0..L (empty, or null where none): the level's
+      /// operator fused into its residual restriction, used in place of
+      /// operators[l] and transfer->restrict_residual_add.
+      std::vector<std::shared_ptr<const ResidualRestriction<VectorType>>> residual_restrictions;
       /// A vector of the shape of each level (used to size the work vectors).
       std::vector<VectorType> level_shapes;
     };
@@ -51,7 +56,8 @@ namespace cellwise
       const std::size_t n_levels = components_.operators.size();
       CELLWISE_CHECK(n_levels >= 1 && components_.smoothers.size() == n_levels &&
                        components_.level_shapes.size() == n_levels && components_.coarse_solver &&
-                       (n_levels == 1 || components_.transfer),
+                       (n_levels == 1 || components_.transfer) &&
+                       (components_.residual_restrictions.empty() || components_.residual_restrictions.size() == n_levels),
                      "V-cycle: the components do not cover the " << n_levels << " levels");
       u_.resize(n_levels);
       b_.resize(n_levels);
@@ -63,7 +69,7 @@ namespace cellwise
               u_[l].reinit(components_.level_shapes[l]);
               b_[l].reinit(components_.level_shapes[l]);
             }
-          if (l > 0)
+          if (l > 0 && !fused_restriction(l))
             Au_[l].reinit(components_.level_shapes[l]);
         }
     }
@@ -104,17 +110,31 @@ namespace cellwise
         u.set_zero();
 
       b_[l - 1].set_zero();
-      if (parameters_.pre_smoothing == 0)
-        Au_[l].set_zero();
+      if (fused_restriction(l))
+        components_.residual_restrictions[l]->restrict_residual_add(b_[l - 1], b, u);
       else
-        components_.operators[l]->vmult(Au_[l], u);
-      components_.transfer->restrict_residual_add(l, b_[l - 1], b, Au_[l]);
+        {
+          if (parameters_.pre_smoothing == 0)
+            Au_[l].set_zero();
+          else
+            components_.operators[l]->vmult(Au_[l], u);
+          components_.transfer->restrict_residual_add(l, b_[l - 1], b, Au_[l]);
+        }
 
       cycle(l - 1, u_[l - 1], b_[l - 1]);
       components_.transfer->prolongate_add(l, u, u_[l - 1]);
 
       for (unsigned int k = 0; k < parameters_.post_smoothing; ++k)
         smoother.smooth(u, b, false, parameters_.post_direction);
+    }
+
+    /// Whether level l restricts its residual through a fused component
+    /// (not without pre-smoothing: u is zero there and A u is not needed).
+    bool
+    fused_restriction(const unsigned int l) const
+    {
+      return parameters_.pre_smoothing > 0 && l < components_.residual_restrictions.size() &&
+             components_.residual_restrictions[l] != nullptr;
     }
 
     Components         components_;

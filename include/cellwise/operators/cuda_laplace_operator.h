@@ -138,6 +138,28 @@ namespace cellwise
                     const VectorType &inverse_diagonal,
                     const SmootherStep &step) const;
 
+      /// For kernels that apply this operator inside another pass (the
+      /// fused residual restriction, multigrid/cuda_laplace_residual_restriction.h):
+      /// the device array of 3 factors (c_x, c_y, c_z) per cell, with the
+      /// coefficient folded in, and the reference 1D mass and stiffness
+      /// (row-major, double): A_K = c_x M_z⊗M_y⊗K_x + c_y M_z⊗K_y⊗M_x +
+      /// c_z K_z⊗M_y⊗M_x (kernels/laplace_cell.h).
+      const Number *
+      device_factors() const
+      {
+        return factors_;
+      }
+      const std::vector<double> &
+      mass_1d() const
+      {
+        return mass_;
+      }
+      const std::vector<double> &
+      stiffness_1d() const
+      {
+        return stiffness_;
+      }
+
     private:
       void
       apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode, const VectorType *mask = nullptr) const;
