@@ -1,6 +1,7 @@
 // Device vertex-patch smoother (000 §3, §5): set-up and dispatch. The
-// patches and patch inverses of the host smoother (the same functions) are
-// uploaded, the register kernels' tables built (layout in cuda_vertex_patch_kernels.h, derivation in
+// patches and patch inverses of the host smoother (the same functions, or
+// for a serial level of one cell size the device search of the same lists)
+// are uploaded, the register kernels' tables built (layout in cuda_vertex_patch_kernels.h, derivation in
 // doc/cuda_vertex_patch_smoother.md), and each colour step launched on the
 // generic kernel (cuda_vertex_patch_generic_kernel.cu) or a register kernel
 // (cuda_vertex_patch_register_kernels.cu).
@@ -14,6 +15,7 @@
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/fe/patch_fast_diagonalization.h>
 #include <cellwise/kernels/laplace_cell.h>
+#include <cellwise/mesh/cuda_vertex_patches.h>
 #include <cellwise/multigrid/vertex_patch_inverses.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
 
@@ -64,19 +66,41 @@ namespace cellwise
     VertexPatchSmoother<Number, Layout>::reinit(const Level &level, const unsigned int degree, const unsigned int n_sweeps)
     {
       // The same patches and patch inverses as the host smoother (its
-      // oracle), from the same functions; the host smoother itself is not
-      // built (its tables are the size of the level).
+      // oracle); the host smoother itself is not built (its tables are the
+      // size of the level). A serial level of one cell size finds its
+      // patches on the device (mesh/cuda_vertex_patches.h: the same lists)
+      // and has one inverse, so nothing the size of the level is built on
+      // the host; other levels take the host's functions and upload.
       check_degree(degree);
       CELLWISE_CHECK(n_sweeps >= 1, "VertexPatchSmoother needs at least one sweep, got " << n_sweeps);
-      const Matrices1D          matrices = make_matrices_1d(degree);
-      const VertexPatches       patches  = make_vertex_patches(level);
-      const VertexPatchInverses inverses = make_vertex_patch_inverses(level, patches, matrices);
+      const Matrices1D matrices = make_matrices_1d(degree);
+      VertexPatchInverses inverses; // distinct only where the patches are found on the device
+      VertexPatchLists    device_patches;
+      VertexPatches       host_patches;
+      const bool          on_device = can_find_vertex_patches(level) && has_one_cell_size(level);
+      if (on_device)
+        {
+          device_patches = find_vertex_patches(level);
+          for (unsigned int colour = 0; colour < 8; ++colour)
+            if (device_patches.n_patches(colour) > 0)
+              {
+                std::array<unsigned int, 8> first;
+                copy_device_to_host(first.data(), device_patches.cells(colour), sizeof(first));
+                inverses.distinct.push_back(make_uniform_patch_inverse(level, first, matrices));
+                break;
+              }
+        }
+      else
+        {
+          host_patches = make_vertex_patches(level);
+          inverses     = make_vertex_patch_inverses(level, host_patches, matrices);
+        }
       release();
       degree_   = degree;
       n_sweeps_ = n_sweeps;
       n_cells_  = level.n_cells();
       for (unsigned int colour = 0; colour < 8; ++colour)
-        n_patches_[colour] = patches.n_patches(colour);
+        n_patches_[colour] = on_device ? device_patches.n_patches(colour) : host_patches.n_patches(colour);
 
       const unsigned int n = degree + 1;
       mass_.assign(matrices.mass.data(), matrices.mass.data() + n * n);
@@ -104,12 +128,20 @@ namespace cellwise
       // the per-colour lists go up as they are: 8 cell indices per patch
       static_assert(sizeof(std::array<unsigned int, 8>) == 8 * sizeof(unsigned int), "patch cell lists must be packed");
       for (unsigned int colour = 0; colour < 8; ++colour)
-        {
-          patch_cells_[colour]   = upload(reinterpret_cast<const unsigned int *>(patches.cells[colour].data()),
-                                        8 * std::size_t(n_patches_[colour]),
-                                        "the vertex-patch cell lists");
-          inverse_index_[colour] = upload(inverses.index[colour], "the vertex-patch inverse indices");
-        }
+        if (on_device)
+          {
+            // one inverse: index 0 for every patch
+            patch_cells_[colour]   = device_patches.release(colour);
+            inverse_index_[colour] = allocate<unsigned int>(n_patches_[colour], "the vertex-patch inverse indices");
+            if (n_patches_[colour] > 0)
+              CELLWISE_CUDA_CHECK(cudaMemset(inverse_index_[colour], 0, n_patches_[colour] * sizeof(unsigned int)));
+          }
+        else
+          {
+            patch_cells_[colour]   = upload(reinterpret_cast<const unsigned int *>(host_patches.cells[colour].data()),
+                                          8 * std::size_t(n_patches_[colour]), "the vertex-patch cell lists");
+            inverse_index_[colour] = upload(inverses.index[colour], "the vertex-patch inverse indices");
+          }
       n_inverses_ = static_cast<unsigned int>(inverses.distinct.size());
       inverses_   = upload(inverse_data, "the vertex-patch inverses");
 

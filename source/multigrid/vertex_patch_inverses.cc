@@ -180,6 +180,27 @@ namespace cellwise
                      "cell " << c << " has invalid size " << box.size[d] << " along axis " << d);
   }
 
+  bool
+  has_one_cell_size(const Level &level)
+  {
+    return has_one_cell_size([&level](const unsigned int c) -> const std::array<double, 3> & { return level.boxes[c].size; },
+                             level.n_cells());
+  }
+
+  PatchInverse
+  make_uniform_patch_inverse(const Level &level, const std::array<unsigned int, 8> &cells, const Matrices1D &reference)
+  {
+    PatchSizes sizes;
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        CELLWISE_CHECK(cells[0] < level.n_cells() && cells[1u << d] < level.n_cells(),
+                       "make_uniform_patch_inverse: a patch cell is not a cell of the level's " << level.n_cells());
+        sizes[d][0] = level.boxes[cells[0]].size[d];
+        sizes[d][1] = level.boxes[cells[1u << d]].size[d];
+      }
+    return PatchInverse(reference, sizes);
+  }
+
   VertexPatchInverses
   make_vertex_patch_inverses(const Level &level, const VertexPatches &patches, const Matrices1D &reference)
   {

@@ -40,6 +40,20 @@ namespace cellwise
   VertexPatchInverses
   make_vertex_patch_inverses(const Level &level, const VertexPatches &patches, const Matrices1D &reference);
 
+  /// Whether all cells of @p level have the size of cell 0 up to the
+  /// rounding that separates inverses: then make_vertex_patch_inverses gives
+  /// every patch index 0 and the inverse of the first patch of the first
+  /// colour that has one (make_uniform_patch_inverse of that patch).
+  bool
+  has_one_cell_size(const Level &level);
+
+  /// The inverse of the patch of box cells @p cells (lane order) of a level
+  /// of one cell size, from the sizes of its lanes 0, 1, 2, 4 as
+  /// make_vertex_patch_inverses takes them; what a device search of the
+  /// patches needs without the host lists.
+  PatchInverse
+  make_uniform_patch_inverse(const Level &level, const std::array<unsigned int, 8> &cells, const Matrices1D &reference);
+
   /// How a patch's sizes per axis and side come from its cells' sizes.
   enum class PatchSizeRule
   {
