@@ -260,73 +260,31 @@ namespace cellwise
         }
       }
 
-      template <int p, typename Number, typename Layout, int axes = 1>
-      __global__ void __launch_bounds__(ShapeOf<p, Number, Layout>::threads)
-      restrict_kernel(const TransferMatrices<p, Number, axes> matrices,
-                      const int *__restrict__ children,
-                      const Number *__restrict__ fine_b,
-                      const Number *__restrict__ fine_Au,
-                      Number            *coarse,
-                      const unsigned int n_parents)
+      /// The restriction's stages Y and X, after its stage Z has left C_g
+      /// (g = c_x + 2 c_y) in shared buffers 0..3 and a barrier: D_cx in
+      /// buffers 0 and 1, then parent += Σ_cx P_cx^T D_cx with @p old its
+      /// values loaded before (x-line (j, k) = (q % n, q / n) for the
+      /// blocked layout, z-line (i, j) for the contiguous one). Shared by
+      /// restrict_kernel and the fused residual restriction
+      /// (cuda_laplace_residual_restriction.cu); every thread of the block
+      /// calls it (it has barriers).
+      template <int p, typename Number, typename Layout>
+      __device__ __forceinline__ void
+      restrict_stages_y_x(const Number      *Py,
+                          const Number      *Px,
+                          Number            *buffer,
+                          const int          c,
+                          const int          q,
+                          const unsigned int parent,
+                          const bool         refined,
+                          const Number (&old)[p + 1],
+                          Number *coarse)
       {
         constexpr bool cell_fastest = Layout::cell_block > 1;
         using Shape                 = ShapeOf<p, Number, Layout>;
         constexpr int n             = Shape::n;
         constexpr int L             = Shape::L;
         constexpr int n3            = Shape::n3;
-        // P_c(r, l) = P[c n^2 + r n + l] for the axis of each stage
-        const Number *Px = matrices.axis(0), *Py = matrices.axis(1), *Pz = matrices.axis(2);
-        __shared__ Number buffer[4 * Shape::buffer];
-
-        int c, q;
-        thread_position<Shape, cell_fastest>(c, q);
-        const unsigned int parent = blockIdx.x * Shape::cells + c;
-        int                child[8];
-        load_children(children, parent, parent < n_parents, child);
-        const bool refined = child[0] >= 0;
-
-        // The parent's old values, loaded now so that the final update does
-        // not wait for memory: the x-line (j, k) = (q % n, q / n) for the
-        // blocked layout, the z-line (i, j) for the contiguous one (stored
-        // through shared memory below).
-        Number old[n];
-#pragma unroll
-        for (int r = 0; r < n; ++r)
-          old[r] = refined ? coarse[Layout::index(parent, cell_fastest ? r + n * q : q + L * r, n3)] : Number(0);
-
-        // ---- stage Z: thread q = i + n j owns the z-line (i, j, :) of every
-        // child; C_g = sum_cz P_cz^T r_{g + 4 cz}, g = c_x + 2 c_y
-        {
-          const int i = q % n, j = q / n;
-#pragma unroll
-          for (int g = 0; g < 4; ++g)
-            {
-              Number r[2][n];
-#pragma unroll
-              for (int cz = 0; cz < 2; ++cz)
-#pragma unroll
-                for (int k = 0; k < n; ++k)
-                  if (refined)
-                    {
-                      const std::size_t index = Layout::index(child[g + 4 * cz], q + L * k, n3);
-                      r[cz][k]                = fine_b[index] - fine_Au[index];
-                    }
-                  else
-                    r[cz][k] = 0;
-#pragma unroll
-              for (int m = 0; m < n; ++m)
-                {
-                  Number sum = 0;
-#pragma unroll
-                  for (int cz = 0; cz < 2; ++cz)
-#pragma unroll
-                    for (int k = 0; k < n; ++k)
-                      sum += Pz[cz * L + k * n + m] * r[cz][k];
-                  buffer[g * Shape::buffer + Shape::at(c, i, j, m)] = sum;
-                }
-            }
-        }
-        __syncthreads();
 
         // ---- stage Y: thread q = i + n k owns the y-line (i, :, k);
         // D_cx = sum_cy P_cy^T C_{cx + 2 cy}
@@ -399,6 +357,77 @@ namespace cellwise
                   coarse[Layout::index(parent, q + L * r, n3)] = old[r] + stage[Shape::at(c, q % n, q / n, r)];
             }
         }
+      }
+
+      template <int p, typename Number, typename Layout, int axes = 1>
+      __global__ void __launch_bounds__(ShapeOf<p, Number, Layout>::threads)
+      restrict_kernel(const TransferMatrices<p, Number, axes> matrices,
+                      const int *__restrict__ children,
+                      const Number *__restrict__ fine_b,
+                      const Number *__restrict__ fine_Au,
+                      Number            *coarse,
+                      const unsigned int n_parents)
+      {
+        constexpr bool cell_fastest = Layout::cell_block > 1;
+        using Shape                 = ShapeOf<p, Number, Layout>;
+        constexpr int n             = Shape::n;
+        constexpr int L             = Shape::L;
+        constexpr int n3            = Shape::n3;
+        // P_c(r, l) = P[c n^2 + r n + l] for the axis of each stage
+        const Number *Px = matrices.axis(0), *Py = matrices.axis(1), *Pz = matrices.axis(2);
+        __shared__ Number buffer[4 * Shape::buffer];
+
+        int c, q;
+        thread_position<Shape, cell_fastest>(c, q);
+        const unsigned int parent = blockIdx.x * Shape::cells + c;
+        int                child[8];
+        load_children(children, parent, parent < n_parents, child);
+        const bool refined = child[0] >= 0;
+
+        // The parent's old values, loaded now so that the final update does
+        // not wait for memory: the x-line (j, k) = (q % n, q / n) for the
+        // blocked layout, the z-line (i, j) for the contiguous one (stored
+        // through shared memory below).
+        Number old[n];
+#pragma unroll
+        for (int r = 0; r < n; ++r)
+          old[r] = refined ? coarse[Layout::index(parent, cell_fastest ? r + n * q : q + L * r, n3)] : Number(0);
+
+        // ---- stage Z: thread q = i + n j owns the z-line (i, j, :) of every
+        // child; C_g = sum_cz P_cz^T r_{g + 4 cz}, g = c_x + 2 c_y
+        {
+          const int i = q % n, j = q / n;
+#pragma unroll
+          for (int g = 0; g < 4; ++g)
+            {
+              Number r[2][n];
+#pragma unroll
+              for (int cz = 0; cz < 2; ++cz)
+#pragma unroll
+                for (int k = 0; k < n; ++k)
+                  if (refined)
+                    {
+                      const std::size_t index = Layout::index(child[g + 4 * cz], q + L * k, n3);
+                      r[cz][k]                = fine_b[index] - fine_Au[index];
+                    }
+                  else
+                    r[cz][k] = 0;
+#pragma unroll
+              for (int m = 0; m < n; ++m)
+                {
+                  Number sum = 0;
+#pragma unroll
+                  for (int cz = 0; cz < 2; ++cz)
+#pragma unroll
+                    for (int k = 0; k < n; ++k)
+                      sum += Pz[cz * L + k * n + m] * r[cz][k];
+                  buffer[g * Shape::buffer + Shape::at(c, i, j, m)] = sum;
+                }
+            }
+        }
+        __syncthreads();
+
+        restrict_stages_y_x<p, Number, Layout>(Py, Px, buffer, c, q, parent, refined, old, coarse);
       }
 
       /// The kernel argument of @p prolongation (P_0, P_1, once or per axis).

@@ -17,7 +17,8 @@
 //                 |                  |  (global, z-line)         |  registers
 //   restriction Z | z-line (i, j, :) | r of children g, g + 4    | C_g (shared g)
 //   (after t odd) |                  |                           |
-//   restriction Y, X: as restrict_kernel (D_cx in shared 0, 1; the parent)
+//   restriction Y, X: restrict_stages_y_x, as restrict_kernel (D_cx in shared
+//                 0, 1; the parent)
 //
 // E and F are shared buffers 4 and 5 beside the restriction's four, with the
 // same map (Shape::at), which is conflict-free for the x-, y- and z-line
@@ -261,76 +262,9 @@ namespace cellwise
           }
         __syncthreads();
 
-        // ---- restriction Y: thread q = i + n k owns the y-line (i, :, k);
-        // D_cx = Σ_cy P_cy^T C_{cx + 2 cy}
-        {
-          const int i = q % n, k = q / n;
-          Number    y[4][n];
-#pragma unroll
-          for (int g = 0; g < 4; ++g)
-#pragma unroll
-            for (int j = 0; j < n; ++j)
-              y[g][j] = buffer[g * Shape::buffer + Shape::at(c, i, j, k)];
-          __syncthreads(); // D overwrites C
-#pragma unroll
-          for (int cx = 0; cx < 2; ++cx)
-#pragma unroll
-            for (int m = 0; m < n; ++m)
-              {
-                Number sum = 0;
-#pragma unroll
-                for (int cy = 0; cy < 2; ++cy)
-#pragma unroll
-                  for (int j = 0; j < n; ++j)
-                    sum += P[cy * L + j * n + m] * y[cx + 2 * cy][j];
-                buffer[cx * Shape::buffer + Shape::at(c, i, m, k)] = sum;
-              }
-        }
-        __syncthreads();
-
-        // ---- restriction X: thread q = j + n k owns the x-line (:, j, k);
-        // parent += Σ_cx P_cx^T D_cx
-        {
-          const int j = q % n, k = q / n;
-          Number    x[2][n];
-#pragma unroll
-          for (int cx = 0; cx < 2; ++cx)
-#pragma unroll
-            for (int i = 0; i < n; ++i)
-              x[cx][i] = buffer[cx * Shape::buffer + Shape::at(c, i, j, k)];
-          Number out[n];
-#pragma unroll
-          for (int l = 0; l < n; ++l)
-            {
-              out[l] = 0;
-#pragma unroll
-              for (int cx = 0; cx < 2; ++cx)
-#pragma unroll
-                for (int i = 0; i < n; ++i)
-                  out[l] += P[cx * L + i * n + l] * x[cx][i];
-            }
-          if constexpr (cell_fastest)
-            {
-              if (refined)
-#pragma unroll
-                for (int l = 0; l < n; ++l)
-                  coarse[Layout::index(parent, l + n * q, n3)] = old[l] + out[l];
-            }
-          else
-            {
-              // x-lines to z-planes through shared buffer 2 (last read in
-              // stage Y, before the barrier), stored by z-planes
-              Number *stage = buffer + 2 * Shape::buffer;
-#pragma unroll
-              for (int l = 0; l < n; ++l)
-                stage[Shape::at(c, l, j, k)] = out[l];
-              __syncthreads();
-              if (refined)
-#pragma unroll
-                for (int rr = 0; rr < n; ++rr)
-                  coarse[Layout::index(parent, q + L * rr, n3)] = old[rr] + stage[Shape::at(c, q % n, q / n, rr)];
-            }
-        }
+        // ---- restriction Y and X (as restrict_kernel): parent += R of the
+        // children's residuals
+        restrict_stages_y_x<p, Number, Layout>(P, P, buffer, c, q, parent, refined, old, coarse);
       }
 
       template <int p, typename Number>
