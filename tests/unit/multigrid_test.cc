@@ -1,6 +1,7 @@
 // Smoothers, coarse solver and V-cycle: continuity of smoothed iterates,
 // exactness of the coarse solve, the Chebyshev eigenvalue estimate against a
-// dense eigenvalue computation, symmetry of the symmetric cycle.
+// dense eigenvalue computation, symmetry of the symmetric cycle, the optional
+// fused residual restriction of a level.
 
 #include <cellwise/fe/generalized_eigenproblem.h>
 #include <cellwise/mesh/box_builder.h>
@@ -205,4 +206,85 @@ TEST(VCycle, ConsumesTheResidualOnlyThroughItsAssembly)
   solver.preconditioner().vmult(z2, r2);
   z1.add(-1., z2);
   EXPECT_LE(z1.linfty_norm(), 1e-12 * z2.linfty_norm());
+}
+
+namespace
+{
+  using HostVector = CellVector<double>;
+
+  /// The level's operator and the transfer behind the ResidualRestriction
+  /// interface (what the V-cycle does without one), counting its calls.
+  class ComposedResidualRestriction : public ResidualRestriction<HostVector>
+  {
+  public:
+    ComposedResidualRestriction(std::shared_ptr<const LevelOperator<HostVector>> op,
+                                std::shared_ptr<const LevelTransfer<HostVector>> transfer,
+                                const unsigned int                               level,
+                                unsigned int                                    &calls)
+      : op_(std::move(op))
+      , transfer_(std::move(transfer))
+      , level_(level)
+      , calls_(calls)
+    {}
+    void
+    restrict_residual_add(HostVector &coarse, const HostVector &b, const HostVector &u) const override
+    {
+      HostVector Au;
+      Au.reinit(u);
+      op_->vmult(Au, u);
+      transfer_->restrict_residual_add(level_, coarse, b, Au);
+      ++calls_;
+    }
+
+  private:
+    std::shared_ptr<const LevelOperator<HostVector>> op_;
+    std::shared_ptr<const LevelTransfer<HostVector>> transfer_;
+    unsigned int                                     level_;
+    unsigned int                                    &calls_;
+  };
+} // namespace
+
+TEST(VCycle, UsesTheResidualRestrictionOfALevelInPlaceOfOperatorAndTransfer)
+{
+  // The device cycles fuse the level operator into the restriction through
+  // this interface; here a component that composes the two must give the
+  // plain cycle's correction bit for bit, be called once per level above the
+  // coarsest, and not at all without pre-smoothing (u is zero there).
+  const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2);
+  for (const SmootherType smoother : {SmootherType::chebyshev, SmootherType::patch})
+    {
+      MultigridParameters parameters;
+      parameters.smoother = smoother;
+      const MultigridSolver solver(h, 2, parameters);
+      const auto *cycle = dynamic_cast<const VCycle<HostVector> *>(&solver.preconditioner());
+      ASSERT_NE(cycle, nullptr);
+      const auto  plain = cycle->components();
+      auto        fused = plain;
+      unsigned int calls = 0;
+      fused.residual_restrictions.assign(h.n_levels(), nullptr);
+      for (unsigned int l = 1; l < h.n_levels(); ++l)
+        fused.residual_restrictions[l] =
+          std::make_shared<ComposedResidualRestriction>(plain.operators[l], plain.transfer, l, calls);
+      const HostVector r = random_dual(solver.dirichlet_mask(), 7);
+      for (const unsigned int pre : {1u, 0u})
+        {
+          VCycle<HostVector>::Parameters cycle_parameters;
+          cycle_parameters.pre_smoothing = pre;
+          HostVector z_plain, z_fused;
+          z_plain.reinit(r);
+          z_fused.reinit(r);
+          calls = 0;
+          VCycle<HostVector>(plain, cycle_parameters).vmult(z_plain, r);
+          VCycle<HostVector>(fused, cycle_parameters).vmult(z_fused, r);
+          EXPECT_EQ(calls, pre > 0 ? h.n_levels() - 1 : 0u) << "pre-smoothing steps " << pre;
+          for (unsigned int c = 0; c < r.n_cells(); ++c)
+            for (unsigned int i = 0; i < r.dofs_per_cell(); ++i)
+              ASSERT_EQ(z_fused(c, i), z_plain(c, i)) << "cell " << c << ", entry " << i << ", pre-smoothing steps " << pre;
+          EXPECT_GT(z_plain.l2_norm(), 0.);
+        }
+      // one per level or none
+      auto wrong = plain;
+      wrong.residual_restrictions.assign(h.n_levels() + 1, nullptr);
+      EXPECT_THROW((VCycle<HostVector>(wrong, VCycle<HostVector>::Parameters{})), Error);
+    }
 }

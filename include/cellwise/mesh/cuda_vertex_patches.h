@@ -4,10 +4,11 @@
  * The vertex patches of a level found on the device: the device twin of
  * cellwise::make_vertex_patches (mesh/vertex_patches.h), with the same
  * lists in the same order (per colour, the patches by their smallest cell),
- * built where the device smoother reads them. At L = 8 the host search and
- * the upload of its lists were the largest part of the solver's set-up
- * (0.4 s of 1.1 s); here they take a few milliseconds after the upload of the
- * neighbour table and the coordinates (36 bytes per cell).
+ * built where the device smoother reads them. At L = 8 on an H200 machine
+ * the patch smoothers' set-up of all levels took 0.87–0.90 s of the
+ * solver's 1.4 s with the host search and the upload of its lists, and
+ * 0.19 s with this search, which uploads the neighbour table and the
+ * coordinates (36 bytes per cell) instead (doc/performance.md).
  *
  * For a serial level without skeleton faces (can_find_vertex_patches): a
  * rank's part of a distributed level (ghost cells) and unstructured levels
