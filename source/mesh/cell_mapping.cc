@@ -47,37 +47,79 @@ namespace cellwise
 
   namespace
   {
-    /// out[post][i][pre] = Σ_j A(i, j) in[post][j][pre] for a runtime
-    /// n_out × n_in matrix (set-up and post-processing only).
+    /// out[post][i][pre] = Σ_j A(i, j) in[post][j][pre] for the n_out × n_in
+    /// row-major table @p A (set-up and post-processing only).
     void
-    contract(const DenseMatrix &A, const std::vector<double> &in, std::vector<double> &out, const unsigned int n_pre,
-             const unsigned int n_post)
+    contract(const double *A, const unsigned int n_out, const unsigned int n_in, const std::vector<double> &in,
+             std::vector<double> &out, const unsigned int n_pre, const unsigned int n_post)
     {
-      const unsigned int n_out = A.m(), n_in = A.n();
-      out.assign(static_cast<std::size_t>(n_pre) * n_out * n_post, 0.);
+      out.resize(static_cast<std::size_t>(n_pre) * n_out * n_post);
       for (unsigned int post = 0; post < n_post; ++post)
         for (unsigned int i = 0; i < n_out; ++i)
           for (unsigned int pre = 0; pre < n_pre; ++pre)
             {
               double sum = 0;
               for (unsigned int j = 0; j < n_in; ++j)
-                sum += A(i, j) * in[(static_cast<std::size_t>(post) * n_in + j) * n_pre + pre];
+                sum += A[i * n_in + j] * in[(static_cast<std::size_t>(post) * n_in + j) * n_pre + pre];
               out[(static_cast<std::size_t>(post) * n_out + i) * n_pre + pre] = sum;
             }
     }
-
-    /// (A_z ⊗ A_y ⊗ A_x) in on an n^3 array, A_d of size n_q × n.
-    std::vector<double>
-    tensor_apply(const DenseMatrix &Ax, const DenseMatrix &Ay, const DenseMatrix &Az, const std::vector<double> &in)
-    {
-      const unsigned int  n = Ax.n(), n_q = Ax.m();
-      std::vector<double> a, b, c;
-      contract(Ax, in, a, 1, n * n);
-      contract(Ay, a, b, n_q, n);
-      contract(Az, b, c, n_q * n_q, 1);
-      return c;
-    }
   } // namespace
+
+  MappingEvaluator::MappingEvaluator(const CellMapping &mapping, const std::vector<double> &points_1d)
+    : mapping_(mapping)
+  {
+    CELLWISE_CHECK(!mapping.empty(), "evaluate_mapping: the level has no mapping");
+    const LagrangeBasis1D basis(mapping.degree);
+    const DenseMatrix     V = basis.values_at(points_1d);
+    const DenseMatrix     W = basis.derivatives_at(points_1d);
+    n_q_                    = static_cast<unsigned int>(points_1d.size());
+    n_                      = mapping.degree + 1;
+    values_.resize(n_q_ * n_);
+    derivatives_.resize(n_q_ * n_);
+    for (unsigned int q = 0; q < n_q_; ++q)
+      for (unsigned int i = 0; i < n_; ++i)
+        {
+          values_[q * n_ + i]      = V(q, i);
+          derivatives_[q * n_ + i] = W(q, i);
+        }
+  }
+
+  void
+  MappingEvaluator::evaluate(const unsigned int cell, std::vector<Point> &points, std::vector<std::array<double, 9>> &jacobians)
+  {
+    const unsigned int n = n_, n_q = n_q_, n_nodes = mapping_.nodes_per_cell(), q3 = n_q * n_q * n_q;
+    const Point       *X = mapping_.cell_nodes(cell);
+    points.resize(q3);
+    jacobians.resize(q3);
+    component_.resize(n_nodes);
+    const double *V = values_.data(), *W = derivatives_.data();
+    for (unsigned int a = 0; a < 3; ++a)
+      {
+        for (unsigned int i = 0; i < n_nodes; ++i)
+          component_[i] = X[i][a];
+        // x: V, W; then y: VV, WV (∂x), VW (∂y); then z: the four outputs
+        contract(V, n_q, n, component_, x_[0], 1, n * n);
+        contract(W, n_q, n, component_, x_[1], 1, n * n);
+        contract(V, n_q, n, x_[0], xy_[0], n_q, n);
+        contract(V, n_q, n, x_[1], xy_[1], n_q, n);
+        contract(W, n_q, n, x_[0], xy_[2], n_q, n);
+        // (z table, xy input, where): value, ∂/∂ξ_x, ∂/∂ξ_y, ∂/∂ξ_z
+        const double *z_table[4] = {V, V, V, W};
+        const int     input[4]   = {0, 1, 2, 0};
+        for (unsigned int o = 0; o < 4; ++o)
+          {
+            contract(z_table[o], n_q, n, xy_[input[o]], out_, n_q * n_q, 1);
+            for (unsigned int q = 0; q < q3; ++q)
+              {
+                if (o == 0)
+                  points[q][a] = out_[q];
+                else
+                  jacobians[q][3 * a + (o - 1)] = out_[q];
+              }
+          }
+      }
+  }
 
   void
   evaluate_mapping(const CellMapping                  &mapping,
@@ -86,32 +128,7 @@ namespace cellwise
                    std::vector<Point>                 &points,
                    std::vector<std::array<double, 9>> &jacobians)
   {
-    CELLWISE_CHECK(!mapping.empty(), "evaluate_mapping: the level has no mapping");
-    const LagrangeBasis1D basis(mapping.degree);
-    const DenseMatrix     V       = basis.values_at(points_1d);
-    const DenseMatrix     W       = basis.derivatives_at(points_1d);
-    const unsigned int    n       = static_cast<unsigned int>(points_1d.size());
-    const unsigned int    n_nodes = mapping.nodes_per_cell(), q3 = n * n * n;
-    const Point          *X       = mapping.cell_nodes(cell);
-    points.assign(q3, Point{});
-    jacobians.assign(q3, std::array<double, 9>{});
-    std::vector<double> component(n_nodes);
-    for (unsigned int a = 0; a < 3; ++a)
-      {
-        for (unsigned int i = 0; i < n_nodes; ++i)
-          component[i] = X[i][a];
-        const std::vector<double> x  = tensor_apply(V, V, V, component);
-        const std::vector<double> dx = tensor_apply(W, V, V, component);
-        const std::vector<double> dy = tensor_apply(V, W, V, component);
-        const std::vector<double> dz = tensor_apply(V, V, W, component);
-        for (unsigned int q = 0; q < q3; ++q)
-          {
-            points[q][a]            = x[q];
-            jacobians[q][3 * a]     = dx[q];
-            jacobians[q][3 * a + 1] = dy[q];
-            jacobians[q][3 * a + 2] = dz[q];
-          }
-      }
+    MappingEvaluator(mapping, points_1d).evaluate(cell, points, jacobians);
   }
 
   double

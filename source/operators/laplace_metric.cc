@@ -6,10 +6,12 @@
 #include <cellwise/kernels/general_laplace_cell.h>
 #include <cellwise/kernels/laplace_cell.h>
 #include <cellwise/kernels/mapped_laplace_cell.h>
+#include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/operators/laplace_metric.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace cellwise
@@ -179,17 +181,28 @@ namespace cellwise
     metric.form.resize(n_cells);
     metric.factors.resize(n_cells);
     metric.coefficient_averages.assign(n_cells, 1.);
-    // per cell its values, then packed (sizes differ by form)
-    std::vector<std::vector<double>> values(n_cells);
-    parallel_for(n_cells, cell_grain, [&](const std::size_t c) {
-      const unsigned int                 cell = static_cast<unsigned int>(c);
-      std::vector<Point>                 x(q3);
+
+    // The work arrays of one range of cells (kept between its cells).
+    struct Work
+    {
+      std::optional<MappingEvaluator>    evaluator;
+      std::vector<Point>                 x;
       std::vector<std::array<double, 9>> J;
-      std::array<double, 3>              h  = level.boxes[cell].size;
-      bool                               box = true;
+      std::vector<double>                cq;
+      /// the cell's values (at most 6 q3)
+      std::vector<double>                v;
+    };
+    // The form, factors and coefficient average of @p cell into metric, its
+    // values into work.v; returns how many values it has.
+    auto cell_metric = [&](const unsigned int cell, Work &work) -> std::size_t {
+      std::vector<Point>                 &x  = work.x;
+      std::vector<std::array<double, 9>> &J  = work.J;
+      std::vector<double>                &v  = work.v;
+      std::array<double, 3>               h  = level.boxes[cell].size;
+      bool                                box = true;
       if (mapped)
         {
-          evaluate_mapping(level.mapping, cell, gauss.points, x, J);
+          work.evaluator->evaluate(cell, x, J);
           const double scale = max_abs(J[0]);
           for (unsigned int q = 0; q < q3; ++q)
             {
@@ -214,9 +227,10 @@ namespace cellwise
         }
       // the coefficient at the points, its (volume-weighted) average, and
       // whether it is constant on the cell
-      std::vector<double> cq(q3, 1.);
-      double              average  = 1.;
-      bool                constant = true;
+      std::vector<double> &cq = work.cq;
+      std::fill(cq.begin(), cq.end(), 1.);
+      double average  = 1.;
+      bool   constant = true;
       if (coefficient)
         {
           double integral = 0, volume = 0;
@@ -239,13 +253,13 @@ namespace cellwise
             constant = true;
         }
       metric.coefficient_averages[cell] = average;
-      std::vector<double> &v            = values[cell];
       if (box)
         {
           CellBox b;
           b.lower                = level.boxes[cell].lower;
           b.size                 = h;
           std::array<Number, 3> f = checked_laplace_factors<Number>(b, cell);
+          std::size_t           count = 0;
           if (constant)
             {
               metric.form[cell] = MetricForm::cartesian;
@@ -256,23 +270,24 @@ namespace cellwise
           else
             {
               metric.form[cell] = MetricForm::cartesian_coefficient;
-              v.resize(q3);
+              count             = q3;
               for (unsigned int q = 0; q < q3; ++q)
                 v[q] = weights[q] * cq[q];
             }
           metric.factors[cell] = f;
-          return;
+          return count;
         }
       bool affine = constant;
       for (unsigned int q = 0; q < q3 && affine; ++q)
         for (unsigned int e = 0; e < 9; ++e)
           affine = affine && std::abs(J[q][e] - J[0][e]) <= 1e-12 * max_abs(J[0]);
       std::array<double, 3> diagonal_sum = {{0., 0., 0.}};
+      std::size_t           count        = 0;
       if (affine)
         {
           metric.form[cell]           = MetricForm::affine;
           const std::array<double, 6> G = invert(J[0]).metric;
-          v.resize(6);
+          count                         = 6;
           for (unsigned int e = 0; e < 6; ++e)
             v[e] = average * G[e];
           diagonal_sum = {{v[0], v[1], v[2]}};
@@ -282,7 +297,7 @@ namespace cellwise
           metric.form[cell]  = MetricForm::general;
           const bool storing = general_values == GeneralCellValues::stored;
           if (storing)
-            v.resize(6 * q3);
+            count = 6 * q3;
           for (unsigned int q = 0; q < q3; ++q)
             {
               const std::array<double, 6> G = invert(J[q]).metric;
@@ -296,15 +311,51 @@ namespace cellwise
         }
       for (unsigned int d = 0; d < 3; ++d)
         metric.factors[cell][d] = static_cast<Number>(diagonal_sum[d]);
+      return count;
+    };
+
+    // The cells in chunks: each chunk's values go, rounded to Number, into a
+    // buffer of its own reserved for its most (6 q3 per cell: address space
+    // only, the pages a chunk does not fill are never touched), then into the
+    // packed array by a parallel copy, chunk by chunk. On the ball at p = 3
+    // the vectors per cell and per point, their zeroing and the serial
+    // zeroing of the packed array were half of this function's time.
+    const std::size_t                        chunk    = 256;
+    const std::size_t                        n_chunks = (std::size_t(n_cells) + chunk - 1) / chunk;
+    std::vector<UninitializedVector<Number>> chunk_values(n_chunks);
+    UninitializedVector<std::size_t>         n_values(n_cells);
+    parallel_for(n_chunks, 1, [&](const std::size_t k) {
+      const std::size_t begin = k * chunk, end = std::min<std::size_t>(n_cells, begin + chunk);
+      Work              work;
+      work.x.resize(q3);
+      work.cq.resize(q3);
+      work.v.resize(6 * std::size_t(q3));
+      if (mapped)
+        work.evaluator.emplace(level.mapping, gauss.points);
+      UninitializedVector<Number> &out = chunk_values[k];
+      out.reserve((end - begin) * 6 * std::size_t(q3));
+      for (std::size_t c = begin; c < end; ++c)
+        {
+          const std::size_t count = cell_metric(static_cast<unsigned int>(c), work);
+          n_values[c]             = count;
+          for (std::size_t i = 0; i < count; ++i)
+            out.push_back(static_cast<Number>(work.v[i]));
+        }
     });
     metric.offset.resize(n_cells + 1);
     metric.offset[0] = 0;
     for (unsigned int c = 0; c < n_cells; ++c)
-      metric.offset[c + 1] = metric.offset[c] + values[c].size();
-    metric.data.resize(metric.offset[n_cells]);
-    parallel_for(n_cells, cell_grain, [&](const std::size_t c) {
-      std::copy(values[c].begin(), values[c].end(), metric.data.begin() + metric.offset[c]);
-    });
+      metric.offset[c + 1] = metric.offset[c] + n_values[c];
+    if (n_chunks == 1)
+      metric.data = std::move(chunk_values[0]);
+    else
+      {
+        metric.data.resize(metric.offset[n_cells]);
+        parallel_for(n_chunks, 1, [&](const std::size_t k) {
+          std::copy(chunk_values[k].begin(), chunk_values[k].end(), metric.data.begin() + metric.offset[k * chunk]);
+          UninitializedVector<Number>().swap(chunk_values[k]); // freed as it is copied
+        });
+      }
     metric.offset.resize(n_cells);
     return metric;
   }

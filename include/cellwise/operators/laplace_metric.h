@@ -22,6 +22,7 @@
 
 #include <cellwise/base/function.h>
 #include <cellwise/base/host_device.h>
+#include <cellwise/base/uninitialized_vector.h>
 #include <cellwise/kernels/general_laplace_cell.h>
 #include <cellwise/mesh/level.h>
 
@@ -116,8 +117,8 @@ namespace cellwise
     unsigned int n_q = 0;
     std::vector<MetricForm> form;
     /// Where a cell's values start in data (cartesian: nothing stored there).
-    std::vector<std::size_t> offset;
-    std::vector<Number>      data;
+    std::vector<std::size_t>    offset;
+    UninitializedVector<Number> data;
     /**
      * Per cell: the metric factors of the cartesian forms (the coefficient's
      * average scaled in for cartesian, not for cartesian_coefficient), and for
