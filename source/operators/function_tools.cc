@@ -2,6 +2,7 @@
 #include <cellwise/base/parallel.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/fe/quadrature.h>
+#include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/operators/function_tools.h>
 
 #include "point_contractions.h"
@@ -14,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace cellwise
@@ -25,16 +27,30 @@ namespace cellwise
 
   namespace
   {
-    /// g(x_q) w_q det J(q) at the tensor Gauss points of @p quadrature in
-    /// mapped @p cell: the point values that integrate_against_basis takes.
-    template <typename Function>
-    void
-    mapped_weighted_values(const Level &level, const unsigned int cell, const Quadrature1D &quadrature, const Function &g,
-                           std::vector<double> &weighted)
+    /// A range of mapped cells at the tensor points of one quadrature: the
+    /// mapping's evaluator (its tables made once) and the points and
+    /// Jacobians of the cell last evaluated.
+    struct MappedPoints
     {
+      MappedPoints(const Level &level, const std::vector<double> &points_1d)
+        : evaluator(level.mapping, points_1d)
+      {}
+      MappingEvaluator                   evaluator;
       std::vector<Point>                 points;
       std::vector<std::array<double, 9>> jacobians;
-      evaluate_mapping(level.mapping, cell, quadrature.points, points, jacobians);
+    };
+
+    /// g(x_q) w_q det J(q) at the tensor Gauss points of @p quadrature in
+    /// mapped @p cell: the point values that integrate_against_basis takes
+    /// (the points stay in @p mapped).
+    template <typename Function>
+    void
+    mapped_weighted_values(MappedPoints &mapped, const unsigned int cell, const Quadrature1D &quadrature, const Function &g,
+                           std::vector<double> &weighted)
+    {
+      mapped.evaluator.evaluate(cell, mapped.points, mapped.jacobians);
+      const std::vector<Point>                 &points    = mapped.points;
+      const std::vector<std::array<double, 9>> &jacobians = mapped.jacobians;
       const unsigned int q = static_cast<unsigned int>(quadrature.points.size());
       weighted.resize(q * q * q);
       for (unsigned int k = 0; k < q; ++k)
@@ -57,21 +73,25 @@ namespace cellwise
     const auto           &x = basis.nodes();
     const unsigned int    n = degree + 1;
     v.reinit(level.n_cells(), degree, true); // every value written below
-    parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
+    parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
+      std::optional<MappedPoints> mapped;
       if (!level.mapping.empty())
+        mapped.emplace(level, x);
+      for (std::size_t cell = begin; cell < end; ++cell)
         {
-          // the support points through the cell's map
-          std::vector<Point>                 points;
-          std::vector<std::array<double, 9>> jacobians;
-          evaluate_mapping(level.mapping, static_cast<unsigned int>(cell), x, points, jacobians);
-          for (unsigned int i = 0; i < n * n * n; ++i)
-            v(cell, i) = static_cast<Number>(f(points[i]));
-          return;
+          if (mapped)
+            {
+              // the support points through the cell's map
+              mapped->evaluator.evaluate(static_cast<unsigned int>(cell), mapped->points, mapped->jacobians);
+              for (unsigned int i = 0; i < n * n * n; ++i)
+                v(cell, i) = static_cast<Number>(f(mapped->points[i]));
+              continue;
+            }
+          for (unsigned int k = 0; k < n; ++k)
+            for (unsigned int j = 0; j < n; ++j)
+              for (unsigned int i = 0; i < n; ++i)
+                v(cell, i + n * (j + n * k)) = static_cast<Number>(f(point_in_cell(level.boxes[cell], x[i], x[j], x[k])));
         }
-      for (unsigned int k = 0; k < n; ++k)
-        for (unsigned int j = 0; j < n; ++j)
-          for (unsigned int i = 0; i < n; ++i)
-            v(cell, i + n * (j + n * k)) = static_cast<Number>(f(point_in_cell(level.boxes[cell], x[i], x[j], x[k])));
     });
   }
 
@@ -90,13 +110,16 @@ namespace cellwise
     const DenseMatrix     phi  = basis.values_at(quad.points);
     rhs.reinit(level.n_cells(), degree, true); // every cell written below
     parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
-      std::vector<double> weighted(q * q * q), integrals;
-      ContractionScratch  scratch;
+      std::vector<double>         weighted(q * q * q), integrals;
+      ContractionScratch          scratch;
+      std::optional<MappedPoints> mapped;
+      if (!level.mapping.empty())
+        mapped.emplace(level, quad.points);
       for (std::size_t cell = begin; cell < end; ++cell)
         {
-          if (!level.mapping.empty())
+          if (mapped)
             {
-              mapped_weighted_values(level, static_cast<unsigned int>(cell), quad, [&](const Point &x) { return f(x); }, weighted);
+              mapped_weighted_values(*mapped, static_cast<unsigned int>(cell), quad, [&](const Point &x) { return f(x); }, weighted);
               integrate_against_basis(phi, weighted, integrals, scratch);
               rhs.write_cell(static_cast<unsigned int>(cell), integrals.data());
               continue;
@@ -267,14 +290,17 @@ namespace cellwise
       std::array<std::vector<double>, 3> own;
       for (unsigned int d = 0; d < 3; ++d)
         own[d].resize(n);
-      std::vector<double> pointwise;
-      ContractionScratch  scratch;
+      std::vector<double>         pointwise;
+      ContractionScratch          scratch;
+      std::optional<MappedPoints> mapped;
+      if (!level.mapping.empty())
+        mapped.emplace(level, quad.points);
       for (std::size_t cell = begin; cell < end; ++cell)
         {
-          if (!level.mapping.empty())
+          if (mapped)
             {
               // a mapped cell is not a product of intervals: point by point
-              mapped_weighted_values(level, static_cast<unsigned int>(cell), quad, [&](const Point &x) { return evaluate(f, x); },
+              mapped_weighted_values(*mapped, static_cast<unsigned int>(cell), quad, [&](const Point &x) { return evaluate(f, x); },
                                      pointwise);
               integrate_against_basis(phi, pointwise, integrals, scratch);
               rhs.write_cell(static_cast<unsigned int>(cell), integrals.data());
@@ -324,9 +350,12 @@ namespace cellwise
     const DenseMatrix     phi  = basis.values_at(quad.points);
     // chunks of cells added in order: the same error on any thread count
     const double sum = deterministic_sum(level.n_cells(), 64, [&](const std::size_t begin, const std::size_t end) {
-      std::vector<double> nodal(u.dofs_per_cell()), values;
-      ContractionScratch  scratch;
-      double              sum = 0;
+      std::vector<double>         nodal(u.dofs_per_cell()), values, weights;
+      ContractionScratch          scratch;
+      std::optional<MappedPoints> mapped;
+      if (!level.mapping.empty())
+        mapped.emplace(level, quad.points);
+      double sum = 0;
       for (std::size_t cell = begin; cell < end; ++cell)
         {
           // another rank's cell (on a rank's part of a level) is that rank's
@@ -334,16 +363,13 @@ namespace cellwise
             continue;
           u.read_cell(cell, nodal.data());
           evaluate_at_points(phi, nodal, values, scratch);
-          if (!level.mapping.empty())
+          if (mapped)
             {
-              std::vector<double> weights;
-              mapped_weighted_values(level, static_cast<unsigned int>(cell), quad, [](const Point &) { return 1.; }, weights);
-              std::vector<Point>                 points;
-              std::vector<std::array<double, 9>> jacobians;
-              evaluate_mapping(level.mapping, static_cast<unsigned int>(cell), quad.points, points, jacobians);
+              // the weights w_q det J and, kept in mapped, the points
+              mapped_weighted_values(*mapped, static_cast<unsigned int>(cell), quad, [](const Point &) { return 1.; }, weights);
               for (unsigned int i = 0; i < q * q * q; ++i)
                 {
-                  const double e = values[i] - exact(points[i]);
+                  const double e = values[i] - exact(mapped->points[i]);
                   sum += e * e * weights[i];
                 }
               continue;
