@@ -314,13 +314,15 @@ namespace cellwise
       return count;
     };
 
-    // The cells in chunks: each chunk's values go, rounded to Number, into a
-    // buffer of its own reserved for its most (6 q3 per cell: address space
-    // only, the pages a chunk does not fill are never touched), then into the
-    // packed array by a parallel copy, chunk by chunk. On the ball at p = 3
-    // the vectors per cell and per point, their zeroing and the serial
-    // zeroing of the packed array were half of this function's time.
-    const std::size_t                        chunk    = 256;
+    // The cells in chunks (at least 256 cells, at most 1024 chunks): each
+    // chunk's values go, rounded to Number, into a buffer of its own, then
+    // into the packed array by a parallel copy, chunk by chunk. On a mapped
+    // level the buffer is reserved for the chunk's most (6 q3 per cell:
+    // address space only, pages it does not fill are never touched); box
+    // cells store little or nothing and grow theirs. On the ball at p = 3 the
+    // vectors per cell and per point, their zeroing and the serial zeroing of
+    // the packed array were half of this function's time.
+    const std::size_t                        chunk    = std::max<std::size_t>(256, (std::size_t(n_cells) + 1023) / 1024);
     const std::size_t                        n_chunks = (std::size_t(n_cells) + chunk - 1) / chunk;
     std::vector<UninitializedVector<Number>> chunk_values(n_chunks);
     UninitializedVector<std::size_t>         n_values(n_cells);
@@ -333,7 +335,8 @@ namespace cellwise
       if (mapped)
         work.evaluator.emplace(level.mapping, gauss.points);
       UninitializedVector<Number> &out = chunk_values[k];
-      out.reserve((end - begin) * 6 * std::size_t(q3));
+      if (mapped && general_values == GeneralCellValues::stored)
+        out.reserve((end - begin) * 6 * std::size_t(q3));
       for (std::size_t c = begin; c < end; ++c)
         {
           const std::size_t count = cell_metric(static_cast<unsigned int>(c), work);
