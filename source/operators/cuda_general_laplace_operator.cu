@@ -515,9 +515,12 @@ namespace cellwise
         }
       host_tables_ = tables;
 
-      // per cell its form, factors and where its data lie: the stored
-      // values re-packed without the recomputed cells', whose records go by
-      // slot into the group-of-32 layout
+      // per cell its form, factors and where its data lie. With recomputed
+      // cells the stored values are re-packed without theirs (whose records
+      // go by slot into the group-of-32 layout); without, the metric's own
+      // values and offsets are uploaded as they are: re-packing them on one
+      // thread was a copy of the whole array (700 MB for the ball at L = 5,
+      // p = 3), the same values in the same places.
       std::vector<unsigned char> forms(n_cells_);
       std::vector<Number>        factors(3 * std::size_t(n_cells_));
       std::vector<std::size_t>   offsets(n_cells_);
@@ -541,18 +544,23 @@ namespace cellwise
                   nodes[record_index(slot, 1 + 3 * i + a, R)] = static_cast<Number>(X[i][a] - X[0][a]);
               continue;
             }
-          forms[cell]             = static_cast<unsigned char>(metric.form[cell]);
+          forms[cell] = static_cast<unsigned char>(metric.form[cell]);
+          if (!recomputes)
+            continue;
           offsets[cell]           = values.size();
           const std::size_t begin = metric.offset[cell];
           const std::size_t end   = cell + 1 < n_cells_ ? metric.offset[cell + 1] : metric.data.size();
           values.insert(values.end(), metric.data.begin() + begin, metric.data.begin() + end);
         }
+      const std::size_t n_values = recomputes ? values.size() : metric.data.size();
       try
         {
           forms_   = upload(forms, "the metric forms of the general Laplace operator");
-          offsets_ = upload(offsets, "the metric offsets of the general Laplace operator");
+          offsets_ = recomputes ? upload(offsets, "the metric offsets of the general Laplace operator")
+                                : upload(metric.offset, "the metric offsets of the general Laplace operator");
           factors_ = upload(factors, "the metric factors of the general Laplace operator");
-          values_  = upload(values, "the metric values of the general Laplace operator");
+          values_  = recomputes ? upload(values, "the metric values of the general Laplace operator")
+                                : upload(metric.data, "the metric values of the general Laplace operator");
           nodes_   = upload(nodes, "the mapping nodes of the general Laplace operator");
           tables_  = upload(tables, "the 1D tables of the general Laplace operator");
         }
@@ -562,7 +570,7 @@ namespace cellwise
           throw;
         }
       metric_bytes_ = forms.size() * sizeof(unsigned char) + offsets.size() * sizeof(std::size_t) +
-                      factors.size() * sizeof(Number) + values.size() * sizeof(Number) + nodes.size() * sizeof(Number);
+                      factors.size() * sizeof(Number) + n_values * sizeof(Number) + nodes.size() * sizeof(Number);
     }
 
     template <typename Number, typename Layout>
