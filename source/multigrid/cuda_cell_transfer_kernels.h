@@ -260,6 +260,46 @@ namespace cellwise
         }
       }
 
+      /// The parent's values that restrict_stages_y_x adds to, loaded at the
+      /// start so that the final update does not wait for memory: the x-line
+      /// (j, k) = (q % n, q / n) for the blocked layout, the z-line (i, j) for
+      /// the contiguous one (zeros where the parent is not refined).
+      template <int p, typename Number, typename Layout>
+      __device__ __forceinline__ void
+      load_restriction_parent(const Number *coarse, const unsigned int parent, const int q, const bool refined, Number (&old)[p + 1])
+      {
+        constexpr bool cell_fastest = Layout::cell_block > 1;
+        using Shape                 = ShapeOf<p, Number, Layout>;
+        constexpr int n             = Shape::n;
+#pragma unroll
+        for (int r = 0; r < n; ++r)
+          old[r] = refined ? coarse[Layout::index(parent, cell_fastest ? r + n * q : q + Shape::L * r, Shape::n3)] : Number(0);
+      }
+
+      /// The restriction's stage Z for one pair of children, g = c_x + 2 c_y
+      /// and g + 4: the thread of the z-line (i, j, :) holds those lines of
+      /// their residuals in @p r and writes C_g = Σ_cz P_cz^T r_{g + 4 cz}
+      /// into shared buffer g.
+      template <int p, typename Number, typename Layout>
+      __device__ __forceinline__ void
+      restrict_pair_z(const Number *Pz, const Number (&r)[2][p + 1], Number *buffer, const int g, const int c, const int i, const int j)
+      {
+        using Shape     = ShapeOf<p, Number, Layout>;
+        constexpr int n = Shape::n;
+        constexpr int L = Shape::L;
+#pragma unroll
+        for (int m = 0; m < n; ++m)
+          {
+            Number sum = 0;
+#pragma unroll
+            for (int cz = 0; cz < 2; ++cz)
+#pragma unroll
+              for (int k = 0; k < n; ++k)
+                sum += Pz[cz * L + k * n + m] * r[cz][k];
+            buffer[g * Shape::buffer + Shape::at(c, i, j, m)] = sum;
+          }
+      }
+
       /// The restriction's stages Y and X, after its stage Z has left C_g
       /// (g = c_x + 2 c_y) in shared buffers 0..3 and a barrier: D_cx in
       /// buffers 0 and 1, then parent += Σ_cx P_cx^T D_cx with @p old its
@@ -384,14 +424,8 @@ namespace cellwise
         load_children(children, parent, parent < n_parents, child);
         const bool refined = child[0] >= 0;
 
-        // The parent's old values, loaded now so that the final update does
-        // not wait for memory: the x-line (j, k) = (q % n, q / n) for the
-        // blocked layout, the z-line (i, j) for the contiguous one (stored
-        // through shared memory below).
         Number old[n];
-#pragma unroll
-        for (int r = 0; r < n; ++r)
-          old[r] = refined ? coarse[Layout::index(parent, cell_fastest ? r + n * q : q + L * r, n3)] : Number(0);
+        load_restriction_parent<p, Number, Layout>(coarse, parent, q, refined, old);
 
         // ---- stage Z: thread q = i + n j owns the z-line (i, j, :) of every
         // child; C_g = sum_cz P_cz^T r_{g + 4 cz}, g = c_x + 2 c_y
@@ -412,17 +446,7 @@ namespace cellwise
                     }
                   else
                     r[cz][k] = 0;
-#pragma unroll
-              for (int m = 0; m < n; ++m)
-                {
-                  Number sum = 0;
-#pragma unroll
-                  for (int cz = 0; cz < 2; ++cz)
-#pragma unroll
-                    for (int k = 0; k < n; ++k)
-                      sum += Pz[cz * L + k * n + m] * r[cz][k];
-                  buffer[g * Shape::buffer + Shape::at(c, i, j, m)] = sum;
-                }
+              restrict_pair_z<p, Number, Layout>(Pz, r, buffer, g, c, i, j);
             }
         }
         __syncthreads();

@@ -130,11 +130,8 @@ namespace cellwise
         load_children(children, parent, parent < n_parents, child);
         const bool refined = child[0] >= 0;
 
-        // the parent's old values (as restrict_kernel)
         Number old[n];
-#pragma unroll
-        for (int r = 0; r < n; ++r)
-          old[r] = refined ? coarse[Layout::index(parent, cell_fastest ? r + n * q : q + L * r, n3)] : Number(0);
+        load_restriction_parent<p, Number, Layout>(coarse, parent, q, refined, old);
 
         // the inputs of child t: its u x-line (j, k) = (q % n, q / n), its b
         // z-line (i, j) = (q % n, q / n), its three factors
@@ -245,20 +242,7 @@ namespace cellwise
 
             // ---- restriction Z after each pair: C_g = Σ_cz P_cz^T r_{g + 4 cz}
             if (t % 2 == 1)
-              {
-                const int g = t / 2, i = q % n, j = q / n;
-#pragma unroll
-                for (int m = 0; m < n; ++m)
-                  {
-                    Number sum = 0;
-#pragma unroll
-                    for (int cz2 = 0; cz2 < 2; ++cz2)
-#pragma unroll
-                      for (int k = 0; k < n; ++k)
-                        sum += P[cz2 * L + k * n + m] * r[cz2][k];
-                    buffer[g * Shape::buffer + Shape::at(c, i, j, m)] = sum;
-                  }
-              }
+              restrict_pair_z<p, Number, Layout>(P, r, buffer, t / 2, c, q % n, q / n);
           }
         __syncthreads();
 
