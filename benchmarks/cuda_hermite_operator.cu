@@ -9,14 +9,18 @@
 // the one-pass vertex gather), counting each value read and written once.
 // Then one sweep (8 colours) of the vertex-block patch smoother, counting per
 // cell and colour the 64 values of u and the 8 of b~ at the patch vertex
-// read and the 8 of u written (640 values per cell and sweep).
+// read and the 8 of u written (640 values per cell and sweep). Between
+// them, the update of a DSS-Jacobi step with its DSS, composed and fused
+// (multigrid/cuda_hermite_dss_jacobi_step.h).
 //
 // Usage: cellwise-benchmark-hermite [n_runs] [cells per axis]
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/fe/hermite_element.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/cuda_hermite_dss_jacobi_step.h>
 #include <cellwise/multigrid/cuda_hermite_vertex_patch_smoother.h>
+#include <cellwise/operators/cuda_smoother_update.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 #include <cellwise/storage/cuda_dss.h>
@@ -26,6 +30,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <tuple>
 
 #include "benchmark_timing.h"
 
@@ -65,6 +70,46 @@ namespace
     const double seconds = median_time([&] { cuda::apply_dss(level_data, x, DssMode::mean, hermite_trace_layers(), schedule); }, n_runs);
     std::printf("%-40s %10.1f %12.2f %10.1f %8.3f %12.1f\n", name, bytes * 1e-6, seconds * 1e6, bytes / seconds * 1e-9,
                 bytes / seconds / copy_bandwidth, cells / seconds * 1e-6);
+  }
+
+  /// A Chebyshev step's update (α ≠ 0, d stored) of the DSS-Jacobi smoother:
+  /// the composition apply_dss + apply_smoother_update (the DSS's values read
+  /// and written, then r, D^{-1}, d, u read and u, d written: 8 values per
+  /// entry) against the DSS inside the update (r read, u read and written,
+  /// D^{-1} and d read and d written at one copy per DoF: 3 values per entry
+  /// and 3 per DoF, 216 per cell in the interior). The composition's DSS
+  /// takes the mean, in place, so that r stays bounded over the repetitions
+  /// (the same traffic as the sum).
+  template <typename Number, typename Layout>
+  void
+  run_dss_jacobi_update(const cuda::LevelData &level_data, const char *name, const int n_runs, const double copy_bandwidth)
+  {
+    using Vector = CellVector<Number, MemorySpace::CUDA, Layout>;
+    const unsigned int p = hermite::storage_degree;
+    Vector r(level_data.n_cells(), p), u(level_data.n_cells(), p), d(level_data.n_cells(), p), inverse(level_data.n_cells(), p);
+    r.fill(Number(1));
+    inverse.fill(Number(1e-3)); // |α| + β ≤ 1: u and d stay bounded over the repetitions
+    SmootherStep<Number> step;
+    step.alpha                  = Number(0.5);
+    step.beta                   = Number(0.5);
+    step.store_update           = true;
+    const double cells          = level_data.n_cells();
+    const double composed_bytes = cells * 8. * hermite::dofs_per_cell * sizeof(Number);
+    const double fused_bytes    = cells * (3. * hermite::dofs_per_cell + 3. * hermite::dofs_per_vertex) * sizeof(Number);
+    const double composed       = median_time(
+      [&] {
+        cuda::apply_dss(level_data, r, DssMode::mean, hermite_trace_layers());
+        cuda::apply_smoother_update(u, r, &d, inverse, step);
+      },
+      n_runs);
+    const double fused = median_time([&] { cuda::hermite_dss_jacobi_update(level_data, u, r, &d, inverse, step); }, n_runs);
+    for (const auto &[what, bytes, seconds] : {std::tuple<const char *, double, double>{"DSS, then update", composed_bytes, composed},
+                                               std::tuple<const char *, double, double>{"DSS inside the update", fused_bytes, fused}})
+      {
+        const std::string row = std::string(what) + ", " + name;
+        std::printf("%-40s %10.1f %12.2f %10.1f %8.3f %12.1f\n", row.c_str(), bytes * 1e-6, seconds * 1e6, bytes / seconds * 1e-9,
+                    bytes / seconds / copy_bandwidth, cells / seconds * 1e-6);
+      }
   }
 
   template <typename Number, typename Layout>
@@ -137,6 +182,12 @@ main(int argc, char **argv)
                                        copy_bandwidth);
       run_dss<float, CellContiguous>(level_data, Schedule::one_pass, "one pass, FP32, contiguous", n_runs, copy_bandwidth);
       run_dss<float, CellContiguous>(level_data, Schedule::axis_passes, "axis passes, FP32, contiguous", n_runs, copy_bandwidth);
+
+      std::printf("\nDSS-Jacobi step: the update with z = S r (alpha != 0, d stored)\n");
+      std::printf("%-40s %10s %12s %10s %8s %12s\n", "variant", "MB moved", "time [us]", "GB/s", "of copy", "Mcells/s");
+      run_dss_jacobi_update<double, CellBlocked<32>>(level_data, "FP64, blocked 32", n_runs, copy_bandwidth);
+      run_dss_jacobi_update<float, CellBlocked<32>>(level_data, "FP32, blocked 32", n_runs, copy_bandwidth);
+      run_dss_jacobi_update<double, CellContiguous>(level_data, "FP64, contiguous", n_runs, copy_bandwidth);
 
       std::printf("\nvertex-block patch smoother, one sweep of 8 colours\n");
       std::printf("%-30s %9s %10s %12s %10s %8s %12s\n", "precision, layout", "B/cell", "MB moved", "time [us]", "GB/s",

@@ -24,6 +24,7 @@
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/storage/cuda_dss.h>
+#include <cellwise/multigrid/cuda_hermite_dss_jacobi_step.h>
 #include <cellwise/multigrid/cuda_point_smoothers.h>
 #include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
@@ -112,6 +113,25 @@ namespace cellwise
     DssJacobiPreconditioner<Number, Layout, Operator>::assemble(VectorType &r) const
     {
       apply_dss(level_data(), r, DssMode::sum, layers_);
+    }
+
+    template <typename Number, typename Layout, typename Operator>
+    bool
+    DssJacobiPreconditioner<Number, Layout, Operator>::fuses_update() const
+    {
+      return layers_ == hermite_trace_layers() && hermite_dss_jacobi_update_supported(level_data());
+    }
+
+    template <typename Number, typename Layout, typename Operator>
+    void
+    DssJacobiPreconditioner<Number, Layout, Operator>::assemble_and_update(VectorType                 &u,
+                                                                           const VectorType           &r,
+                                                                           VectorType                 *update,
+                                                                           const SmootherStep<Number> &step) const
+    {
+      CELLWISE_CHECK(fuses_update(), "cuda Jacobi: the DSS inside the update needs the cubic Hermite element on a level that "
+                                     "fills a box");
+      hermite_dss_jacobi_update(level_data(), u, r, update, inverse_diagonal_, step);
     }
 
     template <typename Number, typename Layout, typename Operator>

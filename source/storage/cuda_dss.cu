@@ -77,12 +77,16 @@
 #include <limits>
 #include <utility>
 
+#include "cuda_box_vertex_gather.h"
+
 namespace cellwise
 {
   namespace cuda
   {
     namespace
     {
+      using namespace box_gather;
+
       constexpr unsigned int dss_threads = 256;
       constexpr unsigned int dss_items   = 4; // U, items per thread
 
@@ -91,10 +95,7 @@ namespace cellwise
       bool
       is_hermite_trace(const TraceLayers &layers)
       {
-        const TraceLayers h = hermite_trace_layers();
-        return layers.n_1d == h.n_1d && layers.n_layers == h.n_layers && layers.at_upper_end[0] == h.at_upper_end[0] &&
-               layers.at_upper_end[1] == h.at_upper_end[1] && layers.at_lower_end[0] == h.at_lower_end[0] &&
-               layers.at_lower_end[1] == h.at_lower_end[1];
+        return layers == hermite_trace_layers();
       }
 
       /// The layers of a face pair as kernel arguments: layer l of the lower
@@ -163,24 +164,6 @@ namespace cellwise
               v[theirs[u]]   = s;
             }
       }
-      /// The copies @p w of a node in sub-box slots s = s_x + 2 s_y + 4 s_z
-      /// combined in the order of the axis passes, factor · (lower + upper)
-      /// once per pair: x, then y, then z (an axis without a pair keeps the
-      /// lower copy) — the host cascade's arithmetic, so the one-pass
-      /// schedules equal it bit for bit.
-      template <typename Number>
-      __device__ __forceinline__ Number
-      combine_copies(const Number *w, const bool pair_x, const bool pair_y, const bool pair_z, const Number factor)
-      {
-        Number a[4];
-#pragma unroll
-        for (int g = 0; g < 4; ++g)
-          a[g] = pair_x ? factor * (w[2 * g] + w[2 * g + 1]) : w[2 * g];
-        const Number b0 = pair_y ? factor * (a[0] + a[1]) : a[0];
-        const Number b1 = pair_y ? factor * (a[2] + a[3]) : a[2];
-        return pair_z ? factor * (b0 + b1) : b0;
-      }
-
       /// Local DoF, in the cell of sub-box slot s, of the copy of node (i, j, k)
       /// of the lowest cell: on the lower face along the axes where s steps up.
       template <int p>
@@ -287,28 +270,6 @@ namespace cellwise
         ((k > 0 || !below_z ? dss_box_plane<p, k, 0, stride>(copy, below_x, below_y, factor) : void()), ...);
       }
 
-      /// The cells of the sub-box above @p cell, slot s = s_x + 2 s_y + 4 s_z
-      /// (-1: none), and whether it has a neighbour below along x, y, z.
-      __device__ __forceinline__ void
-      sub_box_above(const int *__restrict__ neighbors, const unsigned int cell, int (&c)[8], bool (&below)[3])
-      {
-        int row[6];
-#pragma unroll
-        for (int f = 0; f < 6; ++f)
-          row[f] = neighbors[6 * static_cast<std::size_t>(cell) + f];
-        c[0] = static_cast<int>(cell);
-        c[1] = row[1] >= 0 ? row[1] : -1;
-        c[2] = row[3] >= 0 ? row[3] : -1;
-        c[4] = row[5] >= 0 ? row[5] : -1;
-        c[3] = c[1] >= 0 && c[2] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[1]) + 3] : -1;
-        c[5] = c[1] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[1]) + 5] : -1;
-        c[6] = c[2] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[2]) + 5] : -1;
-        c[7] = c[3] >= 0 && c[4] >= 0 ? neighbors[6 * static_cast<std::size_t>(c[3]) + 5] : -1;
-#pragma unroll
-        for (int d = 0; d < 3; ++d)
-          below[d] = row[2 * d] >= 0;
-      }
-
       template <int p, typename Number, typename Layout>
       __global__ void __launch_bounds__(dss_threads)
       dss_box_kernel(Number *v, const int *__restrict__ neighbors, const unsigned int n_cells, const Number factor)
@@ -344,43 +305,36 @@ namespace cellwise
       __global__ void __launch_bounds__(dss_threads)
       dss_hermite_vertex_kernel(Number *v, const int *__restrict__ neighbors, const unsigned int n_cells, const Number factor)
       {
-        constexpr unsigned int B     = Layout::cell_block;
-        constexpr unsigned int dofs  = hermite::dofs_per_cell;
-        const std::size_t      item  = static_cast<std::size_t>(blockIdx.x) * dss_threads + threadIdx.x;
-        const unsigned int     rest  = static_cast<unsigned int>(item % (hermite::dofs_per_vertex * B));
-        const std::size_t      cell  = (item / (hermite::dofs_per_vertex * B)) * B + rest % B;
-        const unsigned int     j     = rest / B;
+        constexpr unsigned int dofs = hermite::dofs_per_cell;
+        std::size_t            cell;
+        unsigned int           j;
+        hermite_vertex_item<Layout>(static_cast<std::size_t>(blockIdx.x) * dss_threads + threadIdx.x, cell, j);
         if (cell >= n_cells)
           return;
         int  c[8];
         bool below[3];
         sub_box_above(neighbors, static_cast<unsigned int>(cell), c, below);
+        for_each_owned_hermite_vertex(c, below, [&](const unsigned int vertex, const bool pair_x, const bool pair_y, const bool pair_z) {
+          if (!(pair_x || pair_y || pair_z))
+            return;
+          std::size_t index[8];
+          Number      w[8];
 #pragma unroll
-        for (unsigned int vertex = 0; vertex < 8; ++vertex)
-          {
-            const bool upper[3] = {(vertex & 1) != 0, (vertex & 2) != 0, (vertex & 4) != 0};
-            const bool owned    = (upper[0] || !below[0]) && (upper[1] || !below[1]) && (upper[2] || !below[2]);
-            const bool pair_x = upper[0] && c[1] >= 0, pair_y = upper[1] && c[2] >= 0, pair_z = upper[2] && c[4] >= 0;
-            if (!owned || !(pair_x || pair_y || pair_z))
-              continue;
-            std::size_t index[8];
-            Number      w[8];
+          for (unsigned int s = 0; s < 8; ++s)
+            {
+              w[s] = Number(0);
+              if (holds_copy(c, s, vertex))
+                {
+                  index[s] = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
+                  w[s]     = v[index[s]];
+                }
+            }
+          const Number result = combine_copies(w, pair_x, pair_y, pair_z, factor);
 #pragma unroll
-            for (unsigned int s = 0; s < 8; ++s)
-              {
-                w[s] = Number(0);
-                if ((s & ~vertex) == 0 && c[s] >= 0)
-                  {
-                    index[s] = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
-                    w[s]     = v[index[s]];
-                  }
-              }
-            const Number result = combine_copies(w, pair_x, pair_y, pair_z, factor);
-#pragma unroll
-            for (unsigned int s = 0; s < 8; ++s)
-              if ((s & ~vertex) == 0 && c[s] >= 0)
-                v[index[s]] = result;
-          }
+          for (unsigned int s = 0; s < 8; ++s)
+            if (holds_copy(c, s, vertex))
+              v[index[s]] = result;
+        });
       }
 
       /// The skeleton phase (see the header): the host's arithmetic, with

@@ -9,6 +9,7 @@
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/cuda_hermite_cell_transfer.h>
+#include <cellwise/multigrid/cuda_hermite_dss_jacobi_step.h>
 #include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_point_smoothers.h>
 #include <cellwise/multigrid/dss_jacobi_preconditioner.h>
@@ -19,6 +20,7 @@
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 #include <cellwise/operators/hermite_biharmonic_operator.h>
 #include <cellwise/operators/hermite_function_tools.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/dss.h>
 
 #include <gtest/gtest.h>
@@ -102,6 +104,106 @@ TYPED_TEST(CudaHermiteMultigrid, transfers_match_host)
     }
 }
 
+// The DSS inside the DSS-Jacobi update (cuda::hermite_dss_jacobi_update)
+// against the host composition apply_dss (sum) + apply_smoother_update, step
+// by step as a Chebyshev smooth() takes them: from zero (u poisoned with NaN:
+// it must not be read), then reading u and the previous update d, then
+// without storing d. The update vector starts poisoned too: the kernel keeps d
+// at the lowest copy of each DoF and must read it only there. D^{-1} has one
+// value per DoF (as an assembled diagonal) and is zero on the masked DoFs of
+// a clamped box; u differs between the copies of a DoF (as after a
+// prolongation, whose copies agree only to rounding). r must stay unchanged.
+// Meshes of 192 and 105 cells (the latter not a multiple of 32).
+TYPED_TEST(CudaHermiteMultigrid, dss_jacobi_update_matches_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  const double       tol  = device_tolerance<Number>();
+  const unsigned int p    = hermite::storage_degree;
+  const Number       nan  = std::numeric_limits<Number>::quiet_NaN();
+  unsigned int       seed = 100;
+  for (const LevelHierarchy &hierarchy : {refined_box(), coarse_box()})
+    {
+      const Level &level = hierarchy.levels.back();
+      SCOPED_TRACE(::testing::Message() << "level of " << level.n_cells() << " cells");
+      const cuda::LevelData level_data(level);
+      ASSERT_TRUE(cuda::hermite_dss_jacobi_update_supported(level_data));
+      const unsigned int n = level.n_cells();
+
+      HostVector inverse(n, p);
+      fill_random(inverse, ++seed);
+      apply_dss(level, inverse, DssMode::mean, hermite_trace_layers());
+      const CellVector<double> free = make_hermite_free_mask(level, {}); // all faces clamped
+      for (unsigned int cell = 0; cell < n; ++cell)
+        for (unsigned int i = 0; i < free.dofs_per_cell(); ++i)
+          inverse(cell, i) *= Number(free(cell, i));
+      const Vector device_inverse = to_device(inverse);
+
+      HostVector u(n, p), update(n, p);
+      Vector     device_u(n, p), device_update(n, p);
+      device_u.fill(nan);
+      device_update.fill(nan);
+      struct Case
+      {
+        Number alpha, beta;
+        bool   zero_initial_guess, store_update;
+      };
+      for (const Case &c : {Case{0, Number(0.7), true, true}, Case{Number(0.3), Number(0.9), false, true},
+                            Case{Number(-0.2), Number(0.5), false, false}})
+        {
+          SCOPED_TRACE(::testing::Message() << "alpha " << c.alpha << ", beta " << c.beta << (c.zero_initial_guess ? ", from zero" : "")
+                                            << (c.store_update ? ", storing d" : ""));
+          SmootherStep<Number> step;
+          step.alpha              = c.alpha;
+          step.beta               = c.beta;
+          step.zero_initial_guess = c.zero_initial_guess;
+          step.store_update       = c.store_update;
+          HostVector r(n, p);
+          fill_random(r, ++seed);
+          if (!c.zero_initial_guess)
+            {
+              // copies of a DoF that differ: the kernel must read each one
+              HostVector noise(n, p);
+              fill_random(noise, ++seed);
+              u.add(Number(1e-3), noise);
+              device_u = to_device(u);
+            }
+          const Vector device_r = to_device(r);
+
+          HostVector z = r;
+          apply_dss(level, z, DssMode::sum, hermite_trace_layers());
+          apply_smoother_update(u, z, &update, inverse, step);
+          cuda::hermite_dss_jacobi_update(level_data, device_u, device_r, &device_update, device_inverse, step);
+          EXPECT_LE(relative_difference(to_host(device_u), u), tol) << "u";
+          EXPECT_EQ(relative_difference(to_host(device_r), r), 0.) << "r is read only";
+        }
+    }
+}
+
+// A level that does not fill a box (the children of all cells but one) has
+// no fused update: the preconditioner says so and refuses the call.
+TEST(CudaHermiteMultigridChecks, DssJacobiUpdateRefusesALevelThatDoesNotFillABox)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  BoxDescription box;
+  box.subdivisions         = {{2, 2, 2}};
+  LevelHierarchy hierarchy = make_box_hierarchy(box, 0);
+  refine_finest_level(hierarchy, CellOrdering::child_major, [](const unsigned int c) { return c != 5; });
+  const Level &level = hierarchy.levels.back();
+  ASSERT_FALSE(level.fills_box());
+  const cuda::HermiteBiharmonicOperator<double> op(level);
+  const CellVector<double, MemorySpace::CUDA>   mask = to_device(make_hermite_free_mask(level, {}));
+  const cuda::DssJacobiPreconditioner<double, CellContiguous, cuda::HermiteBiharmonicOperator<double>> P(level, op, mask);
+  EXPECT_FALSE(P.fuses_update());
+  CellVector<double, MemorySpace::CUDA> u(level.n_cells(), hermite::storage_degree), r = u, update = u;
+  SmootherStep<double>                  step;
+  EXPECT_THROW(P.assemble_and_update(u, r, &update, step), Error);
+  EXPECT_THROW(cuda::hermite_dss_jacobi_update(cuda::LevelData(level), u, r, &update, P.inverse_diagonal(), step), Error);
+}
+
 TEST(CudaHermiteMultigridChecks, TransferRefusesALevelOfUnequalCells)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
@@ -139,6 +241,7 @@ namespace
 
     const DssJacobiPreconditioner<double, Layout, HostOp>         host_p(level, host_op, host_mask);
     const cuda::DssJacobiPreconditioner<double, Layout, DeviceOp> device_p(level, device_op, mask);
+    EXPECT_TRUE(device_p.fuses_update()) << "a box level: the smoother's steps take the DSS inside the update";
     EXPECT_LE(relative_difference(to_host(device_p.inverse_diagonal()), host_p.inverse_diagonal()), 1e-13) << "inverse diagonal";
     HostVector r(level.n_cells(), p);
     fill_random(r, 47);

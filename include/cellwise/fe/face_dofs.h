@@ -45,6 +45,14 @@ namespace cellwise
     unsigned int at_upper_end[2] = {0, 0};
     /// ... is shared with layer l at the lower end (t = 0) of the neighbour.
     unsigned int at_lower_end[2] = {0, 0};
+
+    bool
+    operator==(const TraceLayers &other) const
+    {
+      return n_1d == other.n_1d && n_layers == other.n_layers && at_upper_end[0] == other.at_upper_end[0] &&
+             at_upper_end[1] == other.at_upper_end[1] && at_lower_end[0] == other.at_lower_end[0] &&
+             at_lower_end[1] == other.at_lower_end[1];
+    }
   };
 
   /// FE_Q(@p degree): one layer, index p at the upper end, 0 at the lower.

@@ -66,6 +66,21 @@ namespace cellwise
       void
       apply_in_place(VectorType &r) const override;
 
+      /// Whether assemble_and_update() takes this level: the cubic Hermite
+      /// element on a level that fills a box, where the DSS runs inside the
+      /// step's update (multigrid/cuda_hermite_dss_jacobi_step.h). The step
+      /// loops of point_smoother_steps.h then take every step of a smooth()
+      /// through it.
+      bool
+      fuses_update() const;
+      /// The update half of a smoother step with S applied on the fly:
+      /// d ← α d + β D^{-1} S r, u ← u + d per copy, as assemble(r) followed
+      /// by the operator's update, but @p r is read and not written, and the
+      /// update vector holds d at the lowest copy of each DoF only. Throws
+      /// cellwise::Error where fuses_update() is false.
+      void
+      assemble_and_update(VectorType &u, const VectorType &r, VectorType *update, const SmootherStep<Number> &step) const;
+
       const VectorType &
       inverse_diagonal() const
       {

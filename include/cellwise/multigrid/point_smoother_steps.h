@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -81,6 +82,61 @@ namespace cellwise
       A.residual(residual, b, u);
   }
 
+  /// Whether Preconditioner offers the DSS inside the update
+  /// (fuses_update(), assemble_and_update(): the device DSS-Jacobi
+  /// preconditioner, multigrid/cuda_point_smoothers.h).
+  template <typename Preconditioner, typename = void>
+  struct offers_fused_update : std::false_type
+  {};
+  template <typename Preconditioner>
+  struct offers_fused_update<Preconditioner, std::void_t<decltype(std::declval<const Preconditioner &>().fuses_update())>>
+    : std::true_type
+  {};
+
+  /// Whether the steps of a smooth() on @p P take the DSS inside the update.
+  template <typename Preconditioner>
+  bool
+  fuses_update(const Preconditioner &P)
+  {
+    if constexpr (offers_fused_update<Preconditioner>::value)
+      return P.fuses_update();
+    else
+      return false;
+  }
+
+  /**
+   * One smoother step from the unassembled residual @p source: z = S source,
+   * the update of @p step, then (step.compute_residual) @p residual ← b − A u.
+   * With @p fused (fuses_update(P)) the preconditioner forms z inside the
+   * update and @p source is only read, so it may be b (the first step from
+   * zero); otherwise @p source must be @p residual, which P.assemble
+   * overwrites with z before the operator's fused step.
+   */
+  template <typename Operator, typename Preconditioner, typename VectorType, typename Number>
+  void
+  point_smoother_step(const Operator             &A,
+                      const Preconditioner       &P,
+                      VectorType                 &u,
+                      const VectorType           &source,
+                      VectorType                 &residual,
+                      VectorType                 *update,
+                      const VectorType           &b,
+                      const SmootherStep<Number> &step,
+                      const bool                  fused)
+  {
+    if constexpr (offers_fused_update<Preconditioner>::value)
+      if (fused)
+        {
+          P.assemble_and_update(u, source, update, step);
+          if (step.compute_residual)
+            A.residual(residual, b, u);
+          return;
+        }
+    CELLWISE_CHECK(&source == &residual, "point_smoother_step: an unfused step assembles the residual in place");
+    P.assemble(residual);
+    A.smoother_step(u, residual, update, b, P.inverse_diagonal(), step);
+  }
+
   /**
    * n_steps of u ← u + ω P (b − A u), P = D^{-1} S, with each update fused
    * with the residual of the next step (Operator::smoother_step, 003 §5):
@@ -100,16 +156,19 @@ namespace cellwise
                VectorType           &residual)
   {
     using Number = typename VectorType::value_type;
-    initial_residual(A, u, b, zero_initial_guess, residual);
+    const bool fused = fuses_update(P);
+    // from zero the first residual is b: a fused step reads it in place
+    if (!(fused && zero_initial_guess))
+      initial_residual(A, u, b, zero_initial_guess, residual);
     SmootherStep<Number> step;
     step.alpha = Number(0);
     step.beta  = Number(omega);
     for (unsigned int k = 0; k < n_steps; ++k)
       {
-        P.assemble(residual);
         step.zero_initial_guess = k == 0 && zero_initial_guess;
         step.compute_residual   = k + 1 < n_steps;
-        A.smoother_step(u, residual, nullptr, b, P.inverse_diagonal(), step);
+        point_smoother_step(A, P, u, fused && step.zero_initial_guess ? b : residual, residual, static_cast<VectorType *>(nullptr), b,
+                            step, fused);
       }
   }
 
@@ -183,23 +242,25 @@ namespace cellwise
                   VectorType           &update)
   {
     using Number = typename VectorType::value_type;
-    initial_residual(A, u, b, zero_initial_guess, residual);
-    if (update.n_cells() != residual.n_cells() || update.degree() != residual.degree())
-      update.reinit(residual);
+    const bool fused = fuses_update(P);
+    // from zero the first residual is b: a fused step reads it in place
+    if (!(fused && zero_initial_guess))
+      initial_residual(A, u, b, zero_initial_guess, residual);
+    if (update.n_cells() != b.n_cells() || update.degree() != b.degree())
+      update.reinit(b);
     ChebyshevRecurrence  coefficients(min_eigenvalue, max_eigenvalue);
     SmootherStep<Number> step;
     for (unsigned int k = 0; k < degree; ++k)
       {
         if (k > 0)
           coefficients.advance();
-        P.assemble(residual);
         const bool last         = k + 1 == degree;
         step.alpha              = Number(coefficients.alpha());
         step.beta               = Number(coefficients.beta());
         step.zero_initial_guess = k == 0 && zero_initial_guess;
         step.store_update       = !last;
         step.compute_residual   = !last;
-        A.smoother_step(u, residual, &update, b, P.inverse_diagonal(), step);
+        point_smoother_step(A, P, u, fused && step.zero_initial_guess ? b : residual, residual, &update, b, step, fused);
       }
   }
 

@@ -1,0 +1,147 @@
+// The Hermite DSS-Jacobi update with the DSS inside (see the header). Thread
+// mapping of the one-pass DSS kernel of the Hermite element (cuda_dss.cu):
+// thread (cell K, derivative j) owns the vertices whose lowest copy is K's,
+// loads all copies of r and of u of such a vertex DoF (up to eight each) and
+// D^{-1} and d at K's copy, then stores u at every copy and d at K's copy.
+// A warp holds 32 consecutive cells at one j: in the blocked layout each load
+// and store is one 32-cell run. A vertex DoF without copies in other cells
+// (a vertex at the upper end of the box) is updated as well: the DSS leaves
+// its value as it is, and so does the combination here.
+
+#include <cellwise/base/cuda_check.h>
+#include <cellwise/fe/hermite_element.h>
+#include <cellwise/multigrid/cuda_hermite_dss_jacobi_step.h>
+
+#include <cstddef>
+
+#include "../storage/cuda_box_vertex_gather.h"
+
+namespace cellwise
+{
+  namespace cuda
+  {
+    namespace
+    {
+      constexpr unsigned int step_threads = 256;
+
+      /// Derivatives per thread: two in FP32, where one thread's eight-copy
+      /// gathers of four-byte values leave too few bytes in flight.
+      template <typename Number>
+      constexpr unsigned int derivatives_per_thread = sizeof(Number) == 4 ? 2 : 1;
+
+      template <typename Number, typename Layout>
+      __global__ void __launch_bounds__(step_threads)
+      hermite_dss_jacobi_update_kernel(Number *__restrict__ u,
+                                       const Number *__restrict__ r,
+                                       Number *__restrict__ update,
+                                       const Number *__restrict__ inverse_diagonal,
+                                       const int *__restrict__ neighbors,
+                                       const unsigned int   n_cells,
+                                       const SmootherStep<Number> step)
+      {
+        using namespace box_gather;
+        constexpr unsigned int dofs = hermite::dofs_per_cell;
+        constexpr unsigned int J    = derivatives_per_thread<Number>;
+        std::size_t            cell;
+        unsigned int           j0; // this thread's derivatives: j0 + (8 / J) jj, jj < J
+        hermite_vertex_item<Layout, hermite::dofs_per_vertex / J>(static_cast<std::size_t>(blockIdx.x) * step_threads + threadIdx.x,
+                                                                  cell, j0);
+        if (cell >= n_cells)
+          return;
+        const bool read_update = step.alpha != Number(0);
+        const bool read_u      = !step.zero_initial_guess;
+        int        c[8];
+        bool       below[3];
+        sub_box_above(neighbors, static_cast<unsigned int>(cell), c, below);
+        for_each_owned_hermite_vertex(c, below, [&](const unsigned int vertex, const bool pair_x, const bool pair_y, const bool pair_z) {
+          std::size_t index[J][8];
+          Number      w[J][8], x[J][8];
+#pragma unroll
+          for (unsigned int jj = 0; jj < J; ++jj)
+#pragma unroll
+            for (unsigned int s = 0; s < 8; ++s)
+              {
+                w[jj][s] = x[jj][s] = Number(0);
+                if (holds_copy(c, s, vertex))
+                  {
+                    const unsigned int j = j0 + (hermite::dofs_per_vertex / J) * jj;
+                    index[jj][s]         = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
+                    w[jj][s]             = r[index[jj][s]];
+                    if (read_u)
+                      x[jj][s] = u[index[jj][s]];
+                  }
+              }
+#pragma unroll
+          for (unsigned int jj = 0; jj < J; ++jj)
+            {
+              // slot 0 is the cell itself: the lowest copy
+              const Number inverse = inverse_diagonal[index[jj][0]];
+              const Number d_old   = read_update ? update[index[jj][0]] : Number(0);
+              const Number z       = combine_copies(w[jj], pair_x, pair_y, pair_z, Number(1));
+              const Number d       = smoother_correction(step.alpha, step.beta, read_update, z, inverse, d_old);
+              if (step.store_update)
+                update[index[jj][0]] = d;
+#pragma unroll
+              for (unsigned int s = 0; s < 8; ++s)
+                if (holds_copy(c, s, vertex))
+                  u[index[jj][s]] = read_u ? x[jj][s] + d : d;
+            }
+        });
+      }
+    } // namespace
+
+    bool
+    hermite_dss_jacobi_update_supported(const LevelData &level_data)
+    {
+      return level_data.fills_box() && !level_data.has_skeleton();
+    }
+
+    template <typename Number, typename Layout>
+    void
+    hermite_dss_jacobi_update(const LevelData                                     &level_data,
+                              CellVector<Number, MemorySpace::CUDA, Layout>       &u,
+                              const CellVector<Number, MemorySpace::CUDA, Layout> &r,
+                              CellVector<Number, MemorySpace::CUDA, Layout>       *update,
+                              const CellVector<Number, MemorySpace::CUDA, Layout> &inverse_diagonal,
+                              const SmootherStep<Number>                          &step)
+    {
+      const char *who = "cuda::hermite_dss_jacobi_update";
+      CELLWISE_CHECK(hermite_dss_jacobi_update_supported(level_data),
+                     who << ": the level of " << level_data.n_cells()
+                         << " cells does not fill a box (or has skeleton faces); use apply_dss and the operator's step");
+      CELLWISE_CHECK(r.n_cells() == level_data.n_cells() && r.degree() == hermite::storage_degree,
+                     who << ": the residual has " << r.n_cells() << " cells of degree " << r.degree() << ", the level "
+                         << level_data.n_cells() << " cells of the Hermite element's storage degree " << hermite::storage_degree);
+      if (step.zero_initial_guess && (u.n_cells() != r.n_cells() || u.degree() != r.degree()))
+        u.reinit(r); // its content is ignored, only its shape matters
+      u.check_compatible(r);
+      inverse_diagonal.check_compatible(r);
+      const bool uses_update = step.uses_update();
+      CELLWISE_CHECK(!uses_update || update != nullptr,
+                     who << ": a step with alpha = " << step.alpha << " or a stored update needs the update vector");
+      if (uses_update)
+        update->check_compatible(r);
+      CELLWISE_CHECK(&u != &r && &u != &inverse_diagonal && (!uses_update || (update != &u && update != &r && update != &inverse_diagonal)),
+                     who << ": u, r, the update and the inverse diagonal must be distinct vectors");
+      if (r.n_cells() == 0)
+        return;
+      constexpr unsigned int B       = Layout::cell_block;
+      const std::size_t      threads =
+        ((static_cast<std::size_t>(r.n_cells()) + B - 1) / B) * B * (hermite::dofs_per_vertex / derivatives_per_thread<Number>);
+      hermite_dss_jacobi_update_kernel<Number, Layout><<<static_cast<unsigned int>((threads + step_threads - 1) / step_threads), step_threads>>>(
+        u.data(), r.data(), uses_update ? update->data() : nullptr, inverse_diagonal.data(), level_data.neighbors(), r.n_cells(), step);
+      CELLWISE_CUDA_CHECK_LAUNCH();
+    }
+
+#define CELLWISE_INSTANTIATE(Number, Layout)                                                                                      \
+  template void hermite_dss_jacobi_update(const LevelData &, CellVector<Number, MemorySpace::CUDA, Layout> &,                     \
+                                          const CellVector<Number, MemorySpace::CUDA, Layout> &,                                  \
+                                          CellVector<Number, MemorySpace::CUDA, Layout> *,                                        \
+                                          const CellVector<Number, MemorySpace::CUDA, Layout> &, const SmootherStep<Number> &);
+    CELLWISE_INSTANTIATE(double, CellContiguous)
+    CELLWISE_INSTANTIATE(float, CellContiguous)
+    CELLWISE_INSTANTIATE(double, CellBlocked<32>)
+    CELLWISE_INSTANTIATE(float, CellBlocked<32>)
+#undef CELLWISE_INSTANTIATE
+  } // namespace cuda
+} // namespace cellwise
