@@ -6,7 +6,9 @@
 // A warp holds 32 consecutive cells at one j: in the blocked layout each load
 // and store is one 32-cell run. A vertex DoF without copies in other cells
 // (a vertex at the upper end of the box) is updated as well: the DSS leaves
-// its value as it is, and so does the combination here.
+// its value as it is, and so does the combination here. (Two derivatives
+// per thread in FP32, for more bytes in flight, ran slower: 0.76 against
+// 0.66 ms at 128^3 cells on the H200.)
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/fe/hermite_element.h>
@@ -24,11 +26,6 @@ namespace cellwise
     {
       constexpr unsigned int step_threads = 256;
 
-      /// Derivatives per thread: two in FP32, where one thread's eight-copy
-      /// gathers of four-byte values leave too few bytes in flight.
-      template <typename Number>
-      constexpr unsigned int derivatives_per_thread = sizeof(Number) == 4 ? 2 : 1;
-
       template <typename Number, typename Layout>
       __global__ void __launch_bounds__(step_threads)
       hermite_dss_jacobi_update_kernel(Number *__restrict__ u,
@@ -41,11 +38,9 @@ namespace cellwise
       {
         using namespace box_gather;
         constexpr unsigned int dofs = hermite::dofs_per_cell;
-        constexpr unsigned int J    = derivatives_per_thread<Number>;
         std::size_t            cell;
-        unsigned int           j0; // this thread's derivatives: j0 + (8 / J) jj, jj < J
-        hermite_vertex_item<Layout, hermite::dofs_per_vertex / J>(static_cast<std::size_t>(blockIdx.x) * step_threads + threadIdx.x,
-                                                                  cell, j0);
+        unsigned int           j;
+        hermite_vertex_item<Layout>(static_cast<std::size_t>(blockIdx.x) * step_threads + threadIdx.x, cell, j);
         if (cell >= n_cells)
           return;
         const bool read_update = step.alpha != Number(0);
@@ -54,38 +49,31 @@ namespace cellwise
         bool       below[3];
         sub_box_above(neighbors, static_cast<unsigned int>(cell), c, below);
         for_each_owned_hermite_vertex(c, below, [&](const unsigned int vertex, const bool pair_x, const bool pair_y, const bool pair_z) {
-          std::size_t index[J][8];
-          Number      w[J][8], x[J][8];
+          std::size_t index[8];
+          Number      w[8], x[8];
 #pragma unroll
-          for (unsigned int jj = 0; jj < J; ++jj)
-#pragma unroll
-            for (unsigned int s = 0; s < 8; ++s)
-              {
-                w[jj][s] = x[jj][s] = Number(0);
-                if (holds_copy(c, s, vertex))
-                  {
-                    const unsigned int j = j0 + (hermite::dofs_per_vertex / J) * jj;
-                    index[jj][s]         = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
-                    w[jj][s]             = r[index[jj][s]];
-                    if (read_u)
-                      x[jj][s] = u[index[jj][s]];
-                  }
-              }
-#pragma unroll
-          for (unsigned int jj = 0; jj < J; ++jj)
+          for (unsigned int s = 0; s < 8; ++s)
             {
-              // slot 0 is the cell itself: the lowest copy
-              const Number inverse = inverse_diagonal[index[jj][0]];
-              const Number d_old   = read_update ? update[index[jj][0]] : Number(0);
-              const Number z       = combine_copies(w[jj], pair_x, pair_y, pair_z, Number(1));
-              const Number d       = smoother_correction(step.alpha, step.beta, read_update, z, inverse, d_old);
-              if (step.store_update)
-                update[index[jj][0]] = d;
-#pragma unroll
-              for (unsigned int s = 0; s < 8; ++s)
-                if (holds_copy(c, s, vertex))
-                  u[index[jj][s]] = read_u ? x[jj][s] + d : d;
+              w[s] = x[s] = Number(0);
+              if (holds_copy(c, s, vertex))
+                {
+                  index[s] = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
+                  w[s]     = r[index[s]];
+                  if (read_u)
+                    x[s] = u[index[s]];
+                }
             }
+          // slot 0 is the cell itself: the lowest copy
+          const Number inverse = inverse_diagonal[index[0]];
+          const Number d_old   = read_update ? update[index[0]] : Number(0);
+          const Number z       = combine_copies(w, pair_x, pair_y, pair_z, Number(1));
+          const Number d       = smoother_correction(step.alpha, step.beta, read_update, z, inverse, d_old);
+          if (step.store_update)
+            update[index[0]] = d;
+#pragma unroll
+          for (unsigned int s = 0; s < 8; ++s)
+            if (holds_copy(c, s, vertex))
+              u[index[s]] = read_u ? x[s] + d : d;
         });
       }
     } // namespace
@@ -126,8 +114,7 @@ namespace cellwise
       if (r.n_cells() == 0)
         return;
       constexpr unsigned int B       = Layout::cell_block;
-      const std::size_t      threads =
-        ((static_cast<std::size_t>(r.n_cells()) + B - 1) / B) * B * (hermite::dofs_per_vertex / derivatives_per_thread<Number>);
+      const std::size_t      threads = ((static_cast<std::size_t>(r.n_cells()) + B - 1) / B) * B * hermite::dofs_per_vertex;
       hermite_dss_jacobi_update_kernel<Number, Layout><<<static_cast<unsigned int>((threads + step_threads - 1) / step_threads), step_threads>>>(
         u.data(), r.data(), uses_update ? update->data() : nullptr, inverse_diagonal.data(), level_data.neighbors(), r.n_cells(), step);
       CELLWISE_CUDA_CHECK_LAUNCH();

@@ -57,17 +57,16 @@ namespace cellwise
         return pair_z ? factor * (b0 + b1) : b0;
       }
 
-      /// Thread item -> (cell, j < n_j) of the Hermite vertex kernels, in the
-      /// order of the layout: j fastest in the cell-contiguous layout, 32
-      /// cells side by side at one j in the blocked one. j is the derivative
-      /// (n_j = 8), or the first of a thread's derivatives j, j + n_j, ...
-      template <typename Layout, unsigned int n_j = hermite::dofs_per_vertex>
+      /// Thread item -> (cell, derivative j) of the Hermite vertex kernels,
+      /// in the order of the layout: j fastest in the cell-contiguous layout,
+      /// 32 cells side by side at one j in the blocked one.
+      template <typename Layout>
       __device__ __forceinline__ void
       hermite_vertex_item(const std::size_t item, std::size_t &cell, unsigned int &j)
       {
         constexpr unsigned int B    = Layout::cell_block;
-        const unsigned int     rest = static_cast<unsigned int>(item % (n_j * B));
-        cell                        = (item / (n_j * B)) * B + rest % B;
+        const unsigned int     rest = static_cast<unsigned int>(item % (hermite::dofs_per_vertex * B));
+        cell                        = (item / (hermite::dofs_per_vertex * B)) * B + rest % B;
         j                           = rest / B;
       }
 
