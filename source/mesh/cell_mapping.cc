@@ -158,4 +158,24 @@ namespace cellwise
           return std::nullopt;
     return first;
   }
+
+  std::optional<BoxShape>
+  common_box_shape(const Level &level)
+  {
+    if (!level.mapping.empty() || level.n_cells() == 0)
+      return std::nullopt;
+    BoxShape shape;
+    shape.size = level.boxes[0].size;
+    shape.scale.resize(level.n_cells());
+    for (unsigned int c = 0; c < level.n_cells(); ++c)
+      {
+        const std::array<double, 3> &h = level.boxes[c].size;
+        const double                 t = h[0] / shape.size[0];
+        for (unsigned int d = 0; d < 3; ++d)
+          if (!(std::abs(h[d] - t * shape.size[d]) <= 1e-12 * std::abs(h[d])))
+            return std::nullopt;
+        shape.scale[c] = t;
+      }
+    return shape;
+  }
 } // namespace cellwise

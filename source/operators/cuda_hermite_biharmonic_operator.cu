@@ -254,11 +254,11 @@ namespace cellwise
       /// Blocks of the persistent grid of the kernel of one cell size: as
       /// many as fit on the device at once (after raising its shared-memory
       /// limit where it needs more than the default 48 KiB).
-      template <typename Number, typename Layout, bool even_odd>
+      template <typename Number, typename Layout, bool even_odd, bool scaled>
       unsigned int
       uniform_grid_blocks()
       {
-        const auto  kernel = hermite_uniform_kernels::uniform_cell_kernel<Number, Layout, even_odd>;
+        const auto  kernel = hermite_uniform_kernels::uniform_cell_kernel<Number, Layout, even_odd, scaled>;
         const auto  bytes  = hermite_uniform_kernels::shared_bytes<Number, even_odd>;
         int         device = 0, multiprocessors = 0, per_multiprocessor = 0;
         CELLWISE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
@@ -295,15 +295,18 @@ namespace cellwise
       : n_cells_(level.n_cells())
     {
       check_box_cells(level, "the device Hermite biharmonic operator");
-      const std::optional<std::array<double, 3>> size = common_box_size(level);
-      CELLWISE_CHECK(size || kernel == HermiteOperatorKernel::automatic || kernel == HermiteOperatorKernel::sum_factorization,
+      // one cell size: one matrix; scaled copies of one box: one matrix and a
+      // scale per cell
+      const std::optional<std::array<double, 3>> size  = common_box_size(level);
+      const std::optional<BoxShape>              shape = size ? std::nullopt : common_box_shape(level);
+      CELLWISE_CHECK(size || shape || kernel == HermiteOperatorKernel::automatic || kernel == HermiteOperatorKernel::sum_factorization,
                      "cuda::HermiteBiharmonicOperator: the " << to_string(kernel)
-                                                             << " kernel needs a level whose cells all have one size (one "
-                                                                "cell matrix); this level's "
+                                                             << " kernel needs a level whose cells are copies of one box, "
+                                                                "scaled or not (one cell matrix); this level's "
                                                              << level.n_cells()
-                                                             << " cells differ in size: use sum factorization");
+                                                             << " cells are not: use sum factorization");
       kernel_ = kernel == HermiteOperatorKernel::automatic
-                  ? (size ? HermiteOperatorKernel::even_odd : HermiteOperatorKernel::sum_factorization)
+                  ? (size || shape ? HermiteOperatorKernel::even_odd : HermiteOperatorKernel::sum_factorization)
                   : kernel;
       std::vector<Number> widths(3 * std::size_t(n_cells_)), factors(6 * std::size_t(n_cells_));
       for (unsigned int c = 0; c < n_cells_; ++c)
@@ -322,10 +325,16 @@ namespace cellwise
           if (kernel_ != HermiteOperatorKernel::sum_factorization)
             {
               const bool even_odd = kernel_ == HermiteOperatorKernel::even_odd;
-              cell_matrix_   = upload(make_uniform_cell_matrix<Number>(*size, even_odd),
+              cell_matrix_   = upload(make_uniform_cell_matrix<Number>(size ? *size : shape->size, even_odd),
                                     "the cell matrix of the Hermite biharmonic operator");
-              uniform_blocks_ = even_odd ? uniform_grid_blocks<Number, Layout, true>()
-                                         : uniform_grid_blocks<Number, Layout, false>();
+              if (shape)
+                cell_scale_ = upload(std::vector<Number>(shape->scale.begin(), shape->scale.end()),
+                                     "the cell scales of the Hermite biharmonic operator");
+              const bool scaled = shape.has_value();
+              uniform_blocks_   = even_odd ? (scaled ? uniform_grid_blocks<Number, Layout, true, true>()
+                                                     : uniform_grid_blocks<Number, Layout, true, false>())
+                                           : (scaled ? uniform_grid_blocks<Number, Layout, false, true>()
+                                                     : uniform_grid_blocks<Number, Layout, false, false>());
             }
         }
       catch (...)
@@ -333,6 +342,7 @@ namespace cellwise
           free_bytes(widths_);
           free_bytes(factors_);
           free_bytes(cell_matrix_);
+          free_bytes(cell_scale_);
           throw;
         }
     }
@@ -343,6 +353,7 @@ namespace cellwise
       , kernel_(other.kernel_)
       , uniform_blocks_(other.uniform_blocks_)
       , cell_matrix_(std::exchange(other.cell_matrix_, nullptr))
+      , cell_scale_(std::exchange(other.cell_scale_, nullptr))
       , widths_(std::exchange(other.widths_, nullptr))
       , factors_(std::exchange(other.factors_, nullptr))
       , mask_vector_(std::exchange(other.mask_vector_, nullptr))
@@ -358,6 +369,7 @@ namespace cellwise
       std::swap(kernel_, other.kernel_);
       std::swap(uniform_blocks_, other.uniform_blocks_);
       std::swap(cell_matrix_, other.cell_matrix_);
+      std::swap(cell_scale_, other.cell_scale_);
       std::swap(widths_, other.widths_);
       std::swap(factors_, other.factors_);
       std::swap(mask_vector_, other.mask_vector_);
@@ -372,6 +384,7 @@ namespace cellwise
       free_bytes(widths_);
       free_bytes(factors_);
       free_bytes(cell_matrix_);
+      free_bytes(cell_scale_);
       free_bytes(mask_bits_);
     }
 
@@ -430,11 +443,15 @@ namespace cellwise
           namespace k         = hermite_uniform_kernels;
           const bool   even   = kernel_ == HermiteOperatorKernel::even_odd;
           const auto   bytes  = even ? k::shared_bytes<Number, true> : k::shared_bytes<Number, false>;
-          const auto   launch = even ? k::uniform_cell_kernel<Number, Layout, true> : k::uniform_cell_kernel<Number, Layout, false>;
+          const bool   scaled = cell_scale_ != nullptr;
+          const auto   launch = even ? (scaled ? k::uniform_cell_kernel<Number, Layout, true, true>
+                                               : k::uniform_cell_kernel<Number, Layout, true, false>)
+                                     : (scaled ? k::uniform_cell_kernel<Number, Layout, false, true>
+                                               : k::uniform_cell_kernel<Number, Layout, false, false>);
           const unsigned int groups = (n_cells_ + k::cells_per_group - 1) / k::cells_per_group;
           launch<<<std::min(groups, uniform_blocks_), k::threads, bytes>>>(cell_matrix_, u.data(), b ? b->data() : nullptr,
                                                                             dst.data(), n_cells_, mode,
-                                                                            masked ? mask_bits_ : nullptr);
+                                                                            masked ? mask_bits_ : nullptr, cell_scale_);
           CELLWISE_CUDA_CHECK_LAUNCH();
           return;
         }

@@ -1,7 +1,8 @@
 #pragma once
 // The kernels of cuda::HermiteBiharmonicOperator on a level whose cells are
 // all the same box, so that one 64 × 64 cell matrix serves every cell (001
-// §4.3–4.4): the two-axis even–odd realisation (fe/hermite_even_odd.h: four
+// §4.3–4.4), or scaled copies of one box (the active cells of a locally
+// refined box: the matrix scaled per cell): the two-axis even–odd realisation (fe/hermite_even_odd.h: four
 // dense 16 × 16 sector products between the pair transforms) and the dense
 // one (the 64 × 64 product). Private to source/operators (not installed).
 //
@@ -117,8 +118,16 @@ namespace cellwise
       /// matrix_size. With @p mask_bits (one word per cell: the 64 DoFs),
       /// modes 0 and 2 multiply the result by the DoF's bit before the store:
       /// bit for bit the separate pass dst.scale(mask) of the mask they were
-      /// made from, without its 24 bytes per entry.
-      template <typename Number, typename Layout, bool even_odd>
+      /// made from, without its 24 bytes per entry. With @p scaled (cells
+      /// that are scaled copies of the matrix's box, mesh/cell_mapping.h
+      /// common_box_shape; @p cell_scale their scales) cell c of scale t has
+      /// the matrix t⁻¹ S_t A S_t,
+      /// S_t = diag(t^|k_i|) the derivative scaling of its DoFs (each
+      /// derivative of the physical basis brings a factor of the width, the
+      /// fourth-order form t⁻⁴ and the volume t³): u is scaled by S_t in the
+      /// load, the product by t⁻¹ S_t before the store. (A template switch:
+      /// a run-time one cost the kernel of one cell size 38 registers in FP64.)
+      template <typename Number, typename Layout, bool even_odd, bool scaled>
       __global__ void __launch_bounds__(threads)
         uniform_cell_kernel(const Number *__restrict__ matrix,
                             const Number *__restrict__ u,
@@ -126,7 +135,8 @@ namespace cellwise
                             Number      *dst,
                             const unsigned int n_cells,
                             const int          mode,
-                            const std::uint64_t *__restrict__ mask_bits)
+                            const std::uint64_t *__restrict__ mask_bits,
+                            const Number *__restrict__ cell_scale)
       {
         static_assert(dofs_per_cell == 64, "one word of mask bits per cell");
         extern __shared__ __align__(16) unsigned char shared_memory[];
@@ -168,7 +178,14 @@ namespace cellwise
               {
                 unsigned int c, i;
                 chunk_position<Layout>(threadIdx.x + t * threads, c, i);
-                P[c * cell_stride + i] = ahead[t]; // (zero past the last cell)
+                Number value = ahead[t]; // (zero past the last cell)
+                if constexpr (scaled)
+                  if (c < valid)
+                    {
+                      const Number scale = cell_scale[std::size_t(group) * cells_per_group + c];
+                      value *= hermite::derivative_scaling(i, scale, scale, scale);
+                    }
+                P[c * cell_stride + i] = value;
               }
             if (mode != 0)
               load_chunk(mode == 1 ? dst : b, group, rhs);
@@ -256,7 +273,12 @@ namespace cellwise
                 chunk_position<Layout>(threadIdx.x + t * threads, c, i);
                 if (c >= valid)
                   continue;
-                const Number      value  = Q[c * cell_stride + i];
+                Number value = Q[c * cell_stride + i];
+                if constexpr (scaled)
+                  {
+                    const Number scale = cell_scale[std::size_t(group) * cells_per_group + c];
+                    value *= hermite::derivative_scaling(i, scale, scale, scale) / scale;
+                  }
                 const std::size_t index  = offset + threadIdx.x + t * threads;
                 Number            result = mode == 0 ? value : (mode == 1 ? rhs[t] + value : rhs[t] - value);
                 if (mask_bits)

@@ -1,14 +1,17 @@
 // Device Hermite biharmonic operator against the host operator (its oracle)
 // on the same seeded data: vmult, vmult_add and residual (also with b the
 // destination) in every realisation (sum factorization; even–odd and dense
-// where the cells have one size), the cell diagonals and the point-smoother
+// where the cells are copies of one box, scaled or not), the cell diagonals
+// and the point-smoother
 // step, FP64 and FP32, both layouts; the destination poisoned with NaN where
 // the kernel must write every value. Meshes: a box of 105 cells of aspect
 // ratio != 1 (not a multiple of the block's 8 or 32 cells), a refined box of
 // 192 cells, a box of 65 · 33 · 31 = 66495 cells (more groups of 32 cells
 // than the persistent grid of the even–odd and dense kernels has blocks on an
-// H200, the last group partial), and the active cells of a locally refined
-// box (cells of three sizes side by side: sum factorization only, the others
+// H200, the last group partial), the active cells of a locally refined box
+// (cells of three sizes side by side: scaled copies of one cube, so every
+// realisation, even–odd and dense with a scale per cell), and the 105 cells
+// with one cell stretched along y (sum factorization only, the others
 // refused).
 
 #include <cellwise/mesh/adaptive_builder.h>
@@ -21,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <utility>
@@ -58,18 +62,23 @@ TYPED_TEST(CudaHermite, biharmonic_operator_matches_host)
   BoxDescription box;
   box.upper        = {{0.9, 0.45, 0.4}};
   box.subdivisions = {{65, 33, 31}};
+  Level two_shapes = coarse_box().levels.back(); // (sizes only: what the operators read)
+  two_shapes.boxes[5].size[1] *= 1.5;
   const std::vector<std::pair<std::string, Level>> meshes = {{"coarse box", coarse_box().levels.back()},
                                                              {"refined box", refined_box().levels.back()},
                                                              {"box of 66495 cells", make_box_hierarchy(box, 0).levels.back()},
-                                                             {"active cells of an octant refinement", adaptive.level}};
+                                                             {"active cells of an octant refinement", adaptive.level},
+                                                             {"cells of two shapes", two_shapes}};
   using Kernel      = cuda::HermiteOperatorKernel;
   unsigned int seed = 0;
   for (const auto &[name, level] : meshes)
     for (const Kernel kernel : {Kernel::automatic, Kernel::sum_factorization, Kernel::even_odd, Kernel::dense})
       {
         SCOPED_TRACE(::testing::Message() << name << ", " << level.n_cells() << " cells, " << cuda::to_string(kernel));
-        const bool one_size = common_box_size(level).has_value();
-        if (!one_size && (kernel == Kernel::even_odd || kernel == Kernel::dense))
+        // one cell matrix: cells of one size, or scaled copies of one box
+        // (the octant's active cells: the matrix scaled per cell)
+        const bool one_matrix = common_box_shape(level).has_value();
+        if (!one_matrix && (kernel == Kernel::even_odd || kernel == Kernel::dense))
           {
             EXPECT_THROW((cuda::HermiteBiharmonicOperator<Number, Layout>(level, kernel)), Error);
             continue;
@@ -78,7 +87,7 @@ TYPED_TEST(CudaHermite, biharmonic_operator_matches_host)
         const cuda::HermiteBiharmonicOperator<Number, Layout> device_op(level, kernel);
         EXPECT_EQ(device_op.n_cells(), level.n_cells());
         if (kernel == Kernel::automatic)
-          EXPECT_EQ(device_op.kernel(), one_size ? Kernel::even_odd : Kernel::sum_factorization);
+          EXPECT_EQ(device_op.kernel(), one_matrix ? Kernel::even_odd : Kernel::sum_factorization);
         else
           EXPECT_EQ(device_op.kernel(), kernel);
 
@@ -114,7 +123,8 @@ TYPED_TEST(CudaHermite, biharmonic_operator_matches_host)
 // The outer iteration's masked operator: with the registered mask
 // (use_dirichlet_mask) masked_vmult and masked_residual equal vmult or
 // residual followed by scale(mask) bit for bit, with NaN in the output
-// before, on 105 cells (not a multiple of 32). The even–odd and dense
+// before, on 105 cells (not a multiple of 32), of one size and of two (the
+// kernels with a scale per cell). The even–odd and dense
 // kernels read the mask's bits in their pass: changed after registration, a
 // mask is still read as registered there (which shows that the pass reads
 // the bits), while sum factorization and an unregistered vector take the
@@ -130,64 +140,73 @@ TYPED_TEST(CudaHermite, masked_operator_equals_the_scaled_result)
   const unsigned int p   = hermite::storage_degree;
   BoxDescription     box;
   box.subdivisions = {{7, 5, 3}};
-  const Level      level = make_box_hierarchy(box, 0).levels.back();
-  const unsigned int n   = level.n_cells();
-  HostVector         hu(n, p), hb(n, p), hmask(n, p);
-  fill_random(hu, 71);
-  fill_random(hb, 72);
-  fill_random(hmask, 73);
-  for (unsigned int c = 0; c < n; ++c)
-    for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
-      hmask(c, i) = hmask(c, i) > 0 ? Number(1) : Number(0);
-  const Vector du = to_device(hu), db = to_device(hb);
-  auto         bitwise_equal = [](const HostVector &a, const HostVector &b) {
-    for (unsigned int c = 0; c < a.n_cells(); ++c)
-      for (unsigned int i = 0; i < a.dofs_per_cell(); ++i)
-        {
-          const Number x = a(c, i), y = b(c, i);
-          if (std::memcmp(&x, &y, sizeof(Number)) != 0)
-            return false;
-        }
-    return true;
-  };
-  using Kernel = cuda::HermiteOperatorKernel;
-  for (const Kernel kernel : {Kernel::even_odd, Kernel::dense, Kernel::sum_factorization})
+  const Level uniform = make_box_hierarchy(box, 0).levels.back();
+  Level       scaled  = uniform; // cells of two sizes, scaled copies (sizes only)
+  for (unsigned int c = 0; c < scaled.n_cells(); c += 3)
+    for (unsigned int d = 0; d < 3; ++d)
+      scaled.boxes[c].size[d] *= 0.5;
+  for (const Level *level_pointer : std::initializer_list<const Level *>{&uniform, &scaled})
     {
-      SCOPED_TRACE(cuda::to_string(kernel));
-      cuda::HermiteBiharmonicOperator<Number, Layout> op(level, kernel);
-      Vector mask = to_device(hmask), copy = to_device(hmask);
-      op.use_dirichlet_mask(mask);
-
-      Vector expected, got(n, p);
-      op.vmult(expected, du);
-      expected.scale(mask);
-      for (const Vector *m : {&mask, &copy})
+      const Level &level = *level_pointer;
+      SCOPED_TRACE(level_pointer == &uniform ? "cells of one size" : "cells of two sizes");
+      const unsigned int n = level.n_cells();
+      HostVector         hu(n, p), hb(n, p), hmask(n, p);
+      fill_random(hu, 71);
+      fill_random(hb, 72);
+      fill_random(hmask, 73);
+      for (unsigned int c = 0; c < n; ++c)
+        for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+          hmask(c, i) = hmask(c, i) > 0 ? Number(1) : Number(0);
+      const Vector du = to_device(hu), db = to_device(hb);
+      auto         bitwise_equal = [](const HostVector &a, const HostVector &b) {
+        for (unsigned int c = 0; c < a.n_cells(); ++c)
+          for (unsigned int i = 0; i < a.dofs_per_cell(); ++i)
+            {
+              const Number x = a(c, i), y = b(c, i);
+              if (std::memcmp(&x, &y, sizeof(Number)) != 0)
+                return false;
+            }
+        return true;
+      };
+      using Kernel = cuda::HermiteOperatorKernel;
+      for (const Kernel kernel : {Kernel::even_odd, Kernel::dense, Kernel::sum_factorization})
         {
-          got.fill(nan);
-          op.masked_vmult(got, du, *m);
-          EXPECT_TRUE(bitwise_equal(to_host(got), to_host(expected))) << "masked_vmult, " << (m == &mask ? "registered" : "copy");
-        }
-      op.residual(expected, db, du);
-      expected.scale(mask);
-      for (const Vector *m : {&mask, &copy})
-        {
-          got.fill(nan);
-          op.masked_residual(got, db, du, *m);
-          EXPECT_TRUE(bitwise_equal(to_host(got), to_host(expected))) << "masked_residual, " << (m == &mask ? "registered" : "copy");
-        }
+          SCOPED_TRACE(cuda::to_string(kernel));
+          cuda::HermiteBiharmonicOperator<Number, Layout> op(level, kernel);
+          Vector mask = to_device(hmask), copy = to_device(hmask);
+          op.use_dirichlet_mask(mask);
 
-      // every entry of the registered vector set to 1 after registration
-      mask.fill(Number(1));
-      got.fill(nan);
-      op.masked_vmult(got, du, mask);
-      op.vmult(expected, du);
-      EXPECT_EQ(bitwise_equal(to_host(got), to_host(expected)), kernel == Kernel::sum_factorization)
-        << "the even-odd and dense kernels read the bits of the registration";
+          Vector expected, got(n, p);
+          op.vmult(expected, du);
+          expected.scale(mask);
+          for (const Vector *m : {&mask, &copy})
+            {
+              got.fill(nan);
+              op.masked_vmult(got, du, *m);
+              EXPECT_TRUE(bitwise_equal(to_host(got), to_host(expected))) << "masked_vmult, " << (m == &mask ? "registered" : "copy");
+            }
+          op.residual(expected, db, du);
+          expected.scale(mask);
+          for (const Vector *m : {&mask, &copy})
+            {
+              got.fill(nan);
+              op.masked_residual(got, db, du, *m);
+              EXPECT_TRUE(bitwise_equal(to_host(got), to_host(expected))) << "masked_residual, " << (m == &mask ? "registered" : "copy");
+            }
 
-      HostVector half = hmask;
-      half(3, 5)      = Number(0.5);
-      const Vector bad = to_device(half);
-      EXPECT_THROW(op.use_dirichlet_mask(bad), Error);
+          // every entry of the registered vector set to 1 after registration
+          mask.fill(Number(1));
+          got.fill(nan);
+          op.masked_vmult(got, du, mask);
+          op.vmult(expected, du);
+          EXPECT_EQ(bitwise_equal(to_host(got), to_host(expected)), kernel == Kernel::sum_factorization)
+            << "the even-odd and dense kernels read the bits of the registration";
+
+          HostVector half = hmask;
+          half(3, 5)      = Number(0.5);
+          const Vector bad = to_device(half);
+          EXPECT_THROW(op.use_dirichlet_mask(bad), Error);
+        }
     }
 }
 

@@ -4,11 +4,13 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 using namespace cellwise;
 
@@ -218,6 +220,39 @@ TEST(Mesh, LocalRefinementLeavesRefinementEdge)
     for (unsigned int face = 0; face < 6; ++face)
       n_none += fine.neighbors[c][face] == face_neighbor::none;
   EXPECT_EQ(n_none, 12u); // three inner faces of the octant, four child faces each
+}
+
+// common_box_size: cells of one size; common_box_shape: cells that are scaled
+// copies of cell 0 (one scale for the three axes), with each cell's scale.
+// A cell of another aspect ratio has neither.
+TEST(Mesh, CommonBoxSizeAndShape)
+{
+  const Level uniform = make_box_hierarchy(unequal_box(), 1).levels.back();
+  ASSERT_TRUE(common_box_size(uniform).has_value());
+  const std::optional<BoxShape> same = common_box_shape(uniform);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_EQ(same->size, uniform.boxes[0].size);
+  for (const double t : same->scale)
+    EXPECT_EQ(t, 1.);
+
+  Level scaled = uniform; // cell 3 a quarter of the others, cell 7 half (sizes only)
+  for (unsigned int d = 0; d < 3; ++d)
+    {
+      scaled.boxes[3].size[d] *= 0.25;
+      scaled.boxes[7].size[d] *= 0.5;
+    }
+  EXPECT_FALSE(common_box_size(scaled).has_value());
+  const std::optional<BoxShape> shape = common_box_shape(scaled);
+  ASSERT_TRUE(shape.has_value());
+  ASSERT_EQ(shape->scale.size(), scaled.n_cells());
+  for (unsigned int c = 0; c < scaled.n_cells(); ++c)
+    EXPECT_EQ(shape->scale[c], c == 3 ? 0.25 : (c == 7 ? 0.5 : 1.)) << "cell " << c;
+
+  Level stretched = uniform; // cell 5 of another aspect ratio
+  stretched.boxes[5].size[1] *= 1.5;
+  EXPECT_FALSE(common_box_size(stretched).has_value());
+  EXPECT_FALSE(common_box_shape(stretched).has_value());
+  EXPECT_FALSE(common_box_shape(Level{}).has_value());
 }
 
 TEST(Mesh, BadInputIsRejectedWithMessage)

@@ -123,4 +123,20 @@ namespace cellwise
   /// for a level of several sizes, a mapped level or one without cells.
   std::optional<std::array<double, 3>>
   common_box_size(const Level &level);
+
+  /// Box cells that are scaled copies of one box: cell c has the size
+  /// scale[c] · size, one scale for the three axes (the active cells of a
+  /// locally refined box whose coarse cells have one size: scales 2^-k).
+  struct BoxShape
+  {
+    /// The size of cell 0, whose scale is 1.
+    std::array<double, 3> size{};
+    std::vector<double>   scale;
+  };
+
+  /// The shape of the box cells of @p level when every cell is a scaled copy
+  /// of cell 0, to a relative 1e-12 per axis (as common_box_size); nothing
+  /// otherwise, for a mapped level or one without cells.
+  std::optional<BoxShape>
+  common_box_shape(const Level &level);
 } // namespace cellwise

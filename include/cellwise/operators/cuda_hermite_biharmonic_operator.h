@@ -18,12 +18,15 @@
  *   per cell), exchanging lines through shared memory;
  * - two-axis even–odd, levels of one cell size (mesh/cell_mapping.h,
  *   common_box_size): the one A_K of the level as four dense 16 × 16 sector
- *   products between the pair transforms of fe/hermite_even_odd.h;
- * - dense, levels of one cell size: the 64 × 64 product.
+ *   products between the pair transforms of fe/hermite_even_odd.h; also
+ *   levels of cells that are scaled copies of one box (common_box_shape: the
+ *   active cells of a locally refined box), with the matrix of cell 0 and a
+ *   scale per cell, A_K = t⁻¹ S_t A_0 S_t;
+ * - dense, where even–odd applies: the 64 × 64 product.
  *
  * The automatic choice is even–odd where it applies (the fastest measured,
- * doc/performance.md), else sum factorization. The kernels of one cell size
- * live in source/operators/cuda_hermite_uniform_cell_kernels.h.
+ * doc/performance.md), else sum factorization. The kernels of one cell
+ * matrix live in source/operators/cuda_hermite_uniform_cell_kernels.h.
  *
  * Compiles with a plain C++ compiler; the kernels live in
  * source/operators/cuda_hermite_biharmonic_operator.cu.
@@ -66,8 +69,9 @@ namespace cellwise
       /// Set up for all cells of @p level (box cells; their widths checked as
       /// the host operator checks them) and upload the per-cell widths and
       /// metric factors, and for the even–odd and dense kernels the level's
-      /// one cell matrix. Throws cellwise::Error when @p kernel is even_odd
-      /// or dense and the cells differ in size.
+      /// one cell matrix (with a scale per cell where the cells are scaled
+      /// copies of one box). Throws cellwise::Error when @p kernel is
+      /// even_odd or dense and the cells are not copies of one box.
       explicit HermiteBiharmonicOperator(const Level &level, HermiteOperatorKernel kernel = HermiteOperatorKernel::automatic);
       HermiteBiharmonicOperator(const HermiteBiharmonicOperator &) = delete;
       HermiteBiharmonicOperator &
@@ -170,6 +174,10 @@ namespace cellwise
       /// The level's cell matrix in the order of the even–odd or dense
       /// kernel (device, Number); null for sum factorization.
       Number *cell_matrix_ = nullptr;
+      /// Per cell the scale t of its box against cell 0's (device, Number),
+      /// where the even–odd and dense kernels serve cells of several sizes;
+      /// null on a level of one cell size and for sum factorization.
+      Number *cell_scale_ = nullptr;
       /// Device arrays: per cell the widths (h_x, h_y, h_z) and the six
       /// metric factors (hermite_biharmonic_factors), in Number.
       Number *widths_  = nullptr;
