@@ -100,17 +100,8 @@ namespace cellwise
       CELLWISE_CHECK(r.n_cells() == level_data.n_cells() && r.degree() == hermite::storage_degree,
                      who << ": the residual has " << r.n_cells() << " cells of degree " << r.degree() << ", the level "
                          << level_data.n_cells() << " cells of the Hermite element's storage degree " << hermite::storage_degree);
-      if (step.zero_initial_guess && (u.n_cells() != r.n_cells() || u.degree() != r.degree()))
-        u.reinit(r); // its content is ignored, only its shape matters
-      u.check_compatible(r);
-      inverse_diagonal.check_compatible(r);
+      check_update_vectors(u, r, update, inverse_diagonal, step, who);
       const bool uses_update = step.uses_update();
-      CELLWISE_CHECK(!uses_update || update != nullptr,
-                     who << ": a step with alpha = " << step.alpha << " or a stored update needs the update vector");
-      if (uses_update)
-        update->check_compatible(r);
-      CELLWISE_CHECK(&u != &r && &u != &inverse_diagonal && (!uses_update || (update != &u && update != &r && update != &inverse_diagonal)),
-                     who << ": u, r, the update and the inverse diagonal must be distinct vectors");
       if (r.n_cells() == 0)
         return;
       constexpr unsigned int B       = Layout::cell_block;

@@ -19,6 +19,8 @@
 #include <cellwise/base/host_device.h>
 #include <cellwise/base/parallel.h>
 
+#include <string>
+
 namespace cellwise
 {
   /// Scalars and switches of smoother_step().
@@ -61,12 +63,42 @@ namespace cellwise
   }
 
   /**
+   * The checks of the update half of a point-smoother step (the operators'
+   * smoother_step, the device update with the DSS inside), named @p who in
+   * the messages: u sized like r when it is not read (step.zero_initial_guess),
+   * D^{-1} and the update vector (present where the step uses it) of r's
+   * shape, and u, r, the update and D^{-1} distinct (any aliasing would mix
+   * old and new values).
+   */
+  template <typename VectorType, typename Number>
+  void
+  check_update_vectors(VectorType                 &u,
+                       const VectorType           &r,
+                       const VectorType           *update,
+                       const VectorType           &inverse_diagonal,
+                       const SmootherStep<Number> &step,
+                       const std::string          &who)
+  {
+    if (step.zero_initial_guess && (u.n_cells() != r.n_cells() || u.degree() != r.degree()))
+      u.reinit(r); // its content is ignored, only its shape matters
+    u.check_compatible(r);
+    inverse_diagonal.check_compatible(r);
+    const bool uses_update = step.uses_update();
+    CELLWISE_CHECK(!uses_update || update != nullptr,
+                   who << ": a step with alpha = " << step.alpha << " or a stored update needs the update vector");
+    if (uses_update)
+      update->check_compatible(r);
+    CELLWISE_CHECK(&u != &r && &u != &inverse_diagonal && &r != &inverse_diagonal &&
+                     (!uses_update || (update != &u && update != &r && update != &inverse_diagonal)),
+                   who << ": u, r, the update and the inverse diagonal must be distinct vectors");
+  }
+
+  /**
    * The checks of smoother_step(u, r, update, b, D^{-1}, step) of an operator
    * of @p n_cells cells of degree @p degree, named @p who in the messages:
-   * matching shapes (u is sized like r when it is not read), the update
-   * vector present where the step uses it, and all vectors distinct (r holds
-   * z and is overwritten by the residual; any other aliasing would mix old
-   * and new values).
+   * r of the operator's shape, those of check_update_vectors, and b of r's
+   * shape (where a residual follows) and distinct from u, r and the update
+   * (r holds z and is overwritten by the residual).
    */
   template <typename VectorType, typename Number>
   void
@@ -83,20 +115,11 @@ namespace cellwise
     CELLWISE_CHECK(r.n_cells() == n_cells && r.degree() == degree,
                    who << "::smoother_step: residual has " << r.n_cells() << " cells of degree " << r.degree()
                        << ", the operator " << n_cells << " cells of degree " << degree);
-    if (step.zero_initial_guess && (u.n_cells() != r.n_cells() || u.degree() != r.degree()))
-      u.reinit(r); // its content is ignored, only its shape matters
-    u.check_compatible(r);
-    inverse_diagonal.check_compatible(r);
-    const bool uses_update = step.uses_update();
-    CELLWISE_CHECK(!uses_update || update != nullptr,
-                   who << "::smoother_step: a step with alpha = " << step.alpha << " or a stored update needs the update vector");
-    if (uses_update)
-      update->check_compatible(r);
+    check_update_vectors(u, r, update, inverse_diagonal, step, std::string(who) + "::smoother_step");
     if (step.compute_residual)
       b.check_compatible(r);
-    CELLWISE_CHECK(&u != &r && &u != &b && &r != &b && &u != &inverse_diagonal && &r != &inverse_diagonal &&
-                     (!uses_update || (update != &u && update != &r && update != &b && update != &inverse_diagonal)),
-                   who << "::smoother_step: u, r, b, the update and the inverse diagonal must be distinct vectors");
+    CELLWISE_CHECK(&u != &b && &r != &b && (!step.uses_update() || update != &b),
+                   who << "::smoother_step: b must differ from u, r and the update");
   }
 
   /**
