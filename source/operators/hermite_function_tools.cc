@@ -2,9 +2,11 @@
 #include <cellwise/base/parallel.h>
 #include <cellwise/fe/hermite_basis_1d.h>
 #include <cellwise/fe/quadrature.h>
+#include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/operators/hermite_function_tools.h>
 
 #include "point_contractions.h"
+#include "separable_axis_tables.h"
 
 #include <cmath>
 
@@ -102,6 +104,36 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  void
+  assemble_hermite_right_hand_side(const Level                                   &level,
+                                   const SeparableFunction                       &f,
+                                   CellVector<Number, MemorySpace::Host, Layout> &rhs,
+                                   const unsigned int                             n_q_points)
+  {
+    internal::check_separable_factors(f, "assemble_hermite_right_hand_side");
+    CELLWISE_CHECK(n_q_points >= 1, "assemble_hermite_right_hand_side: needs at least one quadrature point per axis");
+    check_box_cells(level, "assemble_hermite_right_hand_side");
+    const Quadrature1D                  quad = gauss_quadrature(n_q_points);
+    const DenseMatrix                   phi  = hermite::values_at(quad.points); // q x 4
+    const internal::SeparableAxisTables tables(level, f, quad, phi);
+    rhs.reinit(level.n_cells(), hermite::storage_degree, true); // every cell written below
+    parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
+      std::vector<double>                integrals;
+      std::array<std::vector<double>, 3> own;
+      Number                             local[dofs_per_cell];
+      for (std::size_t cell = begin; cell < end; ++cell)
+        {
+          internal::separable_cell_integrals(level, static_cast<unsigned int>(cell), f, tables, quad, phi, own, integrals);
+          // the reference basis functions of derivative DoFs carry their widths
+          const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(level.boxes[cell].size);
+          for (unsigned int i = 0; i < dofs_per_cell; ++i)
+            local[i] = static_cast<Number>(s[i] * integrals[i]);
+          rhs.write_cell(static_cast<unsigned int>(cell), local);
+        }
+    });
+  }
+
+  template <typename Number, typename Layout>
   double
   evaluate_hermite(const Level                                         &level,
                    const CellVector<Number, MemorySpace::Host, Layout> &u,
@@ -167,6 +199,8 @@ namespace cellwise
 #define CELLWISE_INSTANTIATE(Number, Layout)                                                                                  \
   template void   interpolate_hermite(const Level &, const HermiteJetFunction &, CellVector<Number, MemorySpace::Host, Layout> &); \
   template void   assemble_hermite_right_hand_side(const Level &, const ScalarFunction &,                                     \
+                                                 CellVector<Number, MemorySpace::Host, Layout> &, unsigned int);              \
+  template void   assemble_hermite_right_hand_side(const Level &, const SeparableFunction &,                                  \
                                                  CellVector<Number, MemorySpace::Host, Layout> &, unsigned int);              \
   template double compute_hermite_l2_error(const Level &, const CellVector<Number, MemorySpace::Host, Layout> &,              \
                                            const ScalarFunction &, bool, unsigned int);                                       \

@@ -2,13 +2,16 @@
 // SeparableFunction) equals the point-wise assembly of the same function to
 // rounding, on a non-cube box and a locally refined level, for several terms,
 // degrees and quadrature sizes, also where cells do not share the interval of
-// their lattice position (the per-position tables must not serve them);
-// evaluate() is the sum of the products; an empty factor is refused.
+// their lattice position (the per-position tables must not serve them), for
+// the Lagrange and the Hermite load vectors; evaluate() is the sum of the
+// products; an empty factor is refused.
 
 #include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/operators/function_tools.h>
+#include <cellwise/operators/hermite_function_tools.h>
 
 #include <gtest/gtest.h>
 
@@ -91,6 +94,42 @@ TEST(SeparableRightHandSide, CellsOffTheirPositionIntegrateOverTheirOwnIntervals
       assemble_right_hand_side(level, degree, f, got);
       EXPECT_LE(max_relative_difference(got, expected), 1e-13);
     }
+}
+
+// The Hermite load vector (operators/hermite_function_tools.h) of the same
+// function: the separable assembly equals the point-wise one to rounding on a
+// box of unequal widths, on the active cells of an octant refinement (cells
+// of two sizes side by side), with cells moved off their lattice positions,
+// and for several quadrature sizes; an empty factor is refused.
+TEST(SeparableRightHandSide, HermiteEqualsThePointwiseAssembly)
+{
+  const SeparableFunction f         = two_terms();
+  const ScalarFunction    pointwise = [&](const Point &x) { return evaluate(f, x); };
+  const BoxDescription    box{{-0.5, 0.25, 1.}, {1., 1.75, 1.8}, {3, 2, 1}};
+  const LevelHierarchy    uniform = make_box_hierarchy(box, 2);
+  const ActiveMesh        active  = make_active_mesh(make_adaptive_box_hierarchy(box, 1, 1, make_octant_marker(box)));
+  Level                   moved   = uniform.levels.back();
+  for (unsigned int cell = 0; cell < moved.n_cells(); cell += 7)
+    {
+      const unsigned int d = cell % 3;
+      if (cell % 2 == 0)
+        moved.boxes[cell].lower[d] += 0.01 * moved.boxes[cell].size[d];
+      else
+        moved.boxes[cell].size[d] *= 0.97;
+    }
+  for (const Level *level : {&uniform.levels.back(), &active.level, static_cast<const Level *>(&moved)})
+    for (const unsigned int q : {2u, 5u, 7u})
+      {
+        SCOPED_TRACE(::testing::Message() << level->n_cells() << " cells, q " << q);
+        CellVector<double> expected, got;
+        assemble_hermite_right_hand_side(*level, pointwise, expected, q);
+        assemble_hermite_right_hand_side(*level, f, got, q);
+        EXPECT_LE(max_relative_difference(got, expected), 1e-13);
+      }
+  SeparableFunction broken = f;
+  broken[0].factors[1]     = nullptr;
+  CellVector<double> b;
+  EXPECT_THROW(assemble_hermite_right_hand_side(uniform.levels.back(), broken, b), Error);
 }
 
 TEST(SeparableRightHandSide, EvaluateAndEmptyFactors)

@@ -44,6 +44,19 @@ namespace cellwise
                                    CellVector<Number, MemorySpace::Host, Layout> &rhs,
                                    unsigned int                                   n_q_points = 5);
 
+  /// The same load vector for a right-hand side that is a sum of products of
+  /// one-coordinate functions (base/function.h; the bilaplacian of a product
+  /// solution has six terms): per cell and term three 1D integrals against
+  /// the four 1D Hermite functions, tabulated per lattice position, instead
+  /// of q³ point values (equal to the point-wise assembly of evaluate(f, ·)
+  /// to rounding).
+  template <typename Number, typename Layout>
+  void
+  assemble_hermite_right_hand_side(const Level                                   &level,
+                                   const SeparableFunction                       &f,
+                                   CellVector<Number, MemorySpace::Host, Layout> &rhs,
+                                   unsigned int                                   n_q_points = 5);
+
   /// ‖u_h − u‖_L2 over the cells of @p level flagged active (all cells if
   /// @p active_only is false), Gauss quadrature with @p n_q_points per axis.
   template <typename Number, typename Layout>
