@@ -2,9 +2,10 @@
 // The kernels of cuda::HermiteBiharmonicOperator on a level whose cells are
 // all the same box, so that one 64 × 64 cell matrix serves every cell (001
 // §4.3–4.4), or scaled copies of one box (the active cells of a locally
-// refined box: the matrix scaled per cell): the two-axis even–odd realisation (fe/hermite_even_odd.h: four
-// dense 16 × 16 sector products between the pair transforms) and the dense
-// one (the 64 × 64 product). Private to source/operators (not installed).
+// refined box: the matrix scaled per cell): the two-axis even–odd
+// realisation (fe/hermite_even_odd.h: four dense 16 × 16 sector products
+// between the pair transforms) and the dense one (the 64 × 64 product).
+// Private to source/operators (not installed).
 //
 // Thread mapping. A block of 128 threads (4 warps) works on groups of 32
 // cells, one cell per lane, and loops over the groups (a persistent grid, so
@@ -121,12 +122,12 @@ namespace cellwise
       /// made from, without its 24 bytes per entry. With @p scaled (cells
       /// that are scaled copies of the matrix's box, mesh/cell_mapping.h
       /// common_box_shape; @p cell_scale their scales) cell c of scale t has
-      /// the matrix t⁻¹ S_t A S_t,
-      /// S_t = diag(t^|k_i|) the derivative scaling of its DoFs (each
-      /// derivative of the physical basis brings a factor of the width, the
-      /// fourth-order form t⁻⁴ and the volume t³): u is scaled by S_t in the
-      /// load, the product by t⁻¹ S_t before the store. (A template switch:
-      /// a run-time one cost the kernel of one cell size 38 registers in FP64.)
+      /// the matrix t⁻¹ S_t A S_t, S_t = diag(t^|k_i|) the derivative scaling
+      /// of its DoFs (each derivative of the physical basis brings a factor
+      /// of the width, the fourth-order form t⁻⁴ and the volume t³): u is
+      /// scaled by S_t in the load, the product by t⁻¹ S_t before the store.
+      /// (A template switch: a run-time one cost the kernel of one cell size
+      /// 38 registers in FP64.)
       template <typename Number, typename Layout, bool even_odd, bool scaled>
       __global__ void __launch_bounds__(threads)
         uniform_cell_kernel(const Number *__restrict__ matrix,
