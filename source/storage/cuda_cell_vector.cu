@@ -62,13 +62,13 @@ namespace cellwise
         v[k] = a * x[k];
     }
 
-    template <typename Number>
+    template <typename Number, typename OtherNumber>
     __global__ void
-    sadd_kernel(Number *v, const Number s, const Number a, const Number *x, const std::size_t n)
+    sadd_kernel(Number *v, const Number s, const Number a, const OtherNumber *x, const std::size_t n)
     {
       const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
       if (k < n)
-        v[k] = s * v[k] + a * x[k];
+        v[k] = s * v[k] + a * static_cast<Number>(x[k]);
     }
 
     template <typename Number>
@@ -496,6 +496,18 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  template <typename OtherNumber>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::sadd(const Number s, const Number a, const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &x)
+  {
+    check_compatible(x);
+    if (storage_size_ == 0)
+      return;
+    sadd_kernel<<<n_blocks(storage_size_), block_size>>>(values_, s, a, x.data(), storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
   void
   CellVector<Number, MemorySpace::CUDA, Layout>::scale(const Number s)
   {
@@ -653,7 +665,10 @@ namespace cellwise
   // add across precisions in one layout (the same number type is the plain add)
 #define CELLWISE_INSTANTIATE_MIXED_ADD(Layout)                                                                           \
   template void CellVector<double, MemorySpace::CUDA, Layout>::add(double, const CellVector<float, MemorySpace::CUDA, Layout> &); \
-  template void CellVector<float, MemorySpace::CUDA, Layout>::add(float, const CellVector<double, MemorySpace::CUDA, Layout> &);
+  template void CellVector<float, MemorySpace::CUDA, Layout>::add(float, const CellVector<double, MemorySpace::CUDA, Layout> &);  \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::sadd(double, double,                                           \
+                                                                    const CellVector<float, MemorySpace::CUDA, Layout> &);    \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::sadd(float, float, const CellVector<double, MemorySpace::CUDA, Layout> &);
 
   CELLWISE_INSTANTIATE_MIXED_ADD(CellContiguous)
   CELLWISE_INSTANTIATE_MIXED_ADD(CellBlocked<32>)

@@ -137,6 +137,31 @@ TYPED_TEST(CudaCellVector, conversion_matches_host)
     }
 }
 
+// this = s this + a x with x of the other number type (same layout): the
+// host's result to the device tolerance (the device may contract to FMA), NaN
+// nowhere it should not be.
+TYPED_TEST(CudaCellVector, cross_precision_sadd_matches_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number      = typename TestFixture::Number;
+  using Layout      = typename TestFixture::Layout;
+  using OtherNumber = std::conditional_t<std::is_same_v<Number, double>, float, double>;
+  for (const auto &[n_cells, degree] : shapes)
+    {
+      SCOPED_TRACE(::testing::Message() << n_cells << " cells of degree " << degree);
+      CellVector<Number, MemorySpace::Host, Layout>      h(n_cells, degree);
+      CellVector<OtherNumber, MemorySpace::Host, Layout> h_other(n_cells, degree);
+      fill_random(h, 11);
+      fill_random(h_other, 12);
+      auto d = to_device(h);
+      d.sadd(Number(-0.6), Number(1), to_device(h_other));
+      h.sadd(Number(-0.6), Number(1), h_other);
+      EXPECT_LE(relative_difference(to_host(d), h), device_tolerance<Number>());
+    }
+  CellVector<Number, MemorySpace::CUDA, Layout> v(33, 2);
+  EXPECT_THROW(v.sadd(Number(1), Number(1), CellVector<OtherNumber, MemorySpace::CUDA, Layout>(33, 3)), Error);
+}
+
 TYPED_TEST(CudaCellVector, relayout_conversion_matches_host)
 {
   // copy_from the other layout (cell-contiguous <-> blocked by 32) and either

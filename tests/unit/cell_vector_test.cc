@@ -102,6 +102,30 @@ namespace
     CellVector<OtherNumber, MemorySpace::Host, Layout> other_shape(n_cells + 1, degree);
     EXPECT_THROW(v.add(Number(1), other_shape), Error);
   }
+
+  /// this = s this + a x across number types against copy_from then sadd,
+  /// bit for bit over the whole storage.
+  template <typename Number, typename OtherNumber, typename Layout>
+  void
+  check_cross_precision_sadd(const unsigned int n_cells, const unsigned int degree)
+  {
+    SCOPED_TRACE(::testing::Message() << n_cells << " cells of degree " << degree << ", block " << Layout::cell_block);
+    CellVector<Number, MemorySpace::Host, Layout>      v(n_cells, degree);
+    CellVector<OtherNumber, MemorySpace::Host, Layout> x(n_cells, degree);
+    fill_random(v, 9);
+    fill_random(x, 10);
+    for (const Number s : {Number(0.25), Number(-1.7)})
+      {
+        CellVector<Number, MemorySpace::Host, Layout> expected = v, converted, result = v;
+        converted.copy_from(x);
+        expected.sadd(s, Number(1), converted);
+        result.sadd(s, Number(1), x);
+        for (std::size_t k = 0; k < result.storage_size(); ++k)
+          ASSERT_EQ(result.data()[k], expected.data()[k]) << "s = " << s << ", storage entry " << k;
+      }
+    CellVector<OtherNumber, MemorySpace::Host, Layout> other_shape(n_cells, degree + 1);
+    EXPECT_THROW(v.sadd(Number(1), Number(1), other_shape), Error);
+  }
 } // namespace
 
 TEST(CellVector, CrossPrecisionAddEqualsCopyThenAdd)
@@ -112,6 +136,13 @@ TEST(CellVector, CrossPrecisionAddEqualsCopyThenAdd)
   check_cross_precision_add<double, float, CellBlocked<32>>(45, 3);
   check_cross_precision_add<float, double, CellBlocked<32>>(45, 3);
   check_cross_precision_add<double, float, CellContiguous>(0, 1);
+}
+
+TEST(CellVector, CrossPrecisionSaddEqualsCopyThenSadd)
+{
+  check_cross_precision_sadd<double, float, CellContiguous>(45, 2);
+  check_cross_precision_sadd<float, double, CellBlocked<32>>(45, 3);
+  check_cross_precision_sadd<double, float, CellBlocked<32>>(0, 1);
 }
 
 TEST(CellVector, DotIsIndependentOfThreadCount)

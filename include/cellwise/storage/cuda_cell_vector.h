@@ -111,6 +111,13 @@ namespace cellwise
     /// this = s this + a x
     void
     sadd(Number s, Number a, const CellVector &x);
+    /// this = s this + a Number(x) for x of the other number type in the same
+    /// layout, in one pass: the mixed-precision CG forms its search direction
+    /// from its FP32 correction this way, without a widened copy.
+    /// Instantiated for double with float and float with double.
+    template <typename OtherNumber>
+    void
+    sadd(Number s, Number a, const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &x);
     /// this *= s
     void
     scale(Number s);
