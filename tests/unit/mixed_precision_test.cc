@@ -279,6 +279,49 @@ TEST(MixedPrecision, FusedStepGivesTheIteratesOfTheWidenedOne)
     }
 }
 
+TEST(MixedPrecision, CgTakesTheStepOfTheMixedPreconditioner)
+{
+  // CG pairs fl32(r) with the FP32 correction and forms its search direction
+  // from it in one pass (update_direction), with no widened copy of it.
+  // Against the same CG through vmult only (the correction widened into an
+  // FP64 work vector and paired with r): the same iteration counts, monitors
+  // within the rounding of the residuals, and solutions far closer to each
+  // other than to the stopping tolerance.
+  MultigridParameters parameters;
+  parameters.smoother  = SmootherType::chebyshev;
+  parameters.outer     = OuterIteration::cg;
+  parameters.precision = Precision::mixed;
+  for (int L = 2; L <= 4; ++L)
+    {
+      SCOPED_TRACE(::testing::Message() << "L = " << L);
+      const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, L);
+      const Level         &fine = h.levels.back();
+      CellVector<double>   b;
+      assemble_right_hand_side(fine, 3, sine_rhs, b);
+      MultigridSolver                        solver(h, 3, parameters);
+      const ResidualHook<CellVector<double>> rebalance = [&](CellVector<double> &r, unsigned int step) {
+        if (step % 3 == 0)
+          apply_dss(fine, r, DssMode::mean);
+      };
+      const CountingPreconditioner widened(solver.preconditioner());
+      CellVector<double>           u_step(fine.n_cells(), 3), u_widened(fine.n_cells(), 3);
+      MonitorControl               control_step(50, 1e-9), control_widened(50, 1e-9);
+      const auto with_step = solve_cg<CellVector<double>>(solver.fine_operator(), solver.preconditioner(), u_step, b,
+                                                          solver.dirichlet_mask(), control_step, rebalance);
+      const auto reference = solve_cg<CellVector<double>>(solver.fine_operator(), widened, u_widened, b, solver.dirichlet_mask(),
+                                                          control_widened, rebalance);
+      ASSERT_EQ(with_step.iterations(), reference.iterations());
+      EXPECT_EQ(widened.count, reference.iterations() + 1); // the widened CG went through vmult
+      double largest_change = 0;
+      for (std::size_t n = 0; n < with_step.monitor.size(); ++n)
+        largest_change = std::max(largest_change, std::abs(with_step.monitor[n] - reference.monitor[n]) / reference.monitor[n]);
+      EXPECT_LE(largest_change, 1e-5);
+      CellVector<double> difference = u_step;
+      difference.add(-1., u_widened);
+      EXPECT_LE(difference.linfty_norm(), 1e-6 * u_widened.linfty_norm());
+    }
+}
+
 TEST(MixedPrecision, CorrectedResidualTakesTheUpdateAndTheNextResidual)
 {
   // A backend's fused update and residual (here the host composition,

@@ -156,6 +156,15 @@ namespace
         timer_.events.push_back("add_correction");
         u.add(2., kept_);
       }
+      void
+      update_direction(Vector &p, const double beta, const bool first) const override
+      {
+        timer_.events.push_back("update_direction");
+        if (first)
+          p = kept_;
+        else
+          p.sadd(beta, 2., kept_);
+      }
 
     private:
       RecordingTimer &timer_;
@@ -178,6 +187,16 @@ TEST(TimedComponents, stationary_step_is_the_inner_one_in_two_parts)
   EXPECT_EQ(u(1, 3), 3.);
   EXPECT_EQ(timer.events, (std::vector<std::string>{"begin conversions", "apply", "end", "begin correction update (widened)",
                                                     "add_correction", "end"}));
+
+  // CG's search direction: the inner step's, timed as the correction part
+  timer.events.clear();
+  Vector p;
+  step->update_direction(p, 0., true);
+  EXPECT_EQ(p(1, 3), 1.5);
+  step->update_direction(p, 0.5, false);
+  EXPECT_EQ(p(1, 3), 0.75 + 3.);
+  EXPECT_EQ(timer.events, (std::vector<std::string>{"begin correction update (widened)", "update_direction", "end",
+                                                    "begin correction update (widened)", "update_direction", "end"}));
 
   // the update with the next residual: one part, the inner step's default
   // (its update, then the operator's residual) inside it

@@ -105,6 +105,11 @@ namespace cellwise
    * residual and correction it actually saw and adds the correction to u,
    * widening on the fly, in one pass (000 §7).
    *
+   * CG takes its steps too: apply() gives the pairing ⟨r, z⟩, and
+   * update_direction() forms the search direction from the kept correction,
+   * so that a mixed-precision CG reads its FP32 correction where it adds it
+   * and keeps no FP64 copy of it.
+   *
    * A step holds work vectors of its own or of its preconditioner (which must
    * outlive it) and serves one iteration at a time.
    */
@@ -119,6 +124,10 @@ namespace cellwise
     /// u += the correction kept by the last apply().
     virtual void
     add_correction(VectorType &u) const = 0;
+    /// CG's search direction from the correction z kept by the last apply():
+    /// p ← z + β p, or p ← z with @p first (p's content is not read).
+    virtual void
+    update_direction(VectorType &p, double beta, bool first) const = 0;
     /// add_correction(u), then r = mask ∘ (b − A u) with the new u: the update
     /// of this step and the residual of the next. The default makes the two
     /// calls; a step that can add its correction inside the residual pass
@@ -170,6 +179,15 @@ namespace cellwise
     add_correction(VectorType &u) const override
     {
       u.add(typename VectorType::value_type(1), z_);
+    }
+    void
+    update_direction(VectorType &p, const double beta, const bool first) const override
+    {
+      using Number = typename VectorType::value_type;
+      if (first)
+        p = z_;
+      else
+        p.sadd(Number(beta), Number(1), z_);
     }
 
   private:

@@ -93,20 +93,23 @@ namespace cellwise
            const ResidualHook<VectorType>   &prepare_residual = {})
   {
     using Number = typename VectorType::value_type;
-    VectorType r, z, p, q;
+    // z = V r is kept by the preconditioner's step, in whatever form it
+    // computed it (a mixed-precision one: its FP32 correction, never widened
+    // into a vector here)
+    const std::unique_ptr<StationaryStep<VectorType>> cycle = V.make_stationary_step();
+    VectorType                                        r, p, q;
     A.masked_residual(r, b, u, mask);
     if (prepare_residual)
       prepare_residual(r, 0);
-    z.reinit(r);
-    V.vmult(z, r);
-    double rz = r.dot(z);
+    double rz = cycle->apply(r);
     if (!std::isfinite(rz))
       internal::throw_non_finite_start("CG", rz);
     SolveStatistics statistics;
     const double    initial_rz = rz;
     statistics.monitor.push_back(internal::monitor_from_pairing("CG", rz, std::abs(rz), 0));
     IterationControl::State state = control.check(0, statistics.monitor.back());
-    p                             = z;
+    p.reinit(r); // the shape (and a distributed vector's partition) of r
+    cycle->update_direction(p, 0., true);
     q.reinit(r);
     for (unsigned int step = 1; state == IterationControl::iterate; ++step)
       {
@@ -118,13 +121,12 @@ namespace cellwise
         r.add(Number(-alpha), q);
         if (prepare_residual)
           prepare_residual(r, step);
-        V.vmult(z, r);
-        const double rz_new = r.dot(z);
+        const double rz_new = cycle->apply(r);
         statistics.monitor.push_back(std::isfinite(rz_new) ? internal::monitor_from_pairing("CG", rz_new, initial_rz, step) : rz_new);
         state = control.check(step, statistics.monitor.back());
         if (state != IterationControl::iterate)
           break;
-        p.sadd(Number(rz_new / rz), Number(1), z);
+        cycle->update_direction(p, rz_new / rz, false);
         rz = rz_new;
       }
     if (state == IterationControl::failure)

@@ -150,7 +150,8 @@ namespace cellwise
     }
   };
 
-  /// A stationary step whose apply() and add_correction() are timed as two parts.
+  /// A stationary step whose apply() and add_correction() (or CG's
+  /// update_direction()) are timed as two parts.
   template <typename VectorType>
   class TimedStationaryStep : public StationaryStep<VectorType>
   {
@@ -175,6 +176,15 @@ namespace cellwise
     {
       TimedScope scope(timer_, correction_part_);
       inner_->add_correction(u);
+    }
+    /// CG's search direction from the kept correction, timed as the
+    /// correction part (the pass that reads the correction, widening it in
+    /// mixed precision).
+    void
+    update_direction(VectorType &p, const double beta, const bool first) const override
+    {
+      TimedScope scope(timer_, correction_part_);
+      inner_->update_direction(p, beta, first);
     }
     /// Timed as "<correction part> and the next residual": a fused pass, or
     /// the update with the operator's own part nested inside.
