@@ -329,18 +329,11 @@ namespace cellwise
     void
     sadd(const Number s, const Number a, const CellVector &x)
     {
-      check_compatible(x);
-      const std::size_t n = values_.size();
-      Number *const       v = values_.data();
-      const Number *const w = x.values_.data();
-      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k)
-          v[k] = s * v[k] + a * w[k];
-      });
+      sadd<Number>(s, a, x);
     }
-    /// this = s this + a Number(x) for x of another number type (same
-    /// layout), in one pass: the mixed-precision CG forms its search direction
-    /// from its FP32 correction this way, without a widened copy.
+    /// this = s this + a Number(x) for x of any number type (same layout), in
+    /// one pass: the mixed-precision CG forms its search direction from its
+    /// FP32 correction this way, without a widened copy.
     template <typename OtherNumber>
     void
     sadd(const Number s, const Number a, const CellVector<OtherNumber, MemorySpace::Host, Layout> &x)
