@@ -22,7 +22,10 @@
  * CG takes the same step: it pairs fl32(r) with the FP32 correction and forms
  * its search direction p ← widen(z32) + β p in one pass (update_direction), so
  * that an iteration moves 2.5 fewer FP64 vectors than widening z into a work
- * vector, pairing and adding it, and holds no FP64 z.
+ * vector, pairing and adding it, and holds no FP64 z. Its pairings (monitor,
+ * α, β) then differ from ⟨r, widen(z32)⟩ by more than the rounding of r:
+ * between rebalancings the copies of r cancel in the pairing (up to 5e-4
+ * relative measured on the unit cube); the iteration counts did not change.
  */
 
 #include <cellwise/multigrid/interfaces.h>
