@@ -30,6 +30,22 @@ namespace cellwise
     {
       return k == 0 ? hermite::value(i, t) : (k == 1 ? hermite::derivative(i, t) : hermite::second_derivative(i, t));
     }
+
+    /// The load vector of @p cell from its integrals against the reference
+    /// basis: the reference functions of derivative DoFs carry their widths.
+    template <typename Number, typename Layout>
+    void
+    write_load_of_cell(CellVector<Number, MemorySpace::Host, Layout> &rhs,
+                       const unsigned int                             cell,
+                       const CellBox                                 &box,
+                       const std::vector<double>                     &integrals)
+    {
+      const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(box.size);
+      Number                                  local[dofs_per_cell];
+      for (unsigned int i = 0; i < dofs_per_cell; ++i)
+        local[i] = static_cast<Number>(s[i] * integrals[i]);
+      rhs.write_cell(cell, local);
+    }
   } // namespace
 
   HermiteJetFunction
@@ -83,7 +99,6 @@ namespace cellwise
     parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
       std::vector<double>          weighted(q * q * q), integrals;
       internal::ContractionScratch scratch;
-      Number                       local[dofs_per_cell];
       for (std::size_t cell = begin; cell < end; ++cell)
         {
           const CellBox &box    = level.boxes[cell];
@@ -94,11 +109,7 @@ namespace cellwise
                 weighted[a + q * (b + q * c)] = f(internal::point_in_cell(box, quad.points[a], quad.points[b], quad.points[c])) *
                                                 quad.weights[a] * quad.weights[b] * quad.weights[c] * volume;
           internal::integrate_against_basis(phi, weighted, integrals, scratch);
-          // the reference basis functions of derivative DoFs carry their widths
-          const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(box.size);
-          for (unsigned int i = 0; i < dofs_per_cell; ++i)
-            local[i] = static_cast<Number>(s[i] * integrals[i]);
-          rhs.write_cell(static_cast<unsigned int>(cell), local);
+          write_load_of_cell(rhs, static_cast<unsigned int>(cell), box, integrals);
         }
     });
   }
@@ -120,15 +131,10 @@ namespace cellwise
     parallel_for_ranges(level.n_cells(), cell_grain, [&](const std::size_t begin, const std::size_t end) {
       std::vector<double>                integrals;
       std::array<std::vector<double>, 3> own;
-      Number                             local[dofs_per_cell];
       for (std::size_t cell = begin; cell < end; ++cell)
         {
           internal::separable_cell_integrals(level, static_cast<unsigned int>(cell), f, tables, quad, phi, own, integrals);
-          // the reference basis functions of derivative DoFs carry their widths
-          const std::array<double, dofs_per_cell> s = hermite::hermite_scaling(level.boxes[cell].size);
-          for (unsigned int i = 0; i < dofs_per_cell; ++i)
-            local[i] = static_cast<Number>(s[i] * integrals[i]);
-          rhs.write_cell(static_cast<unsigned int>(cell), local);
+          write_load_of_cell(rhs, static_cast<unsigned int>(cell), level.boxes[cell], integrals);
         }
     });
   }

@@ -44,7 +44,7 @@ namespace cellwise
       const unsigned int q = static_cast<unsigned int>(quad.points.size());
       const unsigned int n = static_cast<unsigned int>(phi.n());
       double             weighted[32];
-      CELLWISE_CHECK(q <= 32, "assemble_right_hand_side: at most 32 quadrature points per axis, not " << q);
+      CELLWISE_CHECK(q <= 32, "the load vector of a separable function: at most 32 quadrature points per axis, not " << q);
       for (unsigned int p = 0; p < q; ++p) // the coordinates of point_in_cell
         weighted[p] = factor(lower + quad.points[p] * size) * quad.weights[p];
       for (unsigned int i = 0; i < n; ++i)
