@@ -34,7 +34,11 @@
 // The metric of a point comes from the cell's form (metric_at_point in
 // laplace_metric.h, shared with the host operator): cartesian G = diag(w_q
 // f), cartesian_coefficient diag(f v_q), affine w_q v_e, general v_{6q+e};
-// each thread of stage 3 reads the n points of its z-line. A recomputed
+// each thread of stage 3 reads the n points of its z-line. In the blocked
+// layout the values of general and cartesian_coefficient cells are
+// interleaved by slot in groups of 32 (interleaved_*_form), so that the
+// threads of a warp, which take consecutive cells, read consecutive numbers;
+// the products are metric_at_point's. A recomputed
 // cell (recomputed_form) has instead its record: c and its mapping nodes X_i
 // of degree K. Its z-line thread (x, y) first sums the nodes over i_x, i_y
 // with the mapping tables MS, MD at its (x, y),
@@ -78,6 +82,10 @@ namespace cellwise
       /// The form code of a cell whose metric the kernels recompute from its
       /// nodes (after the MetricForm codes 0..3).
       constexpr unsigned char recomputed_form = 4;
+      /// The form codes of general and cartesian_coefficient cells whose
+      /// values lie interleaved by slot (blocked layouts: see metric_records_).
+      constexpr unsigned char interleaved_general_form     = 5;
+      constexpr unsigned char interleaved_coefficient_form = 6;
       /// The largest mapping degree whose cells are recomputed.
       constexpr unsigned int max_recomputed_mapping_degree = 3;
 
@@ -94,6 +102,56 @@ namespace cellwise
       record_index(const std::size_t slot, const int j, const int R)
       {
         return (slot / 32) * 32 * std::size_t(R) + 32 * std::size_t(j) + slot % 32;
+      }
+
+      /// G at point @p q of a cell of an interleaved form, whose values are
+      /// record @p slot of @p metric_records (6 n³ values: v_{6q+e}) or of
+      /// @p coefficient_records (n³: diag(f v_q)); the products those of
+      /// metric_at_point, so the same numbers as the host's.
+      template <typename Number>
+      __device__ inline void
+      interleaved_metric_at_point(const unsigned char form,
+                                  const Number       *f,
+                                  const Number *__restrict__ metric_records,
+                                  const Number *__restrict__ coefficient_records,
+                                  const std::size_t slot,
+                                  const int         n3,
+                                  const int         q,
+                                  Number           *G)
+      {
+        if (form == interleaved_general_form)
+          {
+#pragma unroll
+            for (int e = 0; e < kernels::metric_entries; ++e)
+              G[e] = metric_records[record_index(slot, kernels::metric_entries * q + e, kernels::metric_entries * n3)];
+            return;
+          }
+        const Number v = coefficient_records[record_index(slot, q, n3)];
+        G[0]           = f[0] * v;
+        G[1]           = f[1] * v;
+        G[2]           = f[2] * v;
+        G[3] = G[4] = G[5] = Number(0);
+      }
+
+      /// Entries k of the records of @p n_slots slots (R each; groups of 32,
+      /// record_index) from the per-cell values: slot s's record is @p
+      /// values[sources[s] .. + R). A thread per entry of the group-padded
+      /// array, in its order (coalesced writes); padding is zero.
+      template <typename Number>
+      __global__ void
+      interleave_records_kernel(const Number *__restrict__ values,
+                                const std::size_t *__restrict__ sources,
+                                const std::size_t n_slots,
+                                const int         R,
+                                Number           *records)
+      {
+        const std::size_t k     = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+        const std::size_t group = k / (32 * std::size_t(R));
+        if (group >= (n_slots + 31) / 32)
+          return;
+        const std::size_t within = k % (32 * std::size_t(R));
+        const std::size_t slot   = group * 32 + within % 32;
+        records[k]               = slot < n_slots ? values[sources[slot] + within / 32] : Number(0);
       }
 
       /// The kernel's tables, passed by value: every thread of a warp reads
@@ -141,6 +199,8 @@ namespace cellwise
                              const Number *__restrict__ factors,
                              const Number *__restrict__ values,
                              const Number *__restrict__ nodes,
+                             const Number *__restrict__ metric_records,
+                             const Number *__restrict__ coefficient_records,
                              const KernelTables<p, K, Number> t,
                              const Number *__restrict__ u,
                              const Number      *b,
@@ -244,11 +304,13 @@ namespace cellwise
           const unsigned char form = active ? forms[cell] : static_cast<unsigned char>(MetricForm::cartesian);
           Number              f[3] = {0, 0, 0};
           const Number       *cell_values = values;
+          const bool          interleaved = form == interleaved_general_form || form == interleaved_coefficient_form;
+          std::size_t         slot        = 0; // of an interleaved cell
           // a recomputed cell: c and the node sums A_x, A_y, A_s per i_z (see the top)
           Number c = 0, A[3][m][3];
           if (active)
             {
-              if (form <= static_cast<unsigned char>(MetricForm::cartesian_coefficient))
+              if (form <= static_cast<unsigned char>(MetricForm::cartesian_coefficient) || form == interleaved_coefficient_form)
                 {
                   f[0] = factors[3 * std::size_t(cell)];
                   f[1] = factors[3 * std::size_t(cell) + 1];
@@ -283,6 +345,8 @@ namespace cellwise
                             }
                         }
                 }
+              else if (interleaved)
+                slot = offsets[cell];
               else if (form != static_cast<unsigned char>(MetricForm::cartesian))
                 cell_values = values + offsets[cell];
             }
@@ -322,6 +386,8 @@ namespace cellwise
                   for (int e = 0; e < kernels::metric_entries; ++e)
                     G[e] *= scale;
                 }
+              else if (interleaved)
+                interleaved_metric_at_point(form, f, metric_records, coefficient_records, slot, n3, x + n * (y + n * r), G);
               else
                 metric_at_point(static_cast<MetricForm>(form), f, cell_values, Number(w_xy * t.w[r]), x + n * (y + n * r), G);
               fx[r] = G[0] * gx + G[3] * gy + G[4] * gz;
@@ -412,6 +478,8 @@ namespace cellwise
                                       const Number *__restrict__ factors,
                                       const Number *__restrict__ values,
                                       const Number *__restrict__ nodes,
+                                      const Number *__restrict__ metric_records,
+                                      const Number *__restrict__ coefficient_records,
                                       const Number *__restrict__ tables,
                                       const int          mapping_degree,
                                       Number            *diagonal,
@@ -430,7 +498,10 @@ namespace cellwise
         const Number        f[3] = {factors[3 * std::size_t(cell)], factors[3 * std::size_t(cell) + 1],
                                     factors[3 * std::size_t(cell) + 2]};
         const bool          recomputed  = form == recomputed_form;
-        const Number       *cell_values = form == static_cast<unsigned char>(MetricForm::cartesian) || recomputed ? values : values + offsets[cell];
+        const bool          interleaved = form == interleaved_general_form || form == interleaved_coefficient_form;
+        const Number       *cell_values = form == static_cast<unsigned char>(MetricForm::cartesian) || recomputed || interleaved
+                                            ? values
+                                            : values + offsets[cell];
         // a recomputed cell's record, gathered (a set-up kernel: local memory is fine)
         constexpr int max_R = record_size(max_recomputed_mapping_degree);
         Number        record[max_R];
@@ -450,6 +521,8 @@ namespace cellwise
                 const int    q = qx + n * (qy + n * qz);
                 if (recomputed)
                   kernels::metric_from_nodes(MS, MD, mapping_degree, n, record + 1, record[0] * weights[q], q, G);
+                else if (interleaved)
+                  interleaved_metric_at_point(form, f, metric_records, coefficient_records, offsets[cell], n3, q, G);
                 else
                   metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights[q], q, G);
                 sum += G[0] * gx * gx + G[1] * gy * gy + G[2] * gz * gz + Number(2) * (G[3] * gx * gy + G[4] * gx * gz + G[5] * gy * gz);
@@ -517,16 +590,25 @@ namespace cellwise
 
       // per cell its form, factors and where its data lie. With recomputed
       // cells the stored values are re-packed without theirs (whose records
-      // go by slot into the group-of-32 layout); without, the metric's own
-      // values and offsets are uploaded as they are: re-packing them on one
-      // thread was a copy of the whole array (700 MB for the ball at L = 5,
-      // p = 3), the same values in the same places.
+      // go by slot into the group-of-32 layout). In a blocked layout the
+      // threads of a warp take consecutive cells, so the values of general
+      // and cartesian_coefficient cells are interleaved by slot in the same
+      // way (metric_records_, coefficient_records_): a warp reading entry j
+      // of its cells then reads consecutive numbers, where a cell's values
+      // one after the other put its cells 3 KB apart (p = 3). Otherwise the
+      // metric's own values and offsets are uploaded as they are: re-packing
+      // them on one thread was a copy of the whole array (700 MB for the
+      // ball at L = 5, p = 3), the same values in the same places.
+      const bool                 interleave = cell_fastest<Layout>;
       std::vector<unsigned char> forms(n_cells_);
       std::vector<Number>        factors(3 * std::size_t(n_cells_));
       std::vector<std::size_t>   offsets(n_cells_);
       std::vector<Number>        values;
       std::vector<Number>        nodes;
-      const int                  R = recomputes ? record_size(static_cast<int>(k)) : 0;
+      // per interleaved slot where its values start in metric.data
+      std::vector<std::size_t>   general_sources, coefficient_sources;
+      const bool                 repack = recomputes || interleave;
+      const int                  R      = recomputes ? record_size(static_cast<int>(k)) : 0;
       for (unsigned int cell = 0; cell < n_cells_; ++cell)
         {
           for (unsigned int d = 0; d < 3; ++d)
@@ -545,24 +627,52 @@ namespace cellwise
               continue;
             }
           forms[cell] = static_cast<unsigned char>(metric.form[cell]);
-          if (!recomputes)
+          if (interleave && (metric.form[cell] == MetricForm::general || metric.form[cell] == MetricForm::cartesian_coefficient))
+            {
+              const bool general = metric.form[cell] == MetricForm::general;
+              auto      &sources = general ? general_sources : coefficient_sources;
+              forms[cell]        = general ? interleaved_general_form : interleaved_coefficient_form;
+              offsets[cell]      = sources.size();
+              sources.push_back(metric.offset[cell]);
+              continue;
+            }
+          if (!repack)
             continue;
           offsets[cell]           = values.size();
           const std::size_t begin = metric.offset[cell];
           const std::size_t end   = cell + 1 < n_cells_ ? metric.offset[cell + 1] : metric.data.size();
           values.insert(values.end(), metric.data.begin() + begin, metric.data.begin() + end);
         }
-      const std::size_t n_values = recomputes ? values.size() : metric.data.size();
+      const std::size_t n_values = repack ? values.size() : metric.data.size();
+      const int         n3       = static_cast<int>(n * n * n);
+      const int         R_metric = kernels::metric_entries * n3;
       try
         {
           forms_   = upload(forms, "the metric forms of the general Laplace operator");
-          offsets_ = recomputes ? upload(offsets, "the metric offsets of the general Laplace operator")
-                                : upload(metric.offset, "the metric offsets of the general Laplace operator");
+          offsets_ = repack ? upload(offsets, "the metric offsets of the general Laplace operator")
+                            : upload(metric.offset, "the metric offsets of the general Laplace operator");
           factors_ = upload(factors, "the metric factors of the general Laplace operator");
-          values_  = recomputes ? upload(values, "the metric values of the general Laplace operator")
-                                : upload(metric.data, "the metric values of the general Laplace operator");
+          values_  = repack ? upload(values, "the metric values of the general Laplace operator")
+                            : upload(metric.data, "the metric values of the general Laplace operator");
           nodes_   = upload(nodes, "the mapping nodes of the general Laplace operator");
           tables_  = upload(tables, "the 1D tables of the general Laplace operator");
+          if (!general_sources.empty() || !coefficient_sources.empty())
+            {
+              // the metric as the host made it, interleaved on the device
+              // (no host pass over it), then released
+              Number *staged = upload(metric.data, "the metric values of the general Laplace operator (staged)");
+              try
+                {
+                  metric_records_      = interleave_records(staged, general_sources, R_metric, "the interleaved metric records");
+                  coefficient_records_ = interleave_records(staged, coefficient_sources, n3, "the interleaved coefficient records");
+                }
+              catch (...)
+                {
+                  free_bytes(staged);
+                  throw;
+                }
+              free_bytes(staged);
+            }
         }
       catch (...)
         {
@@ -570,7 +680,39 @@ namespace cellwise
           throw;
         }
       metric_bytes_ = forms.size() * sizeof(unsigned char) + offsets.size() * sizeof(std::size_t) +
-                      factors.size() * sizeof(Number) + n_values * sizeof(Number) + nodes.size() * sizeof(Number);
+                      factors.size() * sizeof(Number) + n_values * sizeof(Number) + nodes.size() * sizeof(Number) +
+                      (general_sources.size() * R_metric + coefficient_sources.size() * n3) * sizeof(Number);
+    }
+
+    template <typename Number, typename Layout>
+    Number *
+    GeneralLaplaceOperator<Number, Layout>::interleave_records(const Number                   *values,
+                                                               const std::vector<std::size_t> &sources,
+                                                               const int                       R,
+                                                               const char                     *what)
+    {
+      if (sources.empty())
+        return nullptr;
+      const std::size_t entries = (sources.size() + 31) / 32 * 32 * std::size_t(R);
+      Number           *records = allocate<Number>(entries, what);
+      std::size_t      *staged  = nullptr;
+      try
+        {
+          staged                     = upload(sources, what);
+          const unsigned int threads = 256;
+          interleave_records_kernel<<<static_cast<unsigned int>((entries + threads - 1) / threads), threads>>>(values, staged, sources.size(), R, records);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+          // the staged arrays are freed after this: the kernel must be done
+          CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+        }
+      catch (...)
+        {
+          free_bytes(staged);
+          free_bytes(records);
+          throw;
+        }
+      free_bytes(staged);
+      return records;
     }
 
     template <typename Number, typename Layout>
@@ -588,12 +730,16 @@ namespace cellwise
       free_bytes(factors_);
       free_bytes(values_);
       free_bytes(nodes_);
+      free_bytes(metric_records_);
+      free_bytes(coefficient_records_);
       free_bytes(tables_);
       forms_   = nullptr;
       offsets_ = nullptr;
       factors_ = nullptr;
       values_  = nullptr;
       nodes_   = nullptr;
+      metric_records_      = nullptr;
+      coefficient_records_ = nullptr;
       tables_  = nullptr;
     }
 
@@ -638,7 +784,7 @@ namespace cellwise
               t.MD[e] = K > 0 ? h[2 * n * n + n3 + n + n * m + e] : Number(0);
             }
           general_laplace_kernel<p, K, Number, Layout><<<blocks, Shape::threads>>>(
-            forms_, offsets_, factors_, values_, nodes_, t, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
+            forms_, offsets_, factors_, values_, nodes_, metric_records_, coefficient_records_, t, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
           CELLWISE_CUDA_CHECK_LAUNCH();
         });
       });
@@ -699,7 +845,7 @@ namespace cellwise
         const std::size_t  entries = std::size_t(n_cells_) * n3;
         const unsigned int threads = 128;
         general_laplace_diagonal_kernel<p, Number, Layout><<<static_cast<unsigned int>((entries + threads - 1) / threads), threads>>>(
-          forms_, offsets_, factors_, values_, nodes_, tables_, static_cast<int>(mapping_degree_), diagonal.data(), n_cells_);
+          forms_, offsets_, factors_, values_, nodes_, metric_records_, coefficient_records_, tables_, static_cast<int>(mapping_degree_), diagonal.data(), n_cells_);
         CELLWISE_CUDA_CHECK_LAUNCH();
       });
     }

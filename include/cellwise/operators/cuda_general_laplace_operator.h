@@ -19,7 +19,9 @@
  * (kernels::metric_from_nodes is the host reference; 003 §6, Nekbone), for
  * mappings of degree k ≤ 3 (by default for k = 1 only, where it is also
  * faster: GeneralCellMetric). At p = 3 on trilinear cells that is 25 numbers
- * per cell instead of 384. One kernel
+ * per cell instead of 384. In the blocked layout the stored values of
+ * general and cartesian_coefficient cells are interleaved in groups of 32
+ * cells (entry j of 32 cells side by side), as the vectors' DoFs. One kernel
  * applies every form, as kernels/general_laplace_cell.h does on the host:
  * the reference gradients interpolated to the (p+1)³ Gauss points by 8
  * one-dimensional contractions, the symmetric metric G(q) of the cell's
@@ -157,6 +159,11 @@ namespace cellwise
       apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode) const;
       void
       release() noexcept;
+      /// The records of the cells whose values start at @p sources[s] in
+      /// @p values (device), R numbers each, interleaved by slot s in groups
+      /// of 32 (see metric_records_); nullptr for none.
+      static Number *
+      interleave_records(const Number *values, const std::vector<std::size_t> &sources, int R, const char *what);
 
       unsigned int               degree_  = 0;
       unsigned int               n_cells_ = 0;
@@ -166,16 +173,23 @@ namespace cellwise
       /// The degree k of the mapping of the recomputed cells (0: none).
       unsigned int mapping_degree_ = 0;
       // device arrays
-      unsigned char *forms_   = nullptr; ///< MetricForm per cell, or recomputed_form
-      /// where a cell's values start in values_; a recomputed cell's slot in nodes_
+      unsigned char *forms_   = nullptr; ///< MetricForm per cell, or a recomputed or interleaved code
+      /// where a cell's values start in values_; a recomputed or interleaved cell's slot in its records
       std::size_t *offsets_ = nullptr;
       Number      *factors_ = nullptr; ///< 3 per cell
-      Number      *values_  = nullptr; ///< the metric data of the stored non-Cartesian forms
+      Number      *values_  = nullptr; ///< the metric data of the stored non-Cartesian forms (per cell)
       /// Per recomputed cell its record of 1 + 3 (k+1)³ numbers (c, then the
       /// nodes minus the first), by slot in groups of 32: entry j of slot s
       /// at (s / 32) 32 R + 32 j + s % 32, so that the threads of a warp that
       /// read entry j of consecutive slots read consecutive numbers.
       Number *nodes_ = nullptr;
+      /// In a blocked layout, where the threads of a warp take consecutive
+      /// cells: the 6 (p+1)³ values of each general cell (metric_records_)
+      /// and the (p+1)³ of each cartesian_coefficient cell
+      /// (coefficient_records_), by slot (the cell's offsets_ entry) in
+      /// groups of 32 as nodes_, so that a warp reads consecutive numbers.
+      Number *metric_records_      = nullptr;
+      Number *coefficient_records_ = nullptr;
       /// The 1D tables at the Gauss points, S(q, i) and D(q, i) (n × n
       /// row-major each), then the (p+1)³ tensor weights w_q, the n 1D
       /// weights, the mapping's tables ψ_i(ξ_q) and ψ_i'(ξ_q) (n × (k+1)
