@@ -77,4 +77,45 @@ namespace cellwise
         result(q, i) = derivative(i, x[q]);
     return result;
   }
+
+
+
+  DenseMatrix
+  collocation_derivatives(const std::vector<double> &points)
+  {
+    const unsigned int n = static_cast<unsigned int>(points.size());
+    CELLWISE_CHECK(n >= 2, "collocation_derivatives: " << n << " points; at least 2 are needed");
+    for (unsigned int k = 0; k < n; ++k)
+      for (unsigned int m = k + 1; m < n; ++m)
+        CELLWISE_CHECK(points[k] != points[m], "collocation_derivatives: points " << k << " and " << m << " are equal");
+    DenseMatrix result(n, n);
+    for (unsigned int k = 0; k < n; ++k)
+      {
+        // ℓ_k = Π_{m≠k} (x − x_m) / Π_{m≠k} (x_k − x_m); its derivative at a
+        // point x_q ≠ x_k keeps only the term that drops (x − x_q), at x_k
+        // it is Σ_{m≠k} 1 / (x_k − x_m): no division by a vanishing factor
+        double denominator = 1;
+        for (unsigned int m = 0; m < n; ++m)
+          if (m != k)
+            denominator *= points[k] - points[m];
+        for (unsigned int q = 0; q < n; ++q)
+          {
+            if (q == k)
+              {
+                double sum = 0;
+                for (unsigned int m = 0; m < n; ++m)
+                  if (m != k)
+                    sum += 1. / (points[k] - points[m]);
+                result(q, k) = sum;
+                continue;
+              }
+            double product = 1;
+            for (unsigned int m = 0; m < n; ++m)
+              if (m != k && m != q)
+                product *= points[q] - points[m];
+            result(q, k) = product / denominator;
+          }
+      }
+    return result;
+  }
 } // namespace cellwise

@@ -178,6 +178,33 @@ TEST(FeLagrangeBasis1D, DerivativesMatchFiniteDifferencesAndSumToZero)
     }
 }
 
+// The collocation derivative on the Gauss points: derivatives of polynomials
+// of degree < n exact at the points, D = Dc S for the FE_Q(p) tables there
+// (the identity the general kernel's plane phases rest on), bad points refused.
+TEST(FeCollocationDerivatives, ExactOnPolynomialsAndFactorsTheGradientTable)
+{
+  for (unsigned int p = 1; p <= max_degree; ++p)
+    {
+      const unsigned int  n  = p + 1;
+      const Quadrature1D  g  = gauss_quadrature(n);
+      const DenseMatrix   Dc = collocation_derivatives(g.points);
+      // x^j, j < n, at the points: Dc gives j x^(j-1)
+      for (unsigned int j = 0; j < n; ++j)
+        for (unsigned int q = 0; q < n; ++q)
+          {
+            double derivative = 0;
+            for (unsigned int k = 0; k < n; ++k)
+              derivative += Dc(q, k) * std::pow(g.points[k], j);
+            const double exact = j == 0 ? 0. : j * std::pow(g.points[q], j - 1.);
+            EXPECT_NEAR(derivative, exact, 1e-11 * (1 + j * n)) << "p = " << p << ", x^" << j << " at point " << q;
+          }
+      const LagrangeBasis1D basis(p);
+      expect_matrix_near(Dc * basis.values_at(g.points), basis.derivatives_at(g.points), 1e-11 * n * n);
+    }
+  EXPECT_THROW(collocation_derivatives({0.5}), Error);
+  EXPECT_THROW(collocation_derivatives({0.1, 0.4, 0.1}), Error);
+}
+
 // --------------------------------------------------------------- matrices
 
 TEST(FeMatrices1D, ClosedFormsDegreeOneAndTwo)

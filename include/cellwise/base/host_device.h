@@ -9,3 +9,12 @@
 #else
 #  define CELLWISE_HOST_DEVICE
 #endif
+
+/// Before a loop of compile-time trip count in shared cell arithmetic: fully
+/// unrolled under nvcc (its indices then select registers and constant-bank
+/// table entries), left to the optimizer elsewhere.
+#if defined(__CUDACC__)
+#  define CELLWISE_UNROLL _Pragma("unroll")
+#else
+#  define CELLWISE_UNROLL
+#endif

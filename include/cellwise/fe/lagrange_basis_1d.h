@@ -63,4 +63,16 @@ namespace cellwise
     /// 1 / prod_{k != i} (x_i - x_k), the normalisation of phi_i.
     std::vector<double> inverse_denominators;
   };
+
+  /**
+   * The collocation derivative on @p points (distinct): Dc(q, k) = ℓ_k'(x_q)
+   * for the Lagrange polynomials ℓ_k on the points themselves. A polynomial
+   * of degree < size given by its values at the points has its derivatives
+   * there as Dc times those values; with the Gauss points of FE_Q(p) and
+   * S(q, i) = φ_i(x_q), D(q, i) = φ_i'(x_q): D = Dc S (the general kernel's
+   * plane phases, kernels/general_laplace_planes.h). Throws cellwise::Error
+   * for fewer than 2 points or two equal ones.
+   */
+  DenseMatrix
+  collocation_derivatives(const std::vector<double> &points);
 } // namespace cellwise
