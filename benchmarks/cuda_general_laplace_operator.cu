@@ -18,7 +18,9 @@
 // a reduction of the preconditioned residual norm by 1e-8, f = 1): set-up,
 // iterations, solve and V-cycle time, unique DoFs per second, FP64 and mixed;
 // the same on the ball (7 coarse cells refined L times, mapping degree = p:
-// the skeleton phase of the device DSS in every smoothing step).
+// the skeleton phase of the device DSS in every smoothing step). Each row
+// with the line kernel and, where it takes the operator (blocked, degrees
+// 2..4), the plane kernel.
 //
 // Usage: cellwise-benchmark-geometry [n_runs] [cells per axis] [degree] [largest L] [largest L of the ball]
 
@@ -64,18 +66,25 @@ namespace
   {
     using Vector     = CellVector<Number, MemorySpace::CUDA, Layout>;
     const auto start = std::chrono::steady_clock::now();
-    const cuda::GeneralLaplaceOperator<Number, Layout> op(level, degree, coefficient, CoefficientEvaluation::quadrature_points,
-                                                          general);
+    cuda::GeneralLaplaceOperator<Number, Layout> op(level, degree, coefficient, CoefficientEvaluation::quadrature_points, general);
     const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     Vector       x(level.n_cells(), degree), y(level.n_cells(), degree);
     x.fill(Number(1.25));
-    const double values   = double(level.n_cells()) * x.dofs_per_cell();
-    const double bytes    = 2. * values * sizeof(Number) + double(op.metric_bytes());
-    const double seconds  = median_time([&] { op.vmult(y, x); }, n_runs);
-    std::printf("%-34s %8.2f %9.1f %9.1f %10.2f %9.1f %8.3f %8.2f %8.2f %8.2f\n", name, setup,
-                double(op.metric_bytes()) / values, double(op.metric_bytes()) / reference.unique_dofs, seconds * 1e3,
-                bytes / seconds * 1e-9, bytes / seconds / reference.copy_bandwidth, reference.unique_dofs / seconds * 1e-9,
-                values / seconds * 1e-9, seconds / reference.box_time);
+    const double values = double(level.n_cells()) * x.dofs_per_cell();
+    const double bytes  = 2. * values * sizeof(Number) + double(op.metric_bytes());
+    // the line kernel, then the plane kernel where it takes the operator
+    for (const cuda::GeneralKernel kernel : {cuda::GeneralKernel::lines, cuda::GeneralKernel::planes})
+      {
+        if (kernel == cuda::GeneralKernel::planes && !op.planes_available())
+          continue;
+        op.use_kernel(kernel);
+        const double      seconds = median_time([&] { op.vmult(y, x); }, n_runs);
+        const std::string label   = std::string(name) + (kernel == cuda::GeneralKernel::planes ? " [planes]" : "");
+        std::printf("%-44s %8.2f %9.1f %9.1f %10.3f %9.1f %8.3f %8.2f %8.2f %8.2f\n", label.c_str(), setup,
+                    double(op.metric_bytes()) / values, double(op.metric_bytes()) / reference.unique_dofs, seconds * 1e3,
+                    bytes / seconds * 1e-9, bytes / seconds / reference.copy_bandwidth, reference.unique_dofs / seconds * 1e-9,
+                    values / seconds * 1e-9, seconds / reference.box_time);
+      }
   }
 
   /// One row of a whole solve on the hierarchy that @p build makes (its
@@ -84,7 +93,7 @@ namespace
   /// bytes per unique DoF.
   void
   solve_row(const std::function<LevelHierarchy()> &build, const int L, const unsigned int degree, const Precision precision,
-            const int n_runs)
+            const int n_runs, const cuda::GeneralKernel kernel)
   {
     using Layout = CellBlocked<32>;
     using Vector = cuda::GeneralMultigridSolver<Layout>::VectorType;
@@ -92,7 +101,7 @@ namespace
     const LevelHierarchy h     = build();
     MultigridParameters  parameters;
     parameters.precision = precision;
-    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters);
+    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, nullptr, kernel);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
     const double       setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const Level       &fine  = h.levels.back();
@@ -113,15 +122,15 @@ namespace
     const double cycle       = median_time([&] { solver.preconditioner().vmult(r, b); }, n_runs);
     const double unique_dofs = make_dof_numbering(fine, degree).n_unique;
     const auto  &op          = dynamic_cast<const cuda::GeneralLaplaceOperator<double, Layout> &>(solver.fine_operator());
-    std::printf("%2d %10u %12.4g %-6s %9.2f %5u %10.2f %8.3f %9.3f %9.3f %8.1f\n", L, fine.n_cells(), unique_dofs,
-                precision == Precision::fp64 ? "FP64" : "mixed", setup, iterations, solve * 1e3, unique_dofs / solve * 1e-9,
+    std::printf("%2d %10u %12.4g %-6s %-6s %9.2f %5u %10.2f %8.3f %9.3f %9.3f %8.1f\n", L, fine.n_cells(), unique_dofs,
+                precision == Precision::fp64 ? "FP64" : "mixed", kernel == cuda::GeneralKernel::planes ? "planes" : "lines", setup, iterations, solve * 1e3, unique_dofs / solve * 1e-9,
                 cycle * 1e3, unique_dofs / cycle * 1e-9, double(op.metric_bytes()) / unique_dofs);
   }
 
   void
   solve_header()
   {
-    std::printf("%2s %10s %12s %-6s %9s %5s %10s %8s %9s %9s %8s\n", "L", "cells", "DoFs", "prec.", "setup [s]", "iter",
+    std::printf("%2s %10s %12s %-6s %-6s %9s %5s %10s %8s %9s %9s %8s\n", "L", "cells", "DoFs", "prec.", "kernel", "setup [s]", "iter",
                 "solve [ms]", "GDoF/s", "V [ms]", "V GDoF/s", "geo B/DoF");
   }
 } // namespace
@@ -189,7 +198,7 @@ main(int argc, char **argv)
           std::printf("\nFP64, %s; box operator (cuda::LaplaceOperator, cube) %.3f ms = %.2f GDoF/s\n",
                       blocked ? "blocked by 32 cells" : "cell-contiguous", reference.box_time * 1e3,
                       reference.unique_dofs / reference.box_time * 1e-9);
-          std::printf("%-34s %8s %9s %9s %10s %9s %8s %8s %8s %8s\n", "form (mesh)", "setup[s]", "geo B/v", "geo B/DoF",
+          std::printf("%-44s %8s %9s %9s %10s %9s %8s %8s %8s %8s\n", "form (mesh)", "setup[s]", "geo B/v", "geo B/DoF",
                       "time [ms]", "GB/s", "of copy", "GDoF/s", "Gval/s", "/ box");
           const auto rows = [&](auto layout) {
             using Layout = decltype(layout);
@@ -227,24 +236,28 @@ main(int argc, char **argv)
                   "blocked; median of 3 solves after one\n",
                   degree);
       solve_header();
+      const cuda::GeneralKernel kernels[] = {cuda::GeneralKernel::lines, cuda::GeneralKernel::planes};
       for (int L = 1; L <= L_max; ++L)
         for (const Precision precision : {Precision::fp64, Precision::mixed})
-          solve_row(
-            [L] {
-              BoxDescription box;
-              box.subdivisions = {{6, 2, 2}};
-              LevelHierarchy h = make_box_hierarchy(box, L);
-              map_hierarchy(h, 1, kershaw_map(0.3, 0.3));
-              return h;
-            },
-            L, degree, precision, 3);
+          for (const cuda::GeneralKernel kernel : kernels)
+            solve_row(
+              [L] {
+                BoxDescription box;
+                box.subdivisions = {{6, 2, 2}};
+                LevelHierarchy h = make_box_hierarchy(box, L);
+                map_hierarchy(h, 1, kershaw_map(0.3, 0.3));
+                return h;
+              },
+              L, degree, precision, 3, kernel);
       std::printf("\nball (7 coarse cells in different frames, deal.II's hyper_ball) refined L times, mapping degree %u, Q%u, "
                   "the same solver and stop\n",
                   degree, degree);
       solve_header();
       for (int L = 1; L <= ball_L_max; ++L)
         for (const Precision precision : {Precision::fp64, Precision::mixed})
-          solve_row([L, degree] { return make_unstructured_hierarchy(make_ball_coarse_mesh(), L, degree); }, L, degree, precision, 3);
+          for (const cuda::GeneralKernel kernel : kernels)
+            solve_row([L, degree] { return make_unstructured_hierarchy(make_ball_coarse_mesh(), L, degree); }, L, degree, precision, 3,
+                      kernel);
     }
   catch (const std::exception &e)
     {

@@ -38,12 +38,15 @@ namespace cellwise
       using DssJacobi = DssJacobiPreconditioner<Number, Layout, Operator<Number, Layout>>;
 
       /// The level operator: the general Laplacian with the coefficient of
-      /// @p parameters where it enters.
+      /// @p parameters where it enters, applied by @p kernel where it takes
+      /// the level (planes: blocked layouts, degrees 2..4; lines elsewhere).
       template <typename Number, typename Layout>
       std::shared_ptr<Operator<Number, Layout>>
-      make_operator(const Level &level, const unsigned int degree, const MultigridParameters &parameters)
+      make_operator(const Level &level, const unsigned int degree, const MultigridParameters &parameters, const GeneralKernel kernel)
       {
-        return std::make_shared<Operator<Number, Layout>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
+        auto op = std::make_shared<Operator<Number, Layout>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
+        op->use_kernel(kernel == GeneralKernel::planes && !op->planes_available() ? GeneralKernel::lines : kernel);
+        return op;
       }
 
       /// The level smoother of @p parameters (Jacobi or Chebyshev) on the
@@ -88,6 +91,7 @@ namespace cellwise
                  const std::vector<std::shared_ptr<const LevelData>> &level_data,
                  const unsigned int                                   degree,
                  const MultigridParameters                           &parameters,
+                 const GeneralKernel                                  kernel,
                  std::ostream                                        *log)
       {
         using V = LevelVector<Number, Layout>;
@@ -97,7 +101,7 @@ namespace cellwise
             const Level &level = hierarchy.level(l);
             V            mask;
             make_dirichlet_mask(*level_data[l], degree, parameters.dirichlet_ids, mask);
-            const auto op = make_operator<Number, Layout>(level, degree, parameters);
+            const auto op = make_operator<Number, Layout>(level, degree, parameters, kernel);
             components.operators.push_back(op);
             components.level_shapes.push_back(V(level.n_cells(), degree));
             std::string what;
@@ -161,7 +165,8 @@ namespace cellwise
     GeneralMultigridSolver<Layout>::GeneralMultigridSolver(const LevelHierarchy      &hierarchy,
                                                            const unsigned int         degree,
                                                            const MultigridParameters &parameters,
-                                                           std::ostream              *log)
+                                                           std::ostream              *log,
+                                                           const GeneralKernel        kernel)
       : components_(std::make_unique<Components>())
     {
       check_solver_set_up(hierarchy, degree, parameters);
@@ -176,14 +181,14 @@ namespace cellwise
       const auto level_data = make_level_data(hierarchy, degree);
       c.fine_level_data     = level_data.back();
       make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask);
-      c.fine_operator = make_operator<double, Layout>(fine, degree, parameters);
+      c.fine_operator = make_operator<double, Layout>(fine, degree, parameters, kernel);
       if (parameters.precision == Precision::fp64)
-        c.preconditioner = make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, log);
+        c.preconditioner = make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, kernel, log);
       else
         {
           using InnerVector = LevelVector<float, Layout>;
           c.preconditioner  = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
-            make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, log), InnerVector(fine.n_cells(), degree));
+            make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, log), InnerVector(fine.n_cells(), degree));
         }
       if (log)
         *log << "  geometry of the finest level on the device: " << c.fine_operator->metric_bytes() << " bytes, "

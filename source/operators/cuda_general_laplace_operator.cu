@@ -1,7 +1,10 @@
 // cuda::GeneralLaplaceOperator (operators/cuda_general_laplace_operator.h):
-// the general cell-wise Laplacian of kernels/general_laplace_cell.h with one
-// thread per 1D line of a cell, the line in registers, and shared memory to
-// turn the lines between the directions.
+// the general cell-wise Laplacian of kernels/general_laplace_cell.h in two
+// kernels. The line kernel, below: one thread per 1D line of a cell, the
+// line in registers, and shared memory to turn the lines between the
+// directions. The plane kernel (general_laplace_planes_kernel): the phases of
+// kernels/general_laplace_planes.h, a thread per z-plane of a cell. Both
+// take the metric of a z-line from LineMetric.
 //
 // n = p + 1 nodes and Gauss points per axis, L = n² lines per cell and
 // stage, C cells per block; three shared buffers T0, T1, T2 of n³ numbers
@@ -56,6 +59,7 @@
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/kernels/general_laplace_cell.h>
+#include <cellwise/kernels/general_laplace_planes.h>
 #include <cellwise/kernels/mapped_laplace_cell.h>
 #include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/cuda_smoother_update.h>
@@ -157,13 +161,142 @@ namespace cellwise
       /// The kernel's tables, passed by value: every thread of a warp reads
       /// the same entry at the same (compile-time) index, a broadcast from the
       /// constant bank, as the box operator's 1D matrices. S(q, i), D(q, i)
-      /// at the Gauss points (n × n row-major), the 1D Gauss weights, the
-      /// mapping's ψ_i(ξ_q), ψ_i'(ξ_q) (n × (K+1)). At most 2 KB.
+      /// and the collocation derivative Dc(q, k) at the Gauss points (n × n
+      /// row-major: kernels::PlaneTables), the 1D Gauss weights, the
+      /// mapping's ψ_i(ξ_q), ψ_i'(ξ_q) (n × (K+1)). At most 3 KB.
       template <int p, int K, typename Number>
       struct KernelTables
       {
-        static constexpr int n = p + 1, m = K + 1;
-        Number               S[n * n], D[n * n], w[n], MS[n * m], MD[n * m];
+        static constexpr int            n = p + 1, m = K + 1;
+        kernels::PlaneTables<p, Number> st;
+        Number                          w[n], MS[n * m], MD[n * m];
+      };
+
+      /// The operator's device arrays of the metric, for the kernels.
+      template <typename Number>
+      struct MetricArrays
+      {
+        const unsigned char *forms;
+        const std::size_t   *offsets;
+        const Number        *factors, *values, *nodes, *metric_records, *coefficient_records;
+      };
+
+      /**
+       * The metric at the n points of one z-line (x, y) of a cell, for both
+       * kernels: line() reads what the line needs once (form, factors, where
+       * its values lie; for a recomputed cell the node sums A_x, A_y, A_s per
+       * i_z, see the top), at(r, G) gives G at its point r (compile-time r).
+       * @p w, @p MS, @p MD: shared copies of the tables' weights and mapping
+       * tables, which the threads index by their own x, y. Past the last cell
+       * G = 0.
+       */
+      template <int p, int K, typename Number>
+      struct LineMetric
+      {
+        static constexpr int              n = p + 1, m = K + 1, n3 = n * n * n;
+        const MetricArrays<Number>       &arrays;
+        const KernelTables<p, K, Number> &t;
+        const Number                     *w, *MS, *MD;
+        unsigned int                      first;   ///< the block's first cell
+        unsigned int                      n_cells; ///< of the operator
+        // the line's
+        unsigned char form        = static_cast<unsigned char>(MetricForm::cartesian);
+        bool          interleaved = false;
+        Number        f[3]        = {0, 0, 0};
+        const Number *cell_values = nullptr;
+        std::size_t   slot        = 0;
+        Number        c = 0, w_xy = 0, A[3][m][3];
+        int           x = 0, y = 0;
+
+        __device__ __forceinline__ void
+        line(const int local_cell, const int line_x, const int line_y)
+        {
+          const unsigned int cell   = first + local_cell;
+          const bool         active = cell < n_cells;
+          x                         = line_x;
+          y                         = line_y;
+          // w_q = (w_x w_y) w_z, multiplied in the order of the host's tensor weights
+          w_xy        = w[x] * w[y];
+          form        = active ? arrays.forms[cell] : static_cast<unsigned char>(MetricForm::cartesian);
+          interleaved = form == interleaved_general_form || form == interleaved_coefficient_form;
+          cell_values = arrays.values;
+          f[0] = f[1] = f[2] = Number(0);
+          if (!active)
+            return;
+          if (form <= static_cast<unsigned char>(MetricForm::cartesian_coefficient) || form == interleaved_coefficient_form)
+            {
+              f[0] = arrays.factors[3 * std::size_t(cell)];
+              f[1] = arrays.factors[3 * std::size_t(cell) + 1];
+              f[2] = arrays.factors[3 * std::size_t(cell) + 2];
+            }
+          if (K > 0 && form == recomputed_form)
+            {
+              constexpr int R = record_size(K);
+              slot            = arrays.offsets[cell];
+              c               = arrays.nodes[record_index(slot, 0, R)];
+              CELLWISE_UNROLL
+              for (int iz = 0; iz < m; ++iz)
+                CELLWISE_UNROLL
+                for (int a = 0; a < 3; ++a)
+                  A[0][iz][a] = A[1][iz][a] = A[2][iz][a] = Number(0);
+              CELLWISE_UNROLL
+              for (int iz = 0; iz < m; ++iz)
+                CELLWISE_UNROLL
+                for (int iy = 0; iy < m; ++iy)
+                  CELLWISE_UNROLL
+                  for (int ix = 0; ix < m; ++ix)
+                    {
+                      const Number wx = MD[x * m + ix] * MS[y * m + iy], wy = MS[x * m + ix] * MD[y * m + iy],
+                                   ws = MS[x * m + ix] * MS[y * m + iy];
+                      CELLWISE_UNROLL
+                      for (int a = 0; a < 3; ++a)
+                        {
+                          const Number X = arrays.nodes[record_index(slot, 1 + 3 * ((iz * m + iy) * m + ix) + a, R)];
+                          A[0][iz][a] += X * wx;
+                          A[1][iz][a] += X * wy;
+                          A[2][iz][a] += X * ws;
+                        }
+                    }
+            }
+          else if (interleaved)
+            slot = arrays.offsets[cell];
+          else if (form != static_cast<unsigned char>(MetricForm::cartesian))
+            cell_values = arrays.values + arrays.offsets[cell];
+        }
+
+        __device__ __forceinline__ void
+        at(const int r, Number *G) const
+        {
+          const int q = x + n * (y + n * r);
+          if (K > 0 && form == recomputed_form)
+            {
+              Number J[9];
+              CELLWISE_UNROLL
+              for (int a = 0; a < 3; ++a)
+                {
+                  Number jx = 0, jy = 0, jz = 0;
+                  CELLWISE_UNROLL
+                  for (int iz = 0; iz < m; ++iz)
+                    {
+                      jx += A[0][iz][a] * t.MS[r * m + iz];
+                      jy += A[1][iz][a] * t.MS[r * m + iz];
+                      jz += A[2][iz][a] * t.MD[r * m + iz];
+                    }
+                  J[3 * a]     = jx;
+                  J[3 * a + 1] = jy;
+                  J[3 * a + 2] = jz;
+                }
+              kernels::inverse_metric(J, G);
+              const Number scale = c * (w_xy * t.w[r]);
+              CELLWISE_UNROLL
+              for (int e = 0; e < kernels::metric_entries; ++e)
+                G[e] *= scale;
+            }
+          else if (interleaved)
+            interleaved_metric_at_point(form, f, arrays.metric_records, arrays.coefficient_records, slot, n3, q, G);
+          else
+            metric_at_point(static_cast<MetricForm>(form), f, cell_values, Number(w_xy * t.w[r]), q, G);
+        }
       };
 
       /// Cells per block: about 256 threads, the three buffers (of the
@@ -194,13 +327,7 @@ namespace cellwise
 
       template <int p, int K, typename Number, typename Layout>
       __global__ void __launch_bounds__(GeneralShape<p, Number>::threads)
-      general_laplace_kernel(const unsigned char *__restrict__ forms,
-                             const std::size_t *__restrict__ offsets,
-                             const Number *__restrict__ factors,
-                             const Number *__restrict__ values,
-                             const Number *__restrict__ nodes,
-                             const Number *__restrict__ metric_records,
-                             const Number *__restrict__ coefficient_records,
+      general_laplace_kernel(const MetricArrays<Number>       arrays,
                              const KernelTables<p, K, Number> t,
                              const Number *__restrict__ u,
                              const Number      *b,
@@ -252,8 +379,8 @@ namespace cellwise
 #pragma unroll
               for (int i = 0; i < n; ++i)
                 {
-                  s += t.S[q * n + i] * x_values[i];
-                  d += t.D[q * n + i] * x_values[i];
+                  s += t.st.S[q * n + i] * x_values[i];
+                  d += t.st.D[q * n + i] * x_values[i];
                 }
               T0[at(q, y, z)] = s;
               T1[at(q, y, z)] = d;
@@ -277,9 +404,9 @@ namespace cellwise
 #pragma unroll
               for (int j = 0; j < n; ++j)
                 {
-                  ss += t.S[r * n + j] * s[j];
-                  sd += t.D[r * n + j] * s[j];
-                  ds += t.S[r * n + j] * d[j];
+                  ss += t.st.S[r * n + j] * s[j];
+                  sd += t.st.D[r * n + j] * s[j];
+                  ds += t.st.S[r * n + j] * d[j];
                 }
               T0[at(x, r, z)] = ss;
               T1[at(x, r, z)] = sd;
@@ -298,58 +425,9 @@ namespace cellwise
               sd[k] = T1[at(x, y, k)];
               ds[k] = T2[at(x, y, k)];
             }
-          Number fx[n], fy[n], fz[n];
-          // w_q = (w_x w_y) w_z, multiplied in the order of the host's tensor weights
-          const Number        w_xy = w[x] * w[y];
-          const unsigned char form = active ? forms[cell] : static_cast<unsigned char>(MetricForm::cartesian);
-          Number              f[3] = {0, 0, 0};
-          const Number       *cell_values = values;
-          const bool          interleaved = form == interleaved_general_form || form == interleaved_coefficient_form;
-          std::size_t         slot        = 0; // of an interleaved cell
-          // a recomputed cell: c and the node sums A_x, A_y, A_s per i_z (see the top)
-          Number c = 0, A[3][m][3];
-          if (active)
-            {
-              if (form <= static_cast<unsigned char>(MetricForm::cartesian_coefficient) || form == interleaved_coefficient_form)
-                {
-                  f[0] = factors[3 * std::size_t(cell)];
-                  f[1] = factors[3 * std::size_t(cell) + 1];
-                  f[2] = factors[3 * std::size_t(cell) + 2];
-                }
-              if (K > 0 && form == recomputed_form)
-                {
-                  constexpr int     R    = record_size(K);
-                  const std::size_t slot = offsets[cell];
-                  c                      = nodes[record_index(slot, 0, R)];
-#pragma unroll
-                  for (int iz = 0; iz < m; ++iz)
-#pragma unroll
-                    for (int a = 0; a < 3; ++a)
-                      A[0][iz][a] = A[1][iz][a] = A[2][iz][a] = Number(0);
-#pragma unroll
-                  for (int iz = 0; iz < m; ++iz)
-#pragma unroll
-                    for (int iy = 0; iy < m; ++iy)
-#pragma unroll
-                      for (int ix = 0; ix < m; ++ix)
-                        {
-                          const Number wx = MD[x * m + ix] * MS[y * m + iy], wy = MS[x * m + ix] * MD[y * m + iy],
-                                       ws = MS[x * m + ix] * MS[y * m + iy];
-#pragma unroll
-                          for (int a = 0; a < 3; ++a)
-                            {
-                              const Number X = nodes[record_index(slot, 1 + 3 * ((iz * m + iy) * m + ix) + a, R)];
-                              A[0][iz][a] += X * wx;
-                              A[1][iz][a] += X * wy;
-                              A[2][iz][a] += X * ws;
-                            }
-                        }
-                }
-              else if (interleaved)
-                slot = offsets[cell];
-              else if (form != static_cast<unsigned char>(MetricForm::cartesian))
-                cell_values = values + offsets[cell];
-            }
+          Number                   fx[n], fy[n], fz[n];
+          LineMetric<p, K, Number> metric{arrays, t, w, MS, MD, blockIdx.x * C, n_cells};
+          metric.line(c, x, y);
 #pragma unroll
           for (int r = 0; r < n; ++r)
             {
@@ -357,39 +435,12 @@ namespace cellwise
 #pragma unroll
               for (int k = 0; k < n; ++k)
                 {
-                  gx += t.S[r * n + k] * ds[k];
-                  gy += t.S[r * n + k] * sd[k];
-                  gz += t.D[r * n + k] * ss[k];
+                  gx += t.st.S[r * n + k] * ds[k];
+                  gy += t.st.S[r * n + k] * sd[k];
+                  gz += t.st.D[r * n + k] * ss[k];
                 }
               Number G[kernels::metric_entries];
-              if (K > 0 && form == recomputed_form)
-                {
-                  Number J[9];
-#pragma unroll
-                  for (int a = 0; a < 3; ++a)
-                    {
-                      Number jx = 0, jy = 0, jz = 0;
-#pragma unroll
-                      for (int iz = 0; iz < m; ++iz)
-                        {
-                          jx += A[0][iz][a] * t.MS[r * m + iz];
-                          jy += A[1][iz][a] * t.MS[r * m + iz];
-                          jz += A[2][iz][a] * t.MD[r * m + iz];
-                        }
-                      J[3 * a]     = jx;
-                      J[3 * a + 1] = jy;
-                      J[3 * a + 2] = jz;
-                    }
-                  kernels::inverse_metric(J, G);
-                  const Number scale = c * (w_xy * t.w[r]);
-#pragma unroll
-                  for (int e = 0; e < kernels::metric_entries; ++e)
-                    G[e] *= scale;
-                }
-              else if (interleaved)
-                interleaved_metric_at_point(form, f, metric_records, coefficient_records, slot, n3, x + n * (y + n * r), G);
-              else
-                metric_at_point(static_cast<MetricForm>(form), f, cell_values, Number(w_xy * t.w[r]), x + n * (y + n * r), G);
+              metric.at(r, G);
               fx[r] = G[0] * gx + G[3] * gy + G[4] * gz;
               fy[r] = G[3] * gx + G[1] * gy + G[5] * gz;
               fz[r] = G[4] * gx + G[5] * gy + G[2] * gz;
@@ -401,9 +452,9 @@ namespace cellwise
 #pragma unroll
               for (int r = 0; r < n; ++r)
                 {
-                  ax += t.S[r * n + k] * fx[r];
-                  ay += t.S[r * n + k] * fy[r];
-                  az += t.D[r * n + k] * fz[r];
+                  ax += t.st.S[r * n + k] * fx[r];
+                  ay += t.st.S[r * n + k] * fy[r];
+                  az += t.st.D[r * n + k] * fz[r];
                 }
               T0[at(x, y, k)] = ax;
               T1[at(x, y, k)] = ay;
@@ -429,8 +480,8 @@ namespace cellwise
 #pragma unroll
               for (int r = 0; r < n; ++r)
                 {
-                  bx += t.S[r * n + j] * ax[r];
-                  bb += t.S[r * n + j] * az[r] + t.D[r * n + j] * ay[r];
+                  bx += t.st.S[r * n + j] * ax[r];
+                  bb += t.st.S[r * n + j] * az[r] + t.st.D[r * n + j] * ay[r];
                 }
               T0[at(x, j, z)] = bx;
               T1[at(x, j, z)] = bb;
@@ -454,7 +505,7 @@ namespace cellwise
                 Number out = 0;
 #pragma unroll
                 for (int q = 0; q < n; ++q)
-                  out += t.D[q * n + i] * bx[q] + t.S[q * n + i] * bb[q];
+                  out += t.st.D[q * n + i] * bx[q] + t.st.S[q * n + i] * bb[q];
                 const std::size_t index = Layout::index(cell, (z * n + y) * n + i, n3);
                 if (mode == overwrite)
                   dst[index] = out;
@@ -466,6 +517,76 @@ namespace cellwise
           }
       }
 
+      /// The degrees of the plane kernel: a thread keeps two or three n × n
+      /// planes in registers (p = 4 in FP64: about 150 registers).
+      constexpr int min_plane_degree = 2, max_plane_degree = 4;
+
+      /// Cells per block and threads of the plane kernel.
+      template <int p, typename Number>
+      struct PlaneShape
+      {
+        static constexpr int cells   = kernels::plane_block_cells<p, Number>();
+        static constexpr int threads = (p + 1) * cells;
+      };
+
+      /**
+       * The plane kernel (kernels/general_laplace_planes.h): a thread per
+       * z-plane of a cell in phases A and C, per y and n z-lines in phase B,
+       * the work buffer in shared memory, a barrier between the phases. For
+       * blocked layouts, whose C cells per block lie side by side (a warp
+       * reads consecutive numbers); the metric as the line kernel's.
+       */
+      template <int p, int K, typename Number, typename Layout>
+      __global__ void __launch_bounds__(PlaneShape<p, Number>::threads)
+      general_laplace_planes_kernel(const MetricArrays<Number>       arrays,
+                                    const KernelTables<p, K, Number> t,
+                                    const Number *__restrict__ u,
+                                    const Number      *b,
+                                    Number            *dst,
+                                    const unsigned int n_cells,
+                                    const int          mode)
+      {
+        using Shape        = PlaneShape<p, Number>;
+        constexpr int n    = p + 1;
+        constexpr int n3   = n * n * n;
+        constexpr int C    = Shape::cells;
+        constexpr int m    = K + 1;
+        __shared__ Number W[3 * n3 * C];
+        __shared__ Number w[n], MS[n * m], MD[n * m];
+        // read in phase B, after the first barrier
+        for (int k = threadIdx.x; k < n; k += Shape::threads)
+          w[k] = t.w[k];
+        if constexpr (K > 0)
+          for (int k = threadIdx.x; k < n * m; k += Shape::threads)
+            {
+              MS[k] = t.MS[k];
+              MD[k] = t.MD[k];
+            }
+        const unsigned int first = blockIdx.x * C;
+        const auto         load  = [&](const int c, const int i) {
+          const unsigned int cell = first + c;
+          return cell < n_cells ? u[Layout::index(cell, i, n3)] : Number(0);
+        };
+        kernels::plane_gradients<p, C>(threadIdx.x, t.st, load, W);
+        __syncthreads();
+        LineMetric<p, K, Number> metric{arrays, t, w, MS, MD, first, n_cells};
+        kernels::z_line_fluxes<p, C>(threadIdx.x, t.st, metric, W);
+        __syncthreads();
+        const auto store = [&](const int c, const int i, const Number value) {
+          const unsigned int cell = first + c;
+          if (cell >= n_cells)
+            return;
+          const std::size_t index = Layout::index(cell, i, n3);
+          if (mode == overwrite)
+            dst[index] = value;
+          else if (mode == accumulate)
+            dst[index] += value;
+          else
+            dst[index] = b[index] - value;
+        };
+        kernels::plane_divergence<p, C>(threadIdx.x, t.st, W, store);
+      }
+
       /// A thread per DoF i = (i_x, i_y, i_z) of a cell: (A_K)_ii = Σ_q
       /// ∇̂φ_i(q) · G(q) ∇̂φ_i(q) written out over the points (what the host's
       /// six transposed contractions, kernels::general_laplace_cell_diagonal,
@@ -473,13 +594,7 @@ namespace cellwise
       /// scratch.
       template <int p, typename Number, typename Layout>
       __global__ void
-      general_laplace_diagonal_kernel(const unsigned char *__restrict__ forms,
-                                      const std::size_t *__restrict__ offsets,
-                                      const Number *__restrict__ factors,
-                                      const Number *__restrict__ values,
-                                      const Number *__restrict__ nodes,
-                                      const Number *__restrict__ metric_records,
-                                      const Number *__restrict__ coefficient_records,
+      general_laplace_diagonal_kernel(const MetricArrays<Number> a,
                                       const Number *__restrict__ tables,
                                       const int          mapping_degree,
                                       Number            *diagonal,
@@ -494,21 +609,21 @@ namespace cellwise
         const int           i    = static_cast<int>(index % n3);
         const int           ix = i % n, iy = (i / n) % n, iz = i / (n * n);
         const Number       *S = tables, *D = tables + n * n, *weights = tables + 2 * n * n;
-        const unsigned char form = forms[cell];
-        const Number        f[3] = {factors[3 * std::size_t(cell)], factors[3 * std::size_t(cell) + 1],
-                                    factors[3 * std::size_t(cell) + 2]};
+        const unsigned char form = a.forms[cell];
+        const Number        f[3] = {a.factors[3 * std::size_t(cell)], a.factors[3 * std::size_t(cell) + 1],
+                                    a.factors[3 * std::size_t(cell) + 2]};
         const bool          recomputed  = form == recomputed_form;
         const bool          interleaved = form == interleaved_general_form || form == interleaved_coefficient_form;
         const Number       *cell_values = form == static_cast<unsigned char>(MetricForm::cartesian) || recomputed || interleaved
-                                            ? values
-                                            : values + offsets[cell];
+                                            ? a.values
+                                            : a.values + a.offsets[cell];
         // a recomputed cell's record, gathered (a set-up kernel: local memory is fine)
         constexpr int max_R = record_size(max_recomputed_mapping_degree);
         Number        record[max_R];
         const int     R = record_size(mapping_degree);
         if (recomputed)
           for (int j = 0; j < R; ++j)
-            record[j] = nodes[record_index(offsets[cell], j, R)];
+            record[j] = a.nodes[record_index(a.offsets[cell], j, R)];
         const Number *MS = tables + 2 * n * n + n3 + n, *MD = MS + n * (mapping_degree + 1);
         Number        sum = 0;
         for (int qz = 0; qz < n; ++qz)
@@ -522,7 +637,7 @@ namespace cellwise
                 if (recomputed)
                   kernels::metric_from_nodes(MS, MD, mapping_degree, n, record + 1, record[0] * weights[q], q, G);
                 else if (interleaved)
-                  interleaved_metric_at_point(form, f, metric_records, coefficient_records, offsets[cell], n3, q, G);
+                  interleaved_metric_at_point(form, f, a.metric_records, a.coefficient_records, a.offsets[cell], n3, q, G);
                 else
                   metric_at_point(static_cast<MetricForm>(form), f, cell_values, weights[q], q, G);
                 sum += G[0] * gx * gx + G[1] * gy * gy + G[2] * gz * gz + Number(2) * (G[3] * gx * gy + G[4] * gx * gz + G[5] * gy * gz);
@@ -587,6 +702,10 @@ namespace cellwise
             }
         }
       host_tables_ = tables;
+      // Dc(q, k) = ℓ_k'(x_q) on the Gauss points: the plane kernel's
+      // derivatives at the points (D = Dc S)
+      const DenseMatrix Dc = collocation_derivatives(gauss.points);
+      host_collocation_.assign(Dc.data(), Dc.data() + n * n);
 
       // per cell its form, factors and where its data lie. With recomputed
       // cells the stored values are re-packed without theirs (whose records
@@ -765,16 +884,15 @@ namespace cellwise
         constexpr int p = decltype(constant)::value;
         dispatch_constant<0, max_recomputed_mapping_degree>(mapping_degree_, [&](auto mapping_constant) {
           constexpr int      K      = decltype(mapping_constant)::value;
-          using Shape               = GeneralShape<p, Number>;
-          const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
-          // the kernel's tables by value, from the host copy of tables_
+          // the kernel's tables by value, from the host copies
           constexpr int              n = p + 1, n3 = n * n * n, m = K + 1;
           KernelTables<p, K, Number> t;
           const Number              *h = host_tables_.data();
           for (int e = 0; e < n * n; ++e)
             {
-              t.S[e] = h[e];
-              t.D[e] = h[n * n + e];
+              t.st.S[e]  = h[e];
+              t.st.D[e]  = h[n * n + e];
+              t.st.Dc[e] = host_collocation_[e];
             }
           for (int e = 0; e < n; ++e)
             t.w[e] = h[2 * n * n + n3 + e];
@@ -783,11 +901,50 @@ namespace cellwise
               t.MS[e] = K > 0 ? h[2 * n * n + n3 + n + e] : Number(0);
               t.MD[e] = K > 0 ? h[2 * n * n + n3 + n + n * m + e] : Number(0);
             }
-          general_laplace_kernel<p, K, Number, Layout><<<blocks, Shape::threads>>>(
-            forms_, offsets_, factors_, values_, nodes_, metric_records_, coefficient_records_, t, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
+          const MetricArrays<Number> arrays{forms_, offsets_, factors_, values_, nodes_, metric_records_, coefficient_records_};
+          const Number              *b_data = b ? b->data() : nullptr;
+          if constexpr (cell_fastest<Layout> && p >= min_plane_degree && p <= max_plane_degree)
+            if (kernel() == GeneralKernel::planes)
+              {
+                using Shape               = PlaneShape<p, Number>;
+                const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
+                general_laplace_planes_kernel<p, K, Number, Layout>
+                  <<<blocks, Shape::threads>>>(arrays, t, u.data(), b_data, dst.data(), n_cells_, mode);
+                CELLWISE_CUDA_CHECK_LAUNCH();
+                return;
+              }
+          using Shape               = GeneralShape<p, Number>;
+          const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
+          general_laplace_kernel<p, K, Number, Layout>
+            <<<blocks, Shape::threads>>>(arrays, t, u.data(), b_data, dst.data(), n_cells_, mode);
           CELLWISE_CUDA_CHECK_LAUNCH();
         });
       });
+    }
+
+    template <typename Number, typename Layout>
+    bool
+    GeneralLaplaceOperator<Number, Layout>::planes_available() const
+    {
+      return cell_fastest<Layout> && int(degree_) >= min_plane_degree && int(degree_) <= max_plane_degree;
+    }
+
+    template <typename Number, typename Layout>
+    void
+    GeneralLaplaceOperator<Number, Layout>::use_kernel(const GeneralKernel kernel)
+    {
+      CELLWISE_CHECK(kernel != GeneralKernel::planes || planes_available(),
+                     "cuda::GeneralLaplaceOperator: the plane kernel takes blocked layouts and degrees "
+                       << min_plane_degree << ".." << max_plane_degree << ", not degree " << degree_
+                       << (cell_fastest<Layout> ? "" : " in the cell-contiguous layout"));
+      kernel_ = kernel;
+    }
+
+    template <typename Number, typename Layout>
+    GeneralKernel
+    GeneralLaplaceOperator<Number, Layout>::kernel() const
+    {
+      return kernel_ == GeneralKernel::automatic ? GeneralKernel::lines : kernel_;
     }
 
     template <typename Number, typename Layout>
@@ -844,8 +1001,9 @@ namespace cellwise
         constexpr int      n3      = (p + 1) * (p + 1) * (p + 1);
         const std::size_t  entries = std::size_t(n_cells_) * n3;
         const unsigned int threads = 128;
+        const MetricArrays<Number> arrays{forms_, offsets_, factors_, values_, nodes_, metric_records_, coefficient_records_};
         general_laplace_diagonal_kernel<p, Number, Layout><<<static_cast<unsigned int>((entries + threads - 1) / threads), threads>>>(
-          forms_, offsets_, factors_, values_, nodes_, metric_records_, coefficient_records_, tables_, static_cast<int>(mapping_degree_), diagonal.data(), n_cells_);
+          arrays, tables_, static_cast<int>(mapping_degree_), diagonal.data(), n_cells_);
         CELLWISE_CUDA_CHECK_LAUNCH();
       });
     }

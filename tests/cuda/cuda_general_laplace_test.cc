@@ -7,7 +7,8 @@
 // (affine), a box mapped by a smooth wobble and the Kershaw box (general),
 // the ball (an unstructured coarse mesh: general and affine cells side by
 // side) with the coefficient at the points and averaged — and the cell
-// counts per form against the host metric's. General cells with one
+// counts per form against the host metric's; in the blocked layout at
+// degrees 2..4 with both kernels (lines, planes). General cells with one
 // coefficient per cell are checked recomputed from their mapping nodes
 // (mappings of degree 1, 2, 3), stored, and as the default chooses
 // (recomputed for degree 1 only); a mapping of degree 4 falls back to the
@@ -25,6 +26,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/cuda_test_utilities.h"
@@ -129,7 +131,7 @@ TYPED_TEST(CudaGeneralLaplace, operator_and_diagonals_match_host)
           const ScalarFunction            c = mesh.with_coefficient ? ScalarFunction(coefficient) : ScalarFunction();
           if (mesh.with_coefficient)
             host_op.set_coefficient(level, c, mesh.evaluation);
-          const cuda::GeneralLaplaceOperator<Number, Layout> device_op(level, degree, c, mesh.evaluation, general);
+          cuda::GeneralLaplaceOperator<Number, Layout> device_op(level, degree, c, mesh.evaluation, general);
           EXPECT_EQ(device_op.n_cells(), level.n_cells());
           EXPECT_EQ(device_op.form_counts(), host_op.metric().count());
           const unsigned int k          = level.mapping.degree;
@@ -147,25 +149,40 @@ TYPED_TEST(CudaGeneralLaplace, operator_and_diagonals_match_host)
           const Vector du = to_device(hu), db = to_device(hb);
 
           HostVector expected;
-          host_op.vmult(expected, hu);
-          Vector ddst(level.n_cells(), degree);
-          ddst.fill(nan);
-          device_op.vmult(ddst, du);
-          EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult";
+          // every kernel that takes the operator: lines, and planes in the
+          // blocked layout at degrees 2..4
+          std::vector<cuda::GeneralKernel> kernels = {cuda::GeneralKernel::lines};
+          if (device_op.planes_available())
+            kernels.push_back(cuda::GeneralKernel::planes);
+          const bool blocked = !std::is_same_v<Layout, CellContiguous>;
+          EXPECT_EQ(device_op.planes_available(), blocked && degree >= 2 && degree <= 4);
+          for (const cuda::GeneralKernel kernel : kernels)
+            {
+              SCOPED_TRACE(kernel == cuda::GeneralKernel::planes ? "plane kernel" : "line kernel");
+              device_op.use_kernel(kernel);
+              ASSERT_EQ(device_op.kernel(), kernel);
+              host_op.vmult(expected, hu);
+              Vector ddst(level.n_cells(), degree);
+              ddst.fill(nan);
+              device_op.vmult(ddst, du);
+              EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult";
 
-          expected = hdst;
-          host_op.vmult_add(expected, hu);
-          ddst.copy_from_host(hdst);
-          device_op.vmult_add(ddst, du);
-          EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult_add";
+              expected = hdst;
+              host_op.vmult_add(expected, hu);
+              ddst.copy_from_host(hdst);
+              device_op.vmult_add(ddst, du);
+              EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "vmult_add";
 
-          host_op.residual(expected, hb, hu);
-          ddst.fill(nan);
-          device_op.residual(ddst, db, du);
-          EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "residual";
-          Vector in_place = to_device(hb);
-          device_op.residual(in_place, in_place, du);
-          EXPECT_LE(relative_difference(to_host(in_place), expected), tol) << "residual in place of b";
+              host_op.residual(expected, hb, hu);
+              ddst.fill(nan);
+              device_op.residual(ddst, db, du);
+              EXPECT_LE(relative_difference(to_host(ddst), expected), tol) << "residual";
+              Vector in_place = to_device(hb);
+              device_op.residual(in_place, in_place, du);
+              EXPECT_LE(relative_difference(to_host(in_place), expected), tol) << "residual in place of b";
+            }
+          if (!device_op.planes_available())
+            EXPECT_THROW(device_op.use_kernel(cuda::GeneralKernel::planes), Error);
 
           host_op.compute_cell_diagonals(expected);
           Vector diagonal(level.n_cells(), degree);

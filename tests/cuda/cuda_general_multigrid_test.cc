@@ -7,7 +7,8 @@
 // counts, the solution to 1e-9 and the same L2 error. Mixed precision: the
 // FP64 count ± 1 and the FP64 solution to 1e-7. The ball (7 coarse cells in
 // different frames: the device DSS's skeleton phase in every smoother, mask
-// and rebalancing) in the same way. Refused: the patch smoother.
+// and rebalancing) in the same way; both with the operators' plane kernel.
+// Refused: the patch smoother.
 
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
@@ -70,9 +71,10 @@ namespace
   /// (cell-contiguous).
   template <typename Layout>
   Outcome
-  device_solve(const LevelHierarchy &h, const unsigned int degree, const MultigridParameters &parameters, const CellVector<double> &b)
+  device_solve(const LevelHierarchy &h, const unsigned int degree, const MultigridParameters &parameters, const CellVector<double> &b,
+               const cuda::GeneralKernel kernel = cuda::GeneralKernel::automatic)
   {
-    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters);
+    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, nullptr, kernel);
     CellVector<double, MemorySpace::CUDA>         staged;
     staged.copy_from_host(b);
     CellVector<double, MemorySpace::CUDA, Layout> db, du;
@@ -184,6 +186,33 @@ TEST(CudaGeneralMultigridSolver, BallSolvesAsTheHostSolver)
         EXPECT_LE(mixed_solve.iterations, fp64_solve.iterations + 1) << "mixed";
         EXPECT_GE(mixed_solve.iterations + 1, fp64_solve.iterations) << "mixed";
         EXPECT_LE(relative_difference(mixed_solve.u, fp64_solve.u), 1e-7) << "mixed";
+      }
+}
+
+// The operators' plane kernel (blocked, degrees 2..4; lines on the levels
+// it does not take): the Kershaw box (trilinear cells recomputed) and the
+// ball (mapping degree p, the metric stored and interleaved), FP64 with the
+// host's counts and solution, mixed with the FP64 count ± 1.
+TEST(CudaGeneralMultigridSolver, PlaneKernelSolvesAsTheHostSolver)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  MultigridParameters mixed;
+  mixed.precision = Precision::mixed;
+  for (const unsigned int degree : {2u, 3u})
+    for (const bool ball : {false, true})
+      {
+        SCOPED_TRACE(::testing::Message() << (ball ? "ball" : "Kershaw box") << ", Q" << degree << ", L = 2, plane kernel");
+        const LevelHierarchy h = ball ? make_unstructured_hierarchy(make_ball_coarse_mesh(), 2, degree) : kershaw(2);
+        CellVector<double>   b;
+        assemble_right_hand_side(h.levels.back(), degree, sine_rhs, b);
+        const Outcome host   = host_solve(h, degree, MultigridParameters(), b);
+        const Outcome device = device_solve<CellBlocked<32>>(h, degree, MultigridParameters(), b, cuda::GeneralKernel::planes);
+        EXPECT_EQ(device.iterations, host.iterations);
+        EXPECT_LE(relative_difference(device.u, host.u), 1e-9);
+        const Outcome mixed_solve = device_solve<CellBlocked<32>>(h, degree, mixed, b, cuda::GeneralKernel::planes);
+        EXPECT_LE(mixed_solve.iterations, host.iterations + 1) << "mixed";
+        EXPECT_GE(mixed_solve.iterations + 1, host.iterations) << "mixed";
+        EXPECT_LE(relative_difference(mixed_solve.u, host.u), 1e-7) << "mixed";
       }
 }
 

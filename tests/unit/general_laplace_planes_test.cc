@@ -172,8 +172,9 @@ TEST(GeneralLaplacePlanes, PhasesGiveTheCellKernel)
 
 TEST(GeneralLaplacePlanes, BlockCellsFitTheStaticSharedMemory)
 {
-  EXPECT_EQ((kernels::plane_block_cells<3, double>()), 32);
+  EXPECT_EQ((kernels::plane_block_cells<2, double>()), 32);
+  EXPECT_EQ((kernels::plane_block_cells<3, double>()), 16);
   EXPECT_EQ((kernels::plane_block_cells<3, float>()), 32);
-  EXPECT_EQ((kernels::plane_block_cells<4, double>()), 16);
-  EXPECT_LE(3 * 8 * 8 * 8 * (kernels::plane_block_cells<7, double>()) * 8, 48 * 1024);
+  EXPECT_EQ((kernels::plane_block_cells<4, double>()), 8);
+  EXPECT_LE(3 * 8 * 8 * 8 * (kernels::plane_block_cells<7, double>()) * 8, 46 * 1024);
 }

@@ -55,14 +55,15 @@ namespace cellwise
     };
 
     /// Cells per block: 32 (a warp of cells), halved while the work buffer
-    /// (3 n³ C numbers) would pass 48 KB, the static shared memory of a block.
+    /// (3 n³ C numbers) would pass 46 KB: the static shared memory of a
+    /// block is 48 KB, and the kernel keeps its small tables beside it.
     template <int p, typename Number>
     constexpr int
     plane_block_cells()
     {
       constexpr int n3 = (p + 1) * (p + 1) * (p + 1);
       int           c  = 32;
-      while (c > 1 && 3 * n3 * c * int(sizeof(Number)) > 48 * 1024)
+      while (c > 1 && 3 * n3 * c * int(sizeof(Number)) > 46 * 1024)
         c /= 2;
       return c;
     }
@@ -144,7 +145,9 @@ namespace cellwise
       constexpr int n  = p + 1;
       constexpr int n3 = n * n * n;
       const int     c = t % C, y = t / C;
-      CELLWISE_UNROLL
+      // one line at a time: unrolled, the compiler interleaves the lines and
+      // runs out of registers (FP64, p = 3: 112 -> 255 with spills)
+      CELLWISE_UNROLL_NONE
       for (int x = 0; x < n; ++x)
         {
           Number a[n], px[n], py[n];

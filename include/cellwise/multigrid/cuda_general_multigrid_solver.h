@@ -36,6 +36,7 @@
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
+#include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/level_operator.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
@@ -54,14 +55,17 @@ namespace cellwise
 
       /// Levels, smoothers (with their eigenvalue estimates), coarse solver
       /// and transfers of @p hierarchy (kept by reference) for FE_Q(@p
-      /// degree); @p log, if given, gets a line per level.
+      /// degree); @p log, if given, gets a line per level. @p kernel: the
+      /// operators' kernel (GeneralKernel; planes where a level's operator
+      /// takes it, lines elsewhere).
       GeneralMultigridSolver(const LevelHierarchy      &hierarchy,
                              unsigned int               degree,
                              const MultigridParameters &parameters,
-                             std::ostream              *log = nullptr);
+                             std::ostream              *log    = nullptr,
+                             GeneralKernel              kernel = GeneralKernel::automatic);
       /// The hierarchy is kept by reference: a temporary would dangle.
       GeneralMultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
-                             std::ostream *log = nullptr) = delete;
+                             std::ostream *log = nullptr, GeneralKernel kernel = GeneralKernel::automatic) = delete;
       ~GeneralMultigridSolver();
 
       /// Solve A u = b on the finest level from the given u (device vectors;

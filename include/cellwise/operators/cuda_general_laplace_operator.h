@@ -25,9 +25,14 @@
  * applies every form, as kernels/general_laplace_cell.h does on the host:
  * the reference gradients interpolated to the (p+1)³ Gauss points by 8
  * one-dimensional contractions, the symmetric metric G(q) of the cell's
- * form applied, and 8 contractions back. A thread holds one 1D line of a
- * cell in registers per stage; shared memory turns the lines between the
- * directions (source/operators/cuda_general_laplace_operator.cu).
+ * form applied, and 8 contractions back. Two kernels (GeneralKernel): a
+ * thread holds one 1D line of a cell in registers per stage and shared
+ * memory turns the lines between the directions (lines: every degree and
+ * layout); or a thread holds a z-plane of a cell, only the turn to the
+ * z-lines and back goes through shared memory, and the derivatives at the
+ * points are collocation derivatives (planes, kernels/
+ * general_laplace_planes.h: blocked layouts, degrees 2..4). Source:
+ * source/operators/cuda_general_laplace_operator.cu.
  * Cartesian cells go through the same quadrature (exact for them: the same
  * operator as the host's Kronecker kernel up to rounding).
  *
@@ -65,6 +70,19 @@ namespace cellwise
       /// the 6 (p+1)³ values of the host's LaplaceMetric, read at every
       /// application
       stored
+    };
+
+    /// Which kernel applies a cuda::GeneralLaplaceOperator.
+    enum class GeneralKernel
+    {
+      /// lines, until the plane kernel is measured against it on the device
+      automatic,
+      /// a thread per 1D line of a cell, five stages turned through shared
+      /// memory: every degree, both layouts
+      lines,
+      /// a thread per z-plane of a cell, three phases
+      /// (kernels/general_laplace_planes.h): blocked layouts, degrees 2..4
+      planes
     };
 
     template <typename Number, typename Layout = CellContiguous>
@@ -126,6 +144,17 @@ namespace cellwise
       {
         return metric_bytes_;
       }
+
+      /// Whether the plane kernel takes this operator (layout and degree).
+      bool
+      planes_available() const;
+      /// Select the kernel (tests, benchmarks); throws for the plane kernel
+      /// where it is not available.
+      void
+      use_kernel(GeneralKernel kernel);
+      /// The kernel the applications run.
+      GeneralKernel
+      kernel() const;
 
       /// dst = A src
       void
@@ -196,6 +225,10 @@ namespace cellwise
       /// each); the operator's kernel takes them by value from the host copy.
       Number             *tables_ = nullptr;
       std::vector<Number> host_tables_;
+      /// Dc(q, k), n × n row-major: the collocation derivative on the Gauss
+      /// points (the plane kernel's).
+      std::vector<Number> host_collocation_;
+      GeneralKernel       kernel_ = GeneralKernel::automatic;
     };
   } // namespace cuda
 } // namespace cellwise
