@@ -84,7 +84,10 @@ namespace cellwise
 
       /// The V-cycle in @p Number on all levels of @p hierarchy: operators,
       /// Dirichlet masks (device; the host's on level 0 for the coarse
-      /// solver), smoothers, coarse solver, transfers.
+      /// solver), smoothers, coarse solver, transfers. @p finest, if given,
+      /// is the finest level's operator, already built (the outer
+      /// iteration's in FP64: on curved cells its metric is most of the
+      /// set-up and of the device memory, 700 MB for the ball at L = 5).
       template <typename Number, typename Layout>
       std::shared_ptr<const Preconditioner<LevelVector<Number, Layout>>>
       make_cycle(const LevelHierarchy                                &hierarchy,
@@ -92,6 +95,7 @@ namespace cellwise
                  const unsigned int                                   degree,
                  const MultigridParameters                           &parameters,
                  const GeneralKernel                                  kernel,
+                 const std::shared_ptr<Operator<Number, Layout>>     &finest,
                  std::ostream                                        *log)
       {
         using V = LevelVector<Number, Layout>;
@@ -101,7 +105,7 @@ namespace cellwise
             const Level &level = hierarchy.level(l);
             V            mask;
             make_dirichlet_mask(*level_data[l], degree, parameters.dirichlet_ids, mask);
-            const auto op = make_operator<Number, Layout>(level, degree, parameters, kernel);
+            const auto op = l + 1 == hierarchy.n_levels() && finest ? finest : make_operator<Number, Layout>(level, degree, parameters, kernel);
             components.operators.push_back(op);
             components.level_shapes.push_back(V(level.n_cells(), degree));
             std::string what;
@@ -183,12 +187,12 @@ namespace cellwise
       make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask);
       c.fine_operator = make_operator<double, Layout>(fine, degree, parameters, kernel);
       if (parameters.precision == Precision::fp64)
-        c.preconditioner = make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, kernel, log);
+        c.preconditioner = make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, kernel, c.fine_operator, log);
       else
         {
           using InnerVector = LevelVector<float, Layout>;
           c.preconditioner  = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
-            make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, log), InnerVector(fine.n_cells(), degree));
+            make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, nullptr, log), InnerVector(fine.n_cells(), degree));
         }
       if (log)
         *log << "  geometry of the finest level on the device: " << c.fine_operator->metric_bytes() << " bytes, "

@@ -264,10 +264,17 @@ namespace cellwise
       return ones;
     }
 
-    /// The V-cycle with all level components in precision Number.
+    /// The V-cycle with all level components in precision Number; @p
+    /// finest, if given, is the finest level's operator, already built (the
+    /// outer iteration's in FP64: on curved cells its metric is most of the
+    /// set-up).
     template <typename Number>
     std::shared_ptr<VCycle<CellVector<Number>>>
-    make_cycle(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters, std::ostream *log)
+    make_cycle(const LevelHierarchy                            &hierarchy,
+               const unsigned int                               degree,
+               const MultigridParameters                       &parameters,
+               const std::shared_ptr<LaplaceOperator<Number>> &finest,
+               std::ostream                                    *log)
     {
       using V = CellVector<Number>;
       typename VCycle<V>::Components components;
@@ -275,9 +282,13 @@ namespace cellwise
         {
           const Level &level = hierarchy.level(l);
           const V      mask  = make_boundary_mask<Number>(level, degree, parameters);
-          const auto   op    = std::make_shared<LaplaceOperator<Number>>(level, degree);
-          if (parameters.coefficient)
-            op->set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
+          std::shared_ptr<LaplaceOperator<Number>> op = finest;
+          if (l + 1 < hierarchy.n_levels() || !finest)
+            {
+              op = std::make_shared<LaplaceOperator<Number>>(level, degree);
+              if (parameters.coefficient)
+                op->set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
+            }
           components.operators.push_back(op);
           components.level_shapes.push_back(V(level.n_cells(), degree));
           if (l == 0)
@@ -332,10 +343,10 @@ namespace cellwise
     if (log)
       *log << "  finest level " << fine_operator_->metric().describe() << std::endl;
     if (parameters.precision == Precision::fp64)
-      preconditioner_ = make_cycle<double>(hierarchy, degree, parameters, log);
+      preconditioner_ = make_cycle<double>(hierarchy, degree, parameters, fine_operator_, log);
     else
       preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float>>>(
-        make_cycle<float>(hierarchy, degree, parameters, log), CellVector<float>(fine.n_cells(), degree));
+        make_cycle<float>(hierarchy, degree, parameters, nullptr, log), CellVector<float>(fine.n_cells(), degree));
     if (log)
       *log << "  set-up of " << hierarchy.n_levels() << " levels: "
            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;
