@@ -44,6 +44,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "benchmark_timing.h"
@@ -93,7 +94,7 @@ namespace
   /// bytes per unique DoF.
   void
   solve_row(const std::function<LevelHierarchy()> &build, const int L, const unsigned int degree, const Precision precision,
-            const int n_runs, const cuda::GeneralKernel kernel)
+            const int n_runs, const cuda::GeneralKernel kernel, const bool show_setup)
   {
     using Layout = CellBlocked<32>;
     using Vector = cuda::GeneralMultigridSolver<Layout>::VectorType;
@@ -101,7 +102,8 @@ namespace
     const LevelHierarchy h     = build();
     MultigridParameters  parameters;
     parameters.precision = precision;
-    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, nullptr, kernel);
+    std::ostringstream                         log;
+    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, show_setup ? &log : nullptr, kernel);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
     const double       setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const Level       &fine  = h.levels.back();
@@ -125,6 +127,19 @@ namespace
     std::printf("%2d %10u %12.4g %-6s %-6s %9.2f %5u %10.2f %8.3f %9.3f %9.3f %8.1f\n", L, fine.n_cells(), unique_dofs,
                 precision == Precision::fp64 ? "FP64" : "mixed", kernel == cuda::GeneralKernel::planes ? "planes" : "lines", setup, iterations, solve * 1e3, unique_dofs / solve * 1e-9,
                 cycle * 1e3, unique_dofs / cycle * 1e-9, double(op.metric_bytes()) / unique_dofs);
+    if (show_setup)
+      {
+        // the solver's set-up by stage (its log from "set-up of" on; the
+        // hierarchy's construction, in the row's set-up, is not in it)
+        std::istringstream lines(log.str());
+        bool               printing = false;
+        for (std::string line; std::getline(lines, line);)
+          {
+            printing = printing || line.find("set-up of") != std::string::npos;
+            if (printing)
+              std::printf("%s\n", line.c_str());
+          }
+      }
   }
 
   void
@@ -248,7 +263,7 @@ main(int argc, char **argv)
                 map_hierarchy(h, 1, kershaw_map(0.3, 0.3));
                 return h;
               },
-              L, degree, precision, 3, kernel);
+              L, degree, precision, 3, kernel, L == L_max);
       std::printf("\nball (7 coarse cells in different frames, deal.II's hyper_ball) refined L times, mapping degree %u, Q%u, "
                   "the same solver and stop\n",
                   degree, degree);
@@ -257,7 +272,7 @@ main(int argc, char **argv)
         for (const Precision precision : {Precision::fp64, Precision::mixed})
           for (const cuda::GeneralKernel kernel : kernels)
             solve_row([L, degree] { return make_unstructured_hierarchy(make_ball_coarse_mesh(), L, degree); }, L, degree, precision, 3,
-                      kernel);
+                      kernel, L == ball_L_max);
     }
   catch (const std::exception &e)
     {

@@ -3,7 +3,8 @@
 // its device twin, in the shared V-cycle, mixed-precision wrapper and outer
 // iteration. No kernels of its own.
 
-#include <cellwise/storage/cuda_level_data.h>
+#include <cellwise/base/cuda_check.h>
+#include <cellwise/base/setup_times.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
@@ -16,6 +17,7 @@
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
+#include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
 #include <iomanip>
@@ -37,15 +39,30 @@ namespace cellwise
       template <typename Number, typename Layout>
       using DssJacobi = DssJacobiPreconditioner<Number, Layout, Operator<Number, Layout>>;
 
+      /// A set-up stage on the device: timed up to a synchronization.
+      template <typename Work>
+      void
+      device_stage(SetupTimes &times, const std::string &stage, Work &&work)
+      {
+        times.measure(stage, std::forward<Work>(work), [] { CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); });
+      }
+
       /// The level operator: the general Laplacian with the coefficient of
       /// @p parameters where it enters, applied by @p kernel where it takes
-      /// the level (planes: blocked layouts, degrees 2..4; lines elsewhere).
+      /// the level (planes: blocked layouts, degrees 2..4; lines elsewhere);
+      /// its set-up stages added to @p times.
       template <typename Number, typename Layout>
       std::shared_ptr<Operator<Number, Layout>>
-      make_operator(const Level &level, const unsigned int degree, const MultigridParameters &parameters, const GeneralKernel kernel)
+      make_operator(const Level                &level,
+                    const unsigned int          degree,
+                    const MultigridParameters &parameters,
+                    const GeneralKernel         kernel,
+                    SetupTimes                 &times)
       {
         auto op = std::make_shared<Operator<Number, Layout>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
         op->use_kernel(kernel == GeneralKernel::planes && !op->planes_available() ? GeneralKernel::lines : kernel);
+        for (const auto &[stage, seconds] : op->setup_times().stages())
+          times.add(std::string(sizeof(Number) == 4 ? "FP32" : "FP64") + " operators: " + stage, seconds);
         return op;
       }
 
@@ -96,7 +113,8 @@ namespace cellwise
                  const MultigridParameters                           &parameters,
                  const GeneralKernel                                  kernel,
                  const std::shared_ptr<Operator<Number, Layout>>     &finest,
-                 std::ostream                                        *log)
+                 std::ostream                                        *log,
+                 SetupTimes                                          &times)
       {
         using V = LevelVector<Number, Layout>;
         typename VCycle<V>::Components components;
@@ -104,8 +122,10 @@ namespace cellwise
           {
             const Level &level = hierarchy.level(l);
             V            mask;
-            make_dirichlet_mask(*level_data[l], degree, parameters.dirichlet_ids, mask);
-            const auto op = l + 1 == hierarchy.n_levels() && finest ? finest : make_operator<Number, Layout>(level, degree, parameters, kernel);
+            device_stage(times, "Dirichlet masks (device)",
+                         [&] { make_dirichlet_mask(*level_data[l], degree, parameters.dirichlet_ids, mask); });
+            const auto op =
+              l + 1 == hierarchy.n_levels() && finest ? finest : make_operator<Number, Layout>(level, degree, parameters, kernel, times);
             components.operators.push_back(op);
             components.level_shapes.push_back(V(level.n_cells(), degree));
             std::string what;
@@ -113,26 +133,29 @@ namespace cellwise
               {
                 components.smoothers.push_back(nullptr);
                 const CoarseSolverType type = coarse_solver_for(parameters, level, degree);
-                if (type == CoarseSolverType::cholesky)
-                  {
-                    // the host factorization of the host operator's cell
-                    // matrices, with the coefficient where the levels take it
-                    ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree);
-                    if (parameters.coefficient)
-                      host_op.set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
-                    const auto host_mask = ::cellwise::make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids);
-                    components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(
-                      level, degree, std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask));
-                  }
-                else
-                  components.coarse_solver =
-                    make_smoother_coarse_solver<V>(parameters, type, op, make_smoother(level, *op, mask, parameters, level_data[l]), mask,
-                                                   parameters.coarse_smoother_applications);
+                device_stage(times, "coarse solver", [&] {
+                  if (type == CoarseSolverType::cholesky)
+                    {
+                      // the host factorization of the host operator's cell
+                      // matrices, with the coefficient where the levels take it
+                      ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree);
+                      if (parameters.coefficient)
+                        host_op.set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
+                      const auto host_mask = ::cellwise::make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids);
+                      components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(
+                        level, degree, std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask));
+                    }
+                  else
+                    components.coarse_solver =
+                      make_smoother_coarse_solver<V>(parameters, type, op, make_smoother(level, *op, mask, parameters, level_data[l]),
+                                                     mask, parameters.coarse_smoother_applications);
+                });
                 what = describe_coarse_solver(parameters, level, degree);
               }
             else
               {
-                components.smoothers.push_back(make_smoother(level, *op, mask, parameters, level_data[l]));
+                device_stage(times, "smoothers (diagonals, eigenvalue estimates)",
+                             [&] { components.smoothers.push_back(make_smoother(level, *op, mask, parameters, level_data[l])); });
                 what = "smoother " + to_string(parameters.smoother);
               }
             if (log)
@@ -144,7 +167,7 @@ namespace cellwise
               }
           }
         if (hierarchy.n_levels() > 1)
-          components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree);
+          device_stage(times, "transfers", [&] { components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree); });
         typename VCycle<V>::Parameters cycle;
         cycle.pre_smoothing  = parameters.smoothing_steps;
         cycle.post_smoothing = parameters.smoothing_steps;
@@ -181,23 +204,32 @@ namespace cellwise
       Components &c = *components_;
       c.parameters  = parameters;
       c.degree      = degree;
+      SetupTimes   times;
       const Level &fine = hierarchy.levels.back();
-      const auto level_data = make_level_data(hierarchy, degree);
-      c.fine_level_data     = level_data.back();
-      make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask);
-      c.fine_operator = make_operator<double, Layout>(fine, degree, parameters, kernel);
+      std::vector<std::shared_ptr<const LevelData>> level_data;
+      device_stage(times, "level data (neighbours, skeleton groups)", [&] { level_data = make_level_data(hierarchy, degree); });
+      c.fine_level_data = level_data.back();
+      device_stage(times, "Dirichlet masks (device)",
+                   [&] { make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask); });
+      c.fine_operator = make_operator<double, Layout>(fine, degree, parameters, kernel, times);
       if (parameters.precision == Precision::fp64)
-        c.preconditioner = make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, kernel, c.fine_operator, log);
+        c.preconditioner = make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, kernel, c.fine_operator, log, times);
       else
         {
           using InnerVector = LevelVector<float, Layout>;
-          c.preconditioner  = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
-            make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, nullptr, log), InnerVector(fine.n_cells(), degree));
+          auto cycle = make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, nullptr, log, times);
+          device_stage(times, "FP32 correction vector", [&] {
+            c.preconditioner =
+              std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(std::move(cycle), InnerVector(fine.n_cells(), degree));
+          });
         }
       if (log)
-        *log << "  geometry of the finest level on the device: " << c.fine_operator->metric_bytes() << " bytes, "
-             << double(c.fine_operator->metric_bytes()) / (double(fine.n_cells()) * c.mask.dofs_per_cell())
-             << " B per cell-wise value" << std::endl;
+        {
+          *log << "  geometry of the finest level on the device: " << c.fine_operator->metric_bytes() << " bytes, "
+               << double(c.fine_operator->metric_bytes()) / (double(fine.n_cells()) * c.mask.dofs_per_cell())
+               << " B per cell-wise value" << std::endl;
+          times.print(*log, "set-up of " + std::to_string(hierarchy.n_levels()) + " levels on the device");
+        }
     }
 
     template <typename Layout>

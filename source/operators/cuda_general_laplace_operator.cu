@@ -67,6 +67,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <type_traits>
 #include <vector>
 
@@ -663,8 +664,11 @@ namespace cellwise
                                  : general_cells == GeneralCellMetric::automatic ? 1u
                                                                                   : 0u;
       const bool may_recompute = k >= 1 && k <= max_k && (!coefficient || evaluation == CoefficientEvaluation::cell_average);
+      const auto                  start  = std::chrono::steady_clock::now();
       const LaplaceMetric<Number> metric = make_laplace_metric<Number>(
         level, degree, coefficient, evaluation, may_recompute ? GeneralCellValues::omitted : GeneralCellValues::stored);
+      const auto computed = std::chrono::steady_clock::now();
+      setup_times_.add("metric on the host", std::chrono::duration<double>(computed - start).count());
       degree_      = degree;
       n_cells_     = level.n_cells();
       form_counts_ = metric.count();
@@ -798,6 +802,7 @@ namespace cellwise
           release();
           throw;
         }
+      setup_times_.add("packing and upload", std::chrono::duration<double>(std::chrono::steady_clock::now() - computed).count());
       metric_bytes_ = forms.size() * sizeof(unsigned char) + offsets.size() * sizeof(std::size_t) +
                       factors.size() * sizeof(Number) + n_values * sizeof(Number) + nodes.size() * sizeof(Number) +
                       (general_sources.size() * R_metric + coefficient_sources.size() * n3) * sizeof(Number);

@@ -41,6 +41,7 @@
  */
 
 #include <cellwise/base/function.h>
+#include <cellwise/base/setup_times.h>
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/laplace_metric.h>
@@ -144,6 +145,13 @@ namespace cellwise
       {
         return metric_bytes_;
       }
+      /// The constructor's stages: the metric on the host, its packing and
+      /// upload (with the interleaving on the device).
+      const SetupTimes &
+      setup_times() const
+      {
+        return setup_times_;
+      }
 
       /// Whether the plane kernel takes this operator (layout and degree).
       bool
@@ -229,6 +237,7 @@ namespace cellwise
       /// points (the plane kernel's).
       std::vector<Number> host_collocation_;
       GeneralKernel       kernel_ = GeneralKernel::automatic;
+      SetupTimes          setup_times_;
     };
   } // namespace cuda
 } // namespace cellwise
