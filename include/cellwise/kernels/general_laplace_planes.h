@@ -76,64 +76,87 @@ namespace cellwise
       return ((z * n + y) * n + x) * C + c;
     }
 
+    /// A plane [y][x] contracted along x: out[j][q] (+)= Σ_i M(q, i) in[j][i],
+    /// with M(i, q) where @p transpose (M n × n row-major).
+    template <int n, bool transpose, bool add, typename Number, typename MatrixNumber>
+    CELLWISE_HOST_DEVICE inline void
+    plane_along_x(const MatrixNumber *M, const Number (&in)[n][n], Number (&out)[n][n])
+    {
+      CELLWISE_UNROLL
+      for (int j = 0; j < n; ++j)
+        CELLWISE_UNROLL
+        for (int q = 0; q < n; ++q)
+          {
+            Number sum = 0;
+            CELLWISE_UNROLL
+            for (int i = 0; i < n; ++i)
+              sum += M[transpose ? i * n + q : q * n + i] * in[j][i];
+            out[j][q] = add ? out[j][q] + sum : sum;
+          }
+    }
+
+    /// A plane [y][x] contracted along y: out[q][j] (+)= Σ_i M(q, i) in[i][j].
+    template <int n, bool transpose, bool add, typename Number, typename MatrixNumber>
+    CELLWISE_HOST_DEVICE inline void
+    plane_along_y(const MatrixNumber *M, const Number (&in)[n][n], Number (&out)[n][n])
+    {
+      CELLWISE_UNROLL
+      for (int q = 0; q < n; ++q)
+        CELLWISE_UNROLL
+        for (int j = 0; j < n; ++j)
+          {
+            Number sum = 0;
+            CELLWISE_UNROLL
+            for (int i = 0; i < n; ++i)
+              sum += M[transpose ? i * n + q : q * n + i] * in[i][j];
+            out[q][j] = add ? out[q][j] + sum : sum;
+          }
+    }
+
+    /// Field @p field of the work buffer at plane @p z of local cell @p c,
+    /// into or out of a thread's registers.
+    template <int n, int C, typename Number>
+    CELLWISE_HOST_DEVICE inline void
+    load_plane(const Number *W, const int field, const int c, const int z, Number (&plane)[n][n])
+    {
+      CELLWISE_UNROLL
+      for (int y = 0; y < n; ++y)
+        CELLWISE_UNROLL
+        for (int x = 0; x < n; ++x)
+          plane[y][x] = W[field * n * n * n * C + plane_index<n, C>(c, x, y, z)];
+    }
+    template <int n, int C, typename Number>
+    CELLWISE_HOST_DEVICE inline void
+    store_plane(Number *W, const int field, const int c, const int z, const Number (&plane)[n][n])
+    {
+      CELLWISE_UNROLL
+      for (int y = 0; y < n; ++y)
+        CELLWISE_UNROLL
+        for (int x = 0; x < n; ++x)
+          W[field * n * n * n * C + plane_index<n, C>(c, x, y, z)] = plane[y][x];
+    }
+
     /// Phase A for thread @p t: the interpolated plane a and its collocation
     /// derivatives along x and y, into W0, W1, W2.
     template <int p, int C, typename Number, typename Load>
     CELLWISE_HOST_DEVICE inline void
     plane_gradients(const int t, const PlaneTables<p, Number> &tab, const Load &load, Number *W)
     {
-      constexpr int n  = p + 1;
-      constexpr int n3 = n * n * n;
+      constexpr int n = p + 1;
       const int     c = t % C, z = t / C;
-      Number        a[n][n]; // S_x u: [y][q_x]
-      {
-        Number v[n][n]; // u: [y][x]
+      Number        u[n][n], a[n][n];
       CELLWISE_UNROLL
-        for (int y = 0; y < n; ++y)
-      CELLWISE_UNROLL
-          for (int x = 0; x < n; ++x)
-            v[y][x] = load(c, (z * n + y) * n + x);
-      CELLWISE_UNROLL
-        for (int y = 0; y < n; ++y)
-      CELLWISE_UNROLL
-          for (int q = 0; q < n; ++q)
-            {
-              Number sum = 0;
-      CELLWISE_UNROLL
-              for (int i = 0; i < n; ++i)
-                sum += tab.S[q * n + i] * v[y][i];
-              a[y][q] = sum;
-            }
-      }
-      Number b[n][n]; // S_y S_x u: [q_y][q_x]
-      CELLWISE_UNROLL
-      for (int qy = 0; qy < n; ++qy)
-      CELLWISE_UNROLL
-        for (int qx = 0; qx < n; ++qx)
-          {
-            Number sum = 0;
-      CELLWISE_UNROLL
-            for (int y = 0; y < n; ++y)
-              sum += tab.S[qy * n + y] * a[y][qx];
-            b[qy][qx] = sum;
-          }
-      CELLWISE_UNROLL
-      for (int qy = 0; qy < n; ++qy)
-      CELLWISE_UNROLL
-        for (int qx = 0; qx < n; ++qx)
-          {
-            Number px = 0, py = 0;
-      CELLWISE_UNROLL
-            for (int k = 0; k < n; ++k)
-              {
-                px += tab.Dc[qx * n + k] * b[qy][k];
-                py += tab.Dc[qy * n + k] * b[k][qx];
-              }
-            const int at       = plane_index<n, C>(c, qx, qy, z);
-            W[at]              = b[qy][qx];
-            W[n3 * C + at]     = px;
-            W[2 * n3 * C + at] = py;
-          }
+      for (int y = 0; y < n; ++y)
+        CELLWISE_UNROLL
+        for (int x = 0; x < n; ++x)
+          u[y][x] = load(c, (z * n + y) * n + x);
+      plane_along_x<n, false, false>(tab.S, u, a); // S_x u
+      plane_along_y<n, false, false>(tab.S, a, u); // S_y S_x u, in u's registers
+      store_plane<n, C>(W, 0, c, z, u);
+      plane_along_x<n, false, false>(tab.Dc, u, a);
+      store_plane<n, C>(W, 1, c, z, a);
+      plane_along_y<n, false, false>(tab.Dc, u, a);
+      store_plane<n, C>(W, 2, c, z, a);
     }
 
     /// Phase B for thread @p t: its n z-lines from the gradients at the
@@ -151,7 +174,7 @@ namespace cellwise
       for (int x = 0; x < n; ++x)
         {
           Number a[n], px[n], py[n];
-      CELLWISE_UNROLL
+          CELLWISE_UNROLL
           for (int k = 0; k < n; ++k)
             {
               const int at = plane_index<n, C>(c, x, y, k);
@@ -161,11 +184,11 @@ namespace cellwise
             }
           metric.line(c, x, y);
           Number fx[n], fy[n], fz[n];
-      CELLWISE_UNROLL
+          CELLWISE_UNROLL
           for (int r = 0; r < n; ++r)
             {
               Number gx = 0, gy = 0, gz = 0;
-      CELLWISE_UNROLL
+              CELLWISE_UNROLL
               for (int k = 0; k < n; ++k)
                 {
                   gx += tab.S[r * n + k] * px[k];
@@ -178,11 +201,11 @@ namespace cellwise
               fy[r] = G[3] * gx + G[1] * gy + G[5] * gz;
               fz[r] = G[4] * gx + G[5] * gy + G[2] * gz;
             }
-      CELLWISE_UNROLL
+          CELLWISE_UNROLL
           for (int k = 0; k < n; ++k)
             {
               Number ax = 0, ay = 0, az = 0;
-      CELLWISE_UNROLL
+              CELLWISE_UNROLL
               for (int r = 0; r < n; ++r)
                 {
                   ax += tab.S[r * n + k] * fx[r];
@@ -203,71 +226,21 @@ namespace cellwise
     CELLWISE_HOST_DEVICE inline void
     plane_divergence(const int t, const PlaneTables<p, Number> &tab, const Number *W, const Store &store)
     {
-      constexpr int n  = p + 1;
-      constexpr int n3 = n * n * n;
+      constexpr int n = p + 1;
       const int     c = t % C, z = t / C;
-      Number        v[n][n], f[n][n]; // [q_y][q_x]
-      CELLWISE_UNROLL
-      for (int qy = 0; qy < n; ++qy)
-      CELLWISE_UNROLL
-        for (int qx = 0; qx < n; ++qx)
-          {
-            const int at = plane_index<n, C>(c, qx, qy, z);
-            v[qy][qx]    = W[at];
-            f[qy][qx]    = W[n3 * C + at];
-          }
-      // + Dc_xᵀ a_x
-      CELLWISE_UNROLL
-      for (int qy = 0; qy < n; ++qy)
-      CELLWISE_UNROLL
-        for (int qx = 0; qx < n; ++qx)
-          {
-            Number sum = 0;
-      CELLWISE_UNROLL
-            for (int k = 0; k < n; ++k)
-              sum += tab.Dc[k * n + qx] * f[qy][k];
-            v[qy][qx] += sum;
-          }
-      CELLWISE_UNROLL
-      for (int qy = 0; qy < n; ++qy)
-      CELLWISE_UNROLL
-        for (int qx = 0; qx < n; ++qx)
-          f[qy][qx] = W[2 * n3 * C + plane_index<n, C>(c, qx, qy, z)];
-      // + Dc_yᵀ a_y
-      CELLWISE_UNROLL
-      for (int qy = 0; qy < n; ++qy)
-      CELLWISE_UNROLL
-        for (int qx = 0; qx < n; ++qx)
-          {
-            Number sum = 0;
-      CELLWISE_UNROLL
-            for (int k = 0; k < n; ++k)
-              sum += tab.Dc[k * n + qy] * f[k][qx];
-            v[qy][qx] += sum;
-          }
-      // S_yᵀ into f ([y][q_x]), then S_xᵀ and out
+      Number        v[n][n], f[n][n];
+      load_plane<n, C>(W, 0, c, z, v); // a_z
+      load_plane<n, C>(W, 1, c, z, f);
+      plane_along_x<n, true, true>(tab.Dc, f, v); // + Dc_xᵀ a_x
+      load_plane<n, C>(W, 2, c, z, f);
+      plane_along_y<n, true, true>(tab.Dc, f, v); // + Dc_yᵀ a_y
+      plane_along_y<n, true, false>(tab.S, v, f); // S_yᵀ
+      plane_along_x<n, true, false>(tab.S, f, v); // S_xᵀ
       CELLWISE_UNROLL
       for (int y = 0; y < n; ++y)
-      CELLWISE_UNROLL
-        for (int qx = 0; qx < n; ++qx)
-          {
-            Number sum = 0;
-      CELLWISE_UNROLL
-            for (int qy = 0; qy < n; ++qy)
-              sum += tab.S[qy * n + y] * v[qy][qx];
-            f[y][qx] = sum;
-          }
-      CELLWISE_UNROLL
-      for (int y = 0; y < n; ++y)
-      CELLWISE_UNROLL
+        CELLWISE_UNROLL
         for (int i = 0; i < n; ++i)
-          {
-            Number sum = 0;
-      CELLWISE_UNROLL
-            for (int qx = 0; qx < n; ++qx)
-              sum += tab.S[qx * n + i] * f[y][qx];
-            store(c, (z * n + y) * n + i, sum);
-          }
+          store(c, (z * n + y) * n + i, v[y][i]);
     }
   } // namespace kernels
 } // namespace cellwise
