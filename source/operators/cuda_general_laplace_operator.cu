@@ -426,40 +426,16 @@ namespace cellwise
               sd[k] = T1[at(x, y, k)];
               ds[k] = T2[at(x, y, k)];
             }
-          Number                   fx[n], fy[n], fz[n];
           LineMetric<p, K, Number> metric{arrays, t, w, MS, MD, blockIdx.x * C, n_cells};
           metric.line(c, x, y);
-#pragma unroll
-          for (int r = 0; r < n; ++r)
-            {
-              Number gx = 0, gy = 0, gz = 0;
-#pragma unroll
-              for (int k = 0; k < n; ++k)
-                {
-                  gx += t.st.S[r * n + k] * ds[k];
-                  gy += t.st.S[r * n + k] * sd[k];
-                  gz += t.st.D[r * n + k] * ss[k];
-                }
-              Number G[kernels::metric_entries];
-              metric.at(r, G);
-              fx[r] = G[0] * gx + G[3] * gy + G[4] * gz;
-              fy[r] = G[3] * gx + G[1] * gy + G[5] * gz;
-              fz[r] = G[4] * gx + G[5] * gy + G[2] * gz;
-            }
+          Number ax[n], ay[n], az[n];
+          kernels::z_line_flux<n>(t.st.S, t.st.D, metric, ds, sd, ss, ax, ay, az);
 #pragma unroll
           for (int k = 0; k < n; ++k)
             {
-              Number ax = 0, ay = 0, az = 0;
-#pragma unroll
-              for (int r = 0; r < n; ++r)
-                {
-                  ax += t.st.S[r * n + k] * fx[r];
-                  ay += t.st.S[r * n + k] * fy[r];
-                  az += t.st.D[r * n + k] * fz[r];
-                }
-              T0[at(x, y, k)] = ax;
-              T1[at(x, y, k)] = ay;
-              T2[at(x, y, k)] = az;
+              T0[at(x, y, k)] = ax[k];
+              T1[at(x, y, k)] = ay[k];
+              T2[at(x, y, k)] = az[k];
             }
         }
         __syncthreads();

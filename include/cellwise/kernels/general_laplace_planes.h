@@ -159,6 +159,60 @@ namespace cellwise
       store_plane<n, C>(W, 2, c, z, a);
     }
 
+    /**
+     * One z-line at the points and back: g = (S_z to_gx, S_z to_gy, D_z
+     * to_gz) at its n points, F = G g with metric.at(r, G) at point r, and
+     * the fluxes integrated along z, a_x = S_zᵀ F_x, a_y = S_zᵀ F_y, a_z =
+     * D_zᵀ F_z. Stage 3 of the line kernel (to_gx = S_y D_x u and so on) and
+     * phase B here (to_gx = p_x, to_gy = p_y, to_gz = a).
+     */
+    template <int n, typename Number, typename MatrixNumber, typename LineMetric>
+    CELLWISE_HOST_DEVICE inline void
+    z_line_flux(const MatrixNumber *S,
+                const MatrixNumber *D,
+                const LineMetric   &metric,
+                const Number (&to_gx)[n],
+                const Number (&to_gy)[n],
+                const Number (&to_gz)[n],
+                Number (&ax)[n],
+                Number (&ay)[n],
+                Number (&az)[n])
+    {
+      Number fx[n], fy[n], fz[n];
+      CELLWISE_UNROLL
+      for (int r = 0; r < n; ++r)
+        {
+          Number gx = 0, gy = 0, gz = 0;
+          CELLWISE_UNROLL
+          for (int k = 0; k < n; ++k)
+            {
+              gx += S[r * n + k] * to_gx[k];
+              gy += S[r * n + k] * to_gy[k];
+              gz += D[r * n + k] * to_gz[k];
+            }
+          Number G[metric_entries];
+          metric.at(r, G);
+          fx[r] = G[0] * gx + G[3] * gy + G[4] * gz;
+          fy[r] = G[3] * gx + G[1] * gy + G[5] * gz;
+          fz[r] = G[4] * gx + G[5] * gy + G[2] * gz;
+        }
+      CELLWISE_UNROLL
+      for (int k = 0; k < n; ++k)
+        {
+          Number sx = 0, sy = 0, sz = 0;
+          CELLWISE_UNROLL
+          for (int r = 0; r < n; ++r)
+            {
+              sx += S[r * n + k] * fx[r];
+              sy += S[r * n + k] * fy[r];
+              sz += D[r * n + k] * fz[r];
+            }
+          ax[k] = sx;
+          ay[k] = sy;
+          az[k] = sz;
+        }
+    }
+
     /// Phase B for thread @p t: its n z-lines from the gradients at the
     /// points to the fluxes integrated along z, in place.
     template <int p, int C, typename Number, typename LineMetric>
@@ -183,39 +237,15 @@ namespace cellwise
               py[k]        = W[2 * n3 * C + at];
             }
           metric.line(c, x, y);
-          Number fx[n], fy[n], fz[n];
-          CELLWISE_UNROLL
-          for (int r = 0; r < n; ++r)
-            {
-              Number gx = 0, gy = 0, gz = 0;
-              CELLWISE_UNROLL
-              for (int k = 0; k < n; ++k)
-                {
-                  gx += tab.S[r * n + k] * px[k];
-                  gy += tab.S[r * n + k] * py[k];
-                  gz += tab.D[r * n + k] * a[k];
-                }
-              Number G[metric_entries];
-              metric.at(r, G);
-              fx[r] = G[0] * gx + G[3] * gy + G[4] * gz;
-              fy[r] = G[3] * gx + G[1] * gy + G[5] * gz;
-              fz[r] = G[4] * gx + G[5] * gy + G[2] * gz;
-            }
+          Number ax[n], ay[n], az[n];
+          z_line_flux<n>(tab.S, tab.D, metric, px, py, a, ax, ay, az);
           CELLWISE_UNROLL
           for (int k = 0; k < n; ++k)
             {
-              Number ax = 0, ay = 0, az = 0;
-              CELLWISE_UNROLL
-              for (int r = 0; r < n; ++r)
-                {
-                  ax += tab.S[r * n + k] * fx[r];
-                  ay += tab.S[r * n + k] * fy[r];
-                  az += tab.D[r * n + k] * fz[r];
-                }
               const int at       = plane_index<n, C>(c, x, y, k);
-              W[at]              = az;
-              W[n3 * C + at]     = ax;
-              W[2 * n3 * C + at] = ay;
+              W[at]              = az[k];
+              W[n3 * C + at]     = ax[k];
+              W[2 * n3 * C + at] = ay[k];
             }
         }
     }
