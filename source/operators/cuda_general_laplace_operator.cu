@@ -159,6 +159,39 @@ namespace cellwise
         records[k]               = slot < n_slots ? values[sources[slot] + within / 32] : Number(0);
       }
 
+      /**
+       * The stored metric of general cells made on the device: a thread per
+       * point q of slot s writes G = w_q c det J J⁻¹ J⁻ᵀ (kernels::
+       * metric_from_nodes, in double, rounded once to Number) into entries
+       * 6q..6q+5 of record s (record_index, R = 6 n³). @p nodes: per slot c,
+       * then the 3 (k+1)³ node coordinates relative to its first node, slot
+       * after slot; @p tables: ψ_i(ξ_q), ψ_i'(ξ_q) (n × (k+1) each), then the
+       * n³ tensor weights.
+       */
+      template <typename Number>
+      __global__ void
+      metric_records_from_nodes_kernel(const double *__restrict__ nodes,
+                                       const std::size_t n_slots,
+                                       const int         k,
+                                       const int         n,
+                                       const double *__restrict__ tables,
+                                       Number *records)
+      {
+        const int         n3    = n * n * n;
+        const std::size_t index = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+        if (index >= n_slots * n3)
+          return;
+        const std::size_t slot   = index / n3;
+        const int         q      = static_cast<int>(index % n3);
+        const int         m      = k + 1;
+        const double     *record = nodes + slot * std::size_t(1 + 3 * m * m * m);
+        const double     *MS = tables, *MD = tables + n * m, *weights = tables + 2 * n * m;
+        double            G[kernels::metric_entries];
+        kernels::metric_from_nodes(MS, MD, k, n, record + 1, record[0] * weights[q], q, G);
+        for (int e = 0; e < kernels::metric_entries; ++e)
+          records[record_index(slot, kernels::metric_entries * q + e, kernels::metric_entries * n3)] = static_cast<Number>(G[e]);
+      }
+
       /// The kernel's tables, passed by value: every thread of a warp reads
       /// the same entry at the same (compile-time) index, a broadcast from the
       /// constant bank, as the box operator's 1D matrices. S(q, i), D(q, i)
@@ -639,10 +672,17 @@ namespace cellwise
       const unsigned int max_k = general_cells == GeneralCellMetric::recomputed ? max_recomputed_mapping_degree
                                  : general_cells == GeneralCellMetric::automatic ? 1u
                                                                                   : 0u;
-      const bool may_recompute = k >= 1 && k <= max_k && (!coefficient || evaluation == CoefficientEvaluation::cell_average);
+      const bool one_coefficient = !coefficient || evaluation == CoefficientEvaluation::cell_average;
+      const bool may_recompute   = k >= 1 && k <= max_k && one_coefficient;
+      // general cells stored in the blocked layout with one coefficient
+      // each: their values are made on the device from their nodes (the
+      // host's metric of them was most of the set-up on curved meshes: 3 KB
+      // per cell at p = 3 written, packed and uploaded)
+      const bool device_values = cell_fastest<Layout> && k >= 1 && one_coefficient && !may_recompute;
       const auto                  start  = std::chrono::steady_clock::now();
       const LaplaceMetric<Number> metric = make_laplace_metric<Number>(
-        level, degree, coefficient, evaluation, may_recompute ? GeneralCellValues::omitted : GeneralCellValues::stored);
+        level, degree, coefficient, evaluation,
+        may_recompute || device_values ? GeneralCellValues::omitted : GeneralCellValues::stored);
       const auto computed = std::chrono::steady_clock::now();
       setup_times_.add("metric on the host", std::chrono::duration<double>(computed - start).count());
       degree_      = degree;
@@ -706,6 +746,10 @@ namespace cellwise
       std::vector<Number>        nodes;
       // per interleaved slot where its values start in metric.data
       std::vector<std::size_t>   general_sources, coefficient_sources;
+      // with device_values: per general cell c and its nodes relative to
+      // the first (record_size(k) numbers, cell after cell, in double)
+      std::vector<double>        node_records;
+      std::size_t                n_device_values = 0;
       const bool                 repack = recomputes || interleave;
       const int                  R      = recomputes ? record_size(static_cast<int>(k)) : 0;
       for (unsigned int cell = 0; cell < n_cells_; ++cell)
@@ -726,6 +770,17 @@ namespace cellwise
               continue;
             }
           forms[cell] = static_cast<unsigned char>(metric.form[cell]);
+          if (device_values && metric.form[cell] == MetricForm::general)
+            {
+              forms[cell]    = interleaved_general_form;
+              offsets[cell]  = n_device_values++;
+              const Point *X = level.mapping.cell_nodes(cell);
+              node_records.push_back(metric.coefficient_averages[cell]);
+              for (unsigned int i = 0; i < level.mapping.nodes_per_cell(); ++i)
+                for (unsigned int a = 0; a < 3; ++a)
+                  node_records.push_back(X[i][a] - X[0][a]);
+              continue;
+            }
           if (interleave && (metric.form[cell] == MetricForm::general || metric.form[cell] == MetricForm::cartesian_coefficient))
             {
               const bool general = metric.form[cell] == MetricForm::general;
@@ -755,6 +810,8 @@ namespace cellwise
                             : upload(metric.data, "the metric values of the general Laplace operator");
           nodes_   = upload(nodes, "the mapping nodes of the general Laplace operator");
           tables_  = upload(tables, "the 1D tables of the general Laplace operator");
+          if (n_device_values > 0)
+            metric_records_ = metric_records_from_nodes(node_records, n_device_values, k, gauss);
           if (!general_sources.empty() || !coefficient_sources.empty())
             {
               // the metric as the host made it, interleaved on the device
@@ -781,7 +838,53 @@ namespace cellwise
       setup_times_.add("packing and upload", std::chrono::duration<double>(std::chrono::steady_clock::now() - computed).count());
       metric_bytes_ = forms.size() * sizeof(unsigned char) + offsets.size() * sizeof(std::size_t) +
                       factors.size() * sizeof(Number) + n_values * sizeof(Number) + nodes.size() * sizeof(Number) +
-                      (general_sources.size() * R_metric + coefficient_sources.size() * n3) * sizeof(Number);
+                      ((general_sources.size() + n_device_values) * R_metric + coefficient_sources.size() * n3) * sizeof(Number);
+    }
+
+    template <typename Number, typename Layout>
+    Number *
+    GeneralLaplaceOperator<Number, Layout>::metric_records_from_nodes(const std::vector<double> &node_records,
+                                                                      const std::size_t          n_slots,
+                                                                      const unsigned int         mapping_degree,
+                                                                      const Quadrature1D        &gauss)
+    {
+      const unsigned int n = static_cast<unsigned int>(gauss.points.size()), n3 = n * n * n;
+      // ψ_i(ξ_q), ψ_i'(ξ_q) of the mapping, then the tensor weights (their
+      // products in double, as make_laplace_metric's)
+      const MappingTables mapping = make_mapping_tables(mapping_degree, n);
+      std::vector<double> tables  = mapping.values;
+      tables.insert(tables.end(), mapping.derivatives.begin(), mapping.derivatives.end());
+      for (unsigned int kz = 0; kz < n; ++kz)
+        for (unsigned int j = 0; j < n; ++j)
+          for (unsigned int i = 0; i < n; ++i)
+            tables.push_back(gauss.weights[i] * gauss.weights[j] * gauss.weights[kz]);
+      const std::size_t entries = (n_slots + 31) / 32 * 32 * kernels::metric_entries * std::size_t(n3);
+      Number           *records = allocate<Number>(entries, "the metric records of the general Laplace operator");
+      double           *staged_nodes = nullptr, *staged_tables = nullptr;
+      try
+        {
+          // the padding of the last group of 32 is never read; zero, not garbage
+          CELLWISE_CUDA_CHECK(cudaMemset(records, 0, entries * sizeof(Number)));
+          staged_nodes               = upload(node_records, "the mapping nodes of the general cells (staged)");
+          staged_tables              = upload(tables, "the mapping tables of the general cells (staged)");
+          const std::size_t  points  = n_slots * n3;
+          const unsigned int threads = 128;
+          metric_records_from_nodes_kernel<<<static_cast<unsigned int>((points + threads - 1) / threads), threads>>>(
+            staged_nodes, n_slots, static_cast<int>(mapping_degree), static_cast<int>(n), staged_tables, records);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+          // the staged arrays are freed after this: the kernel must be done
+          CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
+        }
+      catch (...)
+        {
+          free_bytes(staged_nodes);
+          free_bytes(staged_tables);
+          free_bytes(records);
+          throw;
+        }
+      free_bytes(staged_nodes);
+      free_bytes(staged_tables);
+      return records;
     }
 
     template <typename Number, typename Layout>
