@@ -2,7 +2,8 @@
 // whole V-cycle, and the solve of the default problem of cellwise-poisson
 // (unit cube, u = Π sin(π x_d), f = 3π² u, Q3) with CG + Chebyshev and with the
 // stationary iteration + Jacobi: same iteration counts, L2 errors equal to
-// 1e-10 relative, for L = 2..5; the mixed-precision patch solve for L = 2..6.
+// 1e-10 relative, for L = 2..5; the mixed-precision patch solve for L = 2..6;
+// deal.II's L-shape (hyper_L) with every smoother.
 // CELLWISE_CUDA_TEST_MAX_LEVEL lowers the
 // largest L (for runs under compute-sanitizer).
 
@@ -24,6 +25,7 @@
 #include <limits>
 #include <type_traits>
 #include <algorithm>
+#include <utility>
 
 using namespace cellwise;
 using namespace cellwise::testing;
@@ -152,6 +154,54 @@ TEST(CudaMultigridSolver, mixed_patch_solve_matches_host)
       check_device(CellContiguous{}, "cell-contiguous");
       check_device(CellBlocked<32>{}, "blocked");
     }
+}
+
+// deal.II's hyper_L (a lattice domain, the octant removed: re-entrant
+// Dirichlet faces, patches only where all eight cells exist): the device solve
+// with CG + Chebyshev, the patch smoother (stationary, FP64 and mixed) and CG
+// + Jacobi gives the host's iteration counts and solution, Q2 and Q3, L = 1, 2.
+TEST(CudaMultigridSolver, lshape_solves_as_the_host_solver)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  constexpr double     pi       = 3.14159265358979323846;
+  const ScalarFunction solution = [](const Point &x) {
+    return std::sin(pi * x[0]) * std::sin(pi * x[1]) * std::sin(pi * x[2]);
+  };
+  const ScalarFunction rhs = [&](const Point &x) { return 3 * pi * pi * solution(x); };
+  MultigridParameters  patch;
+  patch.smoother = SmootherType::patch;
+  patch.outer    = OuterIteration::stationary;
+  MultigridParameters mixed_patch = patch;
+  mixed_patch.precision           = Precision::mixed;
+  MultigridParameters jacobi;
+  jacobi.smoother = SmootherType::jacobi;
+  const std::pair<const char *, MultigridParameters> cases[] = {
+    {"CG, Chebyshev", cg_chebyshev()}, {"stationary, patch", patch}, {"stationary, patch, mixed", mixed_patch}, {"CG, Jacobi", jacobi}};
+  for (const auto &[name, parameters] : cases)
+    for (const unsigned int degree : {2u, 3u})
+      for (const int L : {1, 2})
+        {
+          SCOPED_TRACE(::testing::Message() << "L-shape, " << name << ", Q" << degree << ", L = " << L);
+          const LevelHierarchy mesh = make_box_hierarchy(make_lshape_description(), L);
+          const Level         &fine = mesh.levels.back();
+          CellVector<double>   b, u_host(fine.n_cells(), degree);
+          assemble_right_hand_side(fine, degree, rhs, b);
+          const MultigridSolver host(mesh, degree, parameters);
+          MonitorControl        host_control(100, 1e-10);
+          const unsigned int    host_iterations = host.solve(u_host, b, host_control).iterations();
+
+          const cuda::MultigridSolver<>         device(mesh, degree, parameters);
+          CellVector<double, MemorySpace::CUDA> du(fine.n_cells(), degree);
+          const auto                            db = to_device(b);
+          MonitorControl                        device_control(100, 1e-10);
+          const unsigned int                    device_iterations = device.solve(du, db, device_control).iterations();
+          const CellVector<double>              u_device          = to_host(du);
+          EXPECT_EQ(device_iterations, host_iterations);
+          // mixed: the FP32 cycle's rounding, as the box tests above
+          EXPECT_LE(relative_difference(u_device, u_host), parameters.precision == Precision::mixed ? 1e-7 : 1e-9);
+          const double e_host = compute_l2_error(fine, u_host, solution);
+          EXPECT_NEAR(compute_l2_error(fine, u_device, solution), e_host, 1e-6 * e_host);
+        }
 }
 
 // The device solve names a NaN in b or u (found through the first monitor,
