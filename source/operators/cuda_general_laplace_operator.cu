@@ -531,6 +531,24 @@ namespace cellwise
       /// planes in registers (p = 4 in FP64: about 150 registers).
       constexpr int min_plane_degree = 2, max_plane_degree = 4;
 
+      /// A point-smoother step inside the plane kernel (smoother_step with
+      /// the plane kernel): phase A forms, per entry of its plane, d = α d +
+      /// β D⁻¹ z (smoother_correction) and u ← u + d (u ← d from zero), writes
+      /// u (and d), and applies the operator to the new u; phase C writes r =
+      /// b − A u. z is r itself (the DSS wrote z there): each entry of r is
+      /// read in phase A and written in phase C by the same thread, so the
+      /// update and the residual need one pass instead of two.
+      template <typename Number>
+      struct PlaneStep
+      {
+        Number       *u;
+        const Number *z;
+        Number       *update;
+        const Number *inverse_diagonal;
+        Number        alpha, beta;
+        bool          read_u, read_update, store_update;
+      };
+
       /// Cells per block and threads of the plane kernel.
       template <int p, typename Number>
       struct PlaneShape
@@ -546,11 +564,12 @@ namespace cellwise
        * blocked layouts, whose C cells per block lie side by side (a warp
        * reads consecutive numbers); the metric as the line kernel's.
        */
-      template <int p, int K, typename Number, typename Layout>
+      template <int p, int K, typename Number, typename Layout, bool with_step>
       __global__ void __launch_bounds__(PlaneShape<p, Number>::threads)
       general_laplace_planes_kernel(const MetricArrays<Number>       arrays,
                                     const KernelTables<p, K, Number> t,
                                     const Number *__restrict__ u,
+                                    const PlaneStep<Number> step,
                                     const Number      *b,
                                     Number            *dst,
                                     const unsigned int n_cells,
@@ -575,7 +594,21 @@ namespace cellwise
         const unsigned int first = blockIdx.x * C;
         const auto         load  = [&](const int c, const int i) {
           const unsigned int cell = first + c;
-          return cell < n_cells ? u[Layout::index(cell, i, n3)] : Number(0);
+          if (cell >= n_cells)
+            return Number(0);
+          const std::size_t index = Layout::index(cell, i, n3);
+          if constexpr (!with_step)
+            return u[index];
+          else
+            {
+              const Number d     = smoother_correction(step.alpha, step.beta, step.read_update, step.z[index],
+                                                   step.inverse_diagonal[index], step.read_update ? step.update[index] : Number(0));
+              const Number value = step.read_u ? step.u[index] + d : d;
+              step.u[index]      = value;
+              if (step.store_update)
+                step.update[index] = d;
+              return value;
+            }
         };
         kernels::plane_gradients<p, C>(threadIdx.x, t.st, load, W);
         __syncthreads();
@@ -948,7 +981,13 @@ namespace cellwise
 
     template <typename Number, typename Layout>
     void
-    GeneralLaplaceOperator<Number, Layout>::apply(VectorType &dst, const VectorType *b, const VectorType &u, const int mode) const
+    GeneralLaplaceOperator<Number, Layout>::apply(VectorType                 &dst,
+                                                  const VectorType           *b,
+                                                  const VectorType           &u,
+                                                  const int                   mode,
+                                                  const SmootherStep<Number> *step,
+                                                  VectorType                 *update,
+                                                  const VectorType           *inverse_diagonal) const
     {
       CELLWISE_CHECK(u.n_cells() == n_cells_ && u.degree() == degree_,
                      "cuda::GeneralLaplaceOperator: vector of " << u.n_cells() << " cells of degree " << u.degree()
@@ -992,11 +1031,29 @@ namespace cellwise
               {
                 using Shape               = PlaneShape<p, Number>;
                 const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
-                general_laplace_planes_kernel<p, K, Number, Layout>
-                  <<<blocks, Shape::threads>>>(arrays, t, u.data(), b_data, dst.data(), n_cells_, mode);
+                if (step)
+                  {
+                    // u is smoother_step's own (non-const) vector, passed
+                    // here as the operator's input
+                    const PlaneStep<Number> fused{const_cast<Number *>(u.data()),
+                                                  dst.data(),
+                                                  step->uses_update() ? update->data() : nullptr,
+                                                  inverse_diagonal->data(),
+                                                  step->alpha,
+                                                  step->beta,
+                                                  !step->zero_initial_guess,
+                                                  step->alpha != Number(0),
+                                                  step->store_update};
+                    general_laplace_planes_kernel<p, K, Number, Layout, true>
+                      <<<blocks, Shape::threads>>>(arrays, t, nullptr, fused, b_data, dst.data(), n_cells_, mode);
+                  }
+                else
+                  general_laplace_planes_kernel<p, K, Number, Layout, false>
+                    <<<blocks, Shape::threads>>>(arrays, t, u.data(), PlaneStep<Number>{}, b_data, dst.data(), n_cells_, mode);
                 CELLWISE_CUDA_CHECK_LAUNCH();
                 return;
               }
+          CELLWISE_CHECK(!step, "cuda::GeneralLaplaceOperator: a smoother step inside the operator's pass needs the plane kernel");
           using Shape               = GeneralShape<p, Number>;
           const unsigned int blocks = (n_cells_ + Shape::cells - 1) / Shape::cells;
           general_laplace_kernel<p, K, Number, Layout>
@@ -1068,6 +1125,12 @@ namespace cellwise
                                                           const SmootherStep<Number> &step) const
     {
       check_smoother_step(u, r, update, b, inverse_diagonal, step, n_cells_, degree_, "cuda::GeneralLaplaceOperator");
+      if (step.compute_residual && kernel() == GeneralKernel::planes)
+        {
+          // the update in the plane kernel's loads, then r = b − A u: one pass
+          apply(r, &b, u, residual_mode, &step, update, &inverse_diagonal);
+          return;
+        }
       apply_smoother_update(u, r, update, inverse_diagonal, step);
       if (step.compute_residual)
         residual(r, b, u);

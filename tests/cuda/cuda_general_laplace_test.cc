@@ -8,11 +8,12 @@
 // the ball (an unstructured coarse mesh: general and affine cells side by
 // side) with the coefficient at the points and averaged — and the cell
 // counts per form against the host metric's; in the blocked layout at
-// degrees 2..4 with both kernels (lines, planes). General cells with one
-// coefficient per cell are checked recomputed from their mapping nodes
-// (mappings of degree 1, 2, 3), stored, and as the default chooses
-// (recomputed for degree 1 only); a mapping of degree 4 falls back to the
-// stored metric.
+// degrees 2..4 with both kernels (lines, planes), and there the smoother
+// step inside the plane kernel's pass against the line kernel's two.
+// General cells with one coefficient per cell are checked recomputed from
+// their mapping nodes (mappings of degree 1, 2, 3), stored, and as the
+// default chooses (recomputed for degree 1 only); a mapping of degree 4 falls
+// back to the stored metric.
 
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
@@ -20,6 +21,7 @@
 #include <cellwise/mesh/unstructured_builder.h>
 #include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
+#include <cellwise/operators/smoother_step.h>
 
 #include <gtest/gtest.h>
 
@@ -183,6 +185,48 @@ TYPED_TEST(CudaGeneralLaplace, operator_and_diagonals_match_host)
             }
           if (!device_op.planes_available())
             EXPECT_THROW(device_op.use_kernel(cuda::GeneralKernel::planes), Error);
+          else
+            {
+              // the smoother step inside the plane kernel's pass against the
+              // line kernel's two passes: u, d and r after a first step from
+              // zero (d stored), a Chebyshev step (d read and stored) and a
+              // step that reads d without storing it; D⁻¹ random with masked
+              // (zero) entries
+              HostVector hinverse(level.n_cells(), degree), hd(level.n_cells(), degree);
+              fill_random(hinverse, ++seed);
+              fill_random(hd, ++seed);
+              for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+                for (unsigned int i = 0; i < hinverse.dofs_per_cell(); ++i)
+                  hinverse(cell, i) = (cell + i) % 5 == 0 ? Number(0) : Number(1.5) + hinverse(cell, i);
+              const Vector               dinverse = to_device(hinverse);
+              SmootherStep<Number>       first, chebyshev, last;
+              first.beta               = Number(0.7);
+              first.zero_initial_guess = true;
+              first.store_update       = true;
+              chebyshev.alpha          = Number(0.3);
+              chebyshev.beta           = Number(0.6);
+              chebyshev.store_update   = true;
+              last.alpha               = Number(0.2);
+              last.beta                = Number(0.9);
+              for (const SmootherStep<Number> &step : {first, chebyshev, last})
+                {
+                  SCOPED_TRACE(::testing::Message() << "smoother step alpha " << step.alpha << ", from zero "
+                                                    << step.zero_initial_guess << ", stores d " << step.store_update);
+                  Vector results[2][3]; // [kernel][u, d, r]
+                  for (const int k : {0, 1})
+                    {
+                      device_op.use_kernel(k == 0 ? cuda::GeneralKernel::lines : cuda::GeneralKernel::planes);
+                      Vector &u = results[k][0], &d = results[k][1], &r = results[k][2];
+                      u = to_device(hu);
+                      d = to_device(hd);
+                      r = to_device(hdst); // z, assembled or not: the step only reads it
+                      device_op.smoother_step(u, r, &d, db, dinverse, step);
+                    }
+                  EXPECT_LE(relative_difference(to_host(results[1][0]), to_host(results[0][0])), tol) << "u";
+                  EXPECT_LE(relative_difference(to_host(results[1][1]), to_host(results[0][1])), tol) << "d";
+                  EXPECT_LE(relative_difference(to_host(results[1][2]), to_host(results[0][2])), tol) << "r";
+                }
+            }
 
           host_op.compute_cell_diagonals(expected);
           Vector diagonal(level.n_cells(), degree);

@@ -179,10 +179,11 @@ namespace cellwise
       /// dst = b − A u, in one pass (b may be dst).
       void
       residual(VectorType &dst, const VectorType &b, const VectorType &u) const override;
-      /// One point-smoother step (operators/smoother_step.h): the update
-      /// (cuda::apply_smoother_update), then the residual with the new u —
-      /// two passes, as the Hermite operator's (the box operator fuses them
-      /// into its kernel).
+      /// One point-smoother step (operators/smoother_step.h): with the plane
+      /// kernel one pass, the update inside the kernel's loads and the
+      /// residual with the new u (as the box operator's kernel); otherwise
+      /// the update (cuda::apply_smoother_update), then the residual — two
+      /// passes, as the Hermite operator's.
       void
       smoother_step(VectorType                 &u,
                     VectorType                 &r,
@@ -197,9 +198,18 @@ namespace cellwise
       compute_cell_diagonals(VectorType &diagonal) const;
 
     private:
-      /// dst = A u (mode 0), dst += A u (1), dst = b − A u (2).
+      /// dst = A u (mode 0), dst += A u (1), dst = b − A u (2). With @p step
+      /// (the plane kernel, mode 2, dst = r holding z): the smoother step's
+      /// update of u (and @p update) from z and @p inverse_diagonal first, in
+      /// the same pass; u is then smoother_step's own non-const vector.
       void
-      apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode) const;
+      apply(VectorType                 &dst,
+            const VectorType           *b,
+            const VectorType           &u,
+            int                         mode,
+            const SmootherStep<Number> *step             = nullptr,
+            VectorType                 *update           = nullptr,
+            const VectorType           *inverse_diagonal = nullptr) const;
       void
       release() noexcept;
       /// The records of the cells whose values start at @p sources[s] in
