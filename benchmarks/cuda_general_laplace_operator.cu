@@ -20,12 +20,14 @@
 // the same on the ball (7 coarse cells refined L times, mapping degree = p:
 // the skeleton phase of the device DSS in every smoothing step). Each row
 // with the line kernel and, where it takes the operator (blocked, degrees
-// 2..4), the plane kernel.
+// 2..4), the plane kernel. Last, the GPU time per component of the ball's
+// solve on its largest mesh (cuda::EventTimer), FP64 and mixed, both kernels.
 //
 // Usage: cellwise-benchmark-geometry [n_runs] [cells per axis] [degree] [largest L] [largest L of the ball]
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
+#include <cellwise/base/cuda_event_timer.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/kershaw_map.h>
@@ -46,6 +48,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "benchmark_timing.h"
 
@@ -103,7 +106,7 @@ namespace
     MultigridParameters  parameters;
     parameters.precision = precision;
     std::ostringstream                         log;
-    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, show_setup ? &log : nullptr, kernel);
+    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, show_setup ? &log : nullptr, nullptr, kernel);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
     const double       setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const Level       &fine  = h.levels.back();
@@ -140,6 +143,50 @@ namespace
               std::printf("%s\n", line.c_str());
           }
       }
+  }
+
+  /// The GPU time of a solve per component (cuda::EventTimer) on the
+  /// hierarchy of @p build: the solver's parts, average of @p n_runs solves
+  /// after one.
+  void
+  breakdown(const std::function<LevelHierarchy()> &build, const char *mesh, const unsigned int degree, const Precision precision,
+            const cuda::GeneralKernel kernel, const int n_runs)
+  {
+    using Layout = CellBlocked<32>;
+    using Vector = cuda::GeneralMultigridSolver<Layout>::VectorType;
+    const LevelHierarchy h = build();
+    MultigridParameters  parameters;
+    parameters.precision = precision;
+    cuda::EventTimer                           timer;
+    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, nullptr, &timer, kernel);
+    CellVector<double>                         host_b;
+    assemble_right_hand_side(h.levels.back(), degree, [](const Point &) { return 1.; }, host_b);
+    CellVector<double, MemorySpace::CUDA> staged;
+    staged.copy_from_host(host_b);
+    Vector b, u;
+    b.copy_from(staged);
+    unsigned int iterations  = 0;
+    const auto   timed_solve = [&] {
+      TimedScope scope(timer, "outer iteration: vector operations, monitor, host waits");
+      u.reinit(b.n_cells(), b.degree());
+      MonitorControl control(200, 1e-8);
+      iterations = solver.solve(u, b, control).iterations();
+    };
+    timed_solve(); // warm-up
+    timer.clear();
+    for (int run = 0; run < n_runs; ++run)
+      timed_solve();
+    const double total = timer.span();
+    std::printf("\nGPU time per component, %s, %s, %s kernel, %u iterations, average of %d solves\n", mesh,
+                precision == Precision::fp64 ? "FP64" : "mixed", kernel == cuda::GeneralKernel::planes ? "plane" : "line", iterations,
+                n_runs);
+    std::printf("%-58s %8s %10s %8s\n", "part", "calls", "time [ms]", "share");
+    std::vector<cuda::EventTimer::Part> parts = timer.parts();
+    std::sort(parts.begin(), parts.end(), [](const auto &x, const auto &y) { return x.seconds > y.seconds; });
+    for (const auto &part : parts)
+      std::printf("%-58s %8.1f %10.3f %7.1f%%\n", part.name.c_str(), double(part.calls) / n_runs, part.seconds / n_runs * 1e3,
+                  100. * part.seconds / total);
+    std::printf("%-58s %8s %10.3f %7.1f%%\n", "total (first to last event)", "", total / n_runs * 1e3, 100.);
   }
 
   void
@@ -273,6 +320,12 @@ main(int argc, char **argv)
           for (const cuda::GeneralKernel kernel : kernels)
             solve_row([L, degree] { return make_unstructured_hierarchy(make_ball_coarse_mesh(), L, degree); }, L, degree, precision, 3,
                       kernel, L == ball_L_max);
+      // where the ball's solve goes, on its largest mesh
+      if (ball_L_max >= 1)
+        for (const Precision precision : {Precision::fp64, Precision::mixed})
+          for (const cuda::GeneralKernel kernel : kernels)
+            breakdown([ball_L_max, degree] { return make_unstructured_hierarchy(make_ball_coarse_mesh(), ball_L_max, degree); },
+                      ("ball, L = " + std::to_string(ball_L_max)).c_str(), degree, precision, kernel, 3);
     }
   catch (const std::exception &e)
     {

@@ -12,6 +12,7 @@
 #include <cellwise/multigrid/cuda_point_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/point_smoothers.h>
+#include <cellwise/multigrid/timed_components.h>
 #include <cellwise/multigrid/v_cycle.h>
 #include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
@@ -114,6 +115,7 @@ namespace cellwise
                  const GeneralKernel                                  kernel,
                  const std::shared_ptr<Operator<Number, Layout>>     &finest,
                  std::ostream                                        *log,
+                 ComponentTimer                                      *timer,
                  SetupTimes                                          &times)
       {
         using V = LevelVector<Number, Layout>;
@@ -168,12 +170,17 @@ namespace cellwise
           }
         if (hierarchy.n_levels() > 1)
           device_stage(times, "transfers", [&] { components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree); });
+        if (timer)
+          time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
         typename VCycle<V>::Parameters cycle;
         cycle.pre_smoothing  = parameters.smoothing_steps;
         cycle.post_smoothing = parameters.smoothing_steps;
         cycle.pre_direction  = SweepDirection::forward;
         cycle.post_direction = parameters.post_smoothing_direction();
-        return std::make_shared<VCycle<V>>(std::move(components), cycle);
+        auto v_cycle         = std::make_shared<VCycle<V>>(std::move(components), cycle);
+        if (!timer)
+          return v_cycle;
+        return std::make_shared<TimedPreconditioner<V>>(v_cycle, *timer, "cycle: zero fills, vector operations");
       }
     } // namespace
 
@@ -185,7 +192,10 @@ namespace cellwise
       std::shared_ptr<const LevelData>          fine_level_data; ///< the rebalancing's DSS
       VectorType                                mask;
       std::shared_ptr<Operator<double, Layout>> fine_operator;
+      /// the outer iteration's operator: fine_operator, or it timed
+      std::shared_ptr<const LevelOperator<VectorType>>  outer_operator;
       std::shared_ptr<const Preconditioner<VectorType>> preconditioner;
+      ComponentTimer                                   *timer = nullptr;
     };
 
     template <typename Layout>
@@ -193,6 +203,7 @@ namespace cellwise
                                                            const unsigned int         degree,
                                                            const MultigridParameters &parameters,
                                                            std::ostream              *log,
+                                                           ComponentTimer            *timer,
                                                            const GeneralKernel        kernel)
       : components_(std::make_unique<Components>())
     {
@@ -211,17 +222,25 @@ namespace cellwise
       c.fine_level_data = level_data.back();
       device_stage(times, "Dirichlet masks (device)",
                    [&] { make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask); });
-      c.fine_operator = make_operator<double, Layout>(fine, degree, parameters, kernel, times);
+      c.fine_operator  = make_operator<double, Layout>(fine, degree, parameters, kernel, times);
+      c.timer          = timer;
+      c.outer_operator = c.fine_operator;
+      if (timer)
+        c.outer_operator = std::make_shared<TimedLevelOperator<VectorType>>(c.fine_operator, *timer, "FP64 operator");
       if (parameters.precision == Precision::fp64)
-        c.preconditioner = make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, kernel, c.fine_operator, log, times);
+        c.preconditioner =
+          make_cycle<double, Layout>(hierarchy, level_data, degree, parameters, kernel, c.fine_operator, log, timer, times);
       else
         {
           using InnerVector = LevelVector<float, Layout>;
-          auto cycle = make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, nullptr, log, times);
+          auto cycle = make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, nullptr, log, timer, times);
           device_stage(times, "FP32 correction vector", [&] {
             c.preconditioner =
               std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(std::move(cycle), InnerVector(fine.n_cells(), degree));
           });
+          if (timer)
+            c.preconditioner = std::make_shared<TimedPreconditioner<VectorType>>(c.preconditioner, *timer, "FP64/FP32 conversions",
+                                                                                  "correction update (widened)");
         }
       if (log)
         {
@@ -261,8 +280,13 @@ namespace cellwise
     GeneralMultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
       const Components &c = *components_;
-      return solve_outer(c.parameters, *c.fine_operator, c.fine_operator->n_cells(), c.degree, *c.preconditioner, u, b, c.mask,
-                         control, [&c](VectorType &r) { apply_dss(*c.fine_level_data, r, DssMode::mean); });
+      return solve_outer(c.parameters, *c.outer_operator, c.fine_operator->n_cells(), c.degree, *c.preconditioner, u, b, c.mask,
+                         control, [&c](VectorType &r) {
+                           if (!c.timer)
+                             return apply_dss(*c.fine_level_data, r, DssMode::mean);
+                           TimedScope scope(*c.timer, "rebalancing (mean DSS)");
+                           apply_dss(*c.fine_level_data, r, DssMode::mean);
+                         });
     }
 
     template class GeneralMultigridSolver<CellContiguous>;

@@ -4,8 +4,11 @@
 // every part of 000 Table 11.
 
 #include <cellwise/base/cuda_event_timer.h>
-#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/mesh/box_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
+#include <cellwise/mesh/kershaw_map.h>
+#include <cellwise/multigrid/cuda_general_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 
 #include <gtest/gtest.h>
@@ -124,4 +127,56 @@ TEST(CudaEventTimer, timed_solver_computes_what_the_untimed_one_does)
   EXPECT_TRUE(std::none_of(parts.begin(), parts.end(), [](const auto &p) { return p.name == "level operators"; }));
   for (const auto &part : parts)
     EXPECT_GT(part.seconds, 0.) << part.name;
+}
+
+// The same for the general solver on mapped cells (cuda::GeneralMultigridSolver
+// on the Kershaw box, Q2, L = 2, CG with the Chebyshev V-cycle, FP64 and
+// mixed, both operator kernels): the timed solve gives the untimed one's
+// monitors and solution, and its parts count what CG calls.
+TEST(CudaEventTimer, timed_general_solver_computes_what_the_untimed_one_does)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Blocked = CellBlocked<32>;
+  BoxDescription box;
+  box.subdivisions = {{6, 2, 2}};
+  LevelHierarchy mesh = make_box_hierarchy(box, 2);
+  map_hierarchy(mesh, 1, kershaw_map(0.3, 0.3));
+  const Level       &fine = mesh.levels.back();
+  CellVector<double> host_b;
+  assemble_right_hand_side(fine, 2, [](const Point &p) { return 1. + p[0] * p[1] - p[2]; }, host_b);
+  CellVector<double, MemorySpace::CUDA> staged;
+  staged.copy_from_host(host_b);
+  CellVector<double, MemorySpace::CUDA, Blocked> b;
+  b.copy_from(staged);
+  for (const Precision precision : {Precision::fp64, Precision::mixed})
+    for (const cuda::GeneralKernel kernel : {cuda::GeneralKernel::lines, cuda::GeneralKernel::planes})
+      {
+        SCOPED_TRACE(::testing::Message() << (precision == Precision::fp64 ? "FP64" : "mixed") << ", "
+                                          << (kernel == cuda::GeneralKernel::planes ? "planes" : "lines"));
+        MultigridParameters parameters;
+        parameters.precision = precision;
+        const cuda::GeneralMultigridSolver<Blocked> plain(mesh, 2, parameters, nullptr, nullptr, kernel);
+        cuda::EventTimer                            timer;
+        const cuda::GeneralMultigridSolver<Blocked> timed(mesh, 2, parameters, nullptr, &timer, kernel);
+        CellVector<double, MemorySpace::CUDA, Blocked> u_plain(fine.n_cells(), 2), u_timed(fine.n_cells(), 2);
+        MonitorControl                                 control_plain(100, 1e-9), control_timed(100, 1e-9);
+        const auto plain_statistics = plain.solve(u_plain, b, control_plain);
+        const auto timed_statistics = timed.solve(u_timed, b, control_timed);
+        EXPECT_EQ(plain_statistics.monitor, timed_statistics.monitor);
+        u_timed.add(-1., u_plain);
+        EXPECT_EQ(u_timed.linfty_norm(), 0.);
+
+        const auto         parts  = timer.parts();
+        const unsigned int cycles = timed_statistics.iterations() + 1; // one per monitor value
+        // the initial residual, then A p per CG step
+        EXPECT_EQ(find_part(parts, "FP64 operator").calls, cycles);
+        EXPECT_EQ(find_part(parts, "rebalancing (mean DSS)").calls, cycles);
+        EXPECT_EQ(find_part(parts, "coarse solve").calls, cycles);
+        // pre- and post-smoothing on levels 1 and 2
+        EXPECT_EQ(find_part(parts, "chebyshev smoother").calls, 2 * 2 * cycles);
+        if (precision == Precision::mixed)
+          EXPECT_GT(find_part(parts, "FP64/FP32 conversions").calls, 0u);
+        for (const auto &part : parts)
+          EXPECT_GT(part.seconds, 0.) << part.name;
+      }
 }

@@ -74,7 +74,7 @@ namespace
   device_solve(const LevelHierarchy &h, const unsigned int degree, const MultigridParameters &parameters, const CellVector<double> &b,
                const cuda::GeneralKernel kernel = cuda::GeneralKernel::automatic)
   {
-    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, nullptr, kernel);
+    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, nullptr, nullptr, kernel);
     CellVector<double, MemorySpace::CUDA>         staged;
     staged.copy_from_host(b);
     CellVector<double, MemorySpace::CUDA, Layout> db, du;

@@ -32,6 +32,7 @@
  * Compiles with a plain C++ compiler (source/multigrid/cuda_general_multigrid_solver.cu).
  */
 
+#include <cellwise/base/timer.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/multigrid_solver.h>
@@ -55,17 +56,21 @@ namespace cellwise
 
       /// Levels, smoothers (with their eigenvalue estimates), coarse solver
       /// and transfers of @p hierarchy (kept by reference) for FE_Q(@p
-      /// degree); @p log, if given, gets a line per level. @p kernel: the
-      /// operators' kernel (GeneralKernel; planes where a level's operator
-      /// takes it, lines elsewhere).
+      /// degree); @p log, if given, gets a line per level and the set-up by
+      /// stage. With a @p timer (kept by reference) every component of the
+      /// solve reports to it, as cuda::MultigridSolver's (benchmarks).
+      /// @p kernel: the operators' kernel (GeneralKernel; planes where a
+      /// level's operator takes it, lines elsewhere).
       GeneralMultigridSolver(const LevelHierarchy      &hierarchy,
                              unsigned int               degree,
                              const MultigridParameters &parameters,
                              std::ostream              *log    = nullptr,
+                             ComponentTimer            *timer  = nullptr,
                              GeneralKernel              kernel = GeneralKernel::automatic);
       /// The hierarchy is kept by reference: a temporary would dangle.
       GeneralMultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
-                             std::ostream *log = nullptr, GeneralKernel kernel = GeneralKernel::automatic) = delete;
+                             std::ostream *log = nullptr, ComponentTimer *timer = nullptr,
+                             GeneralKernel kernel = GeneralKernel::automatic) = delete;
       ~GeneralMultigridSolver();
 
       /// Solve A u = b on the finest level from the given u (device vectors;
