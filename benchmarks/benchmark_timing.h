@@ -1,10 +1,11 @@
 #pragma once
 // Timing pieces shared by the CUDA benchmarks: median CUDA-event time of a
-// callable, and the float4 copy kernel measured next to every table as the
-// same-run reference for bandwidth. Each benchmark is its own executable, so
+// callable, the float4 copy kernel measured next to every table as the
+// same-run reference for bandwidth, and a solve's GPU time per component. Each benchmark is its own executable, so
 // the anonymous namespace keeps one copy per program.
 
 #include <cellwise/base/cuda_check.h>
+#include <cellwise/base/cuda_event_timer.h>
 
 #include <cuda_runtime.h>
 
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace
@@ -73,5 +75,31 @@ namespace
       },
       n_runs);
     return 2. * double(bytes) / seconds;
+  }
+
+  /// @p solve once (warm-up), then @p n_runs times with @p timer cleared
+  /// before, inside a part for what the solver's own parts leave out; prints
+  /// @p title and the parts per solve (averages), longest first.
+  inline void
+  print_component_times(cellwise::cuda::EventTimer &timer, const std::function<void()> &solve, const int n_runs,
+                        const std::string &title)
+  {
+    const auto timed_solve = [&] {
+      cellwise::TimedScope scope(timer, "outer iteration: vector operations, monitor, host waits");
+      solve();
+    };
+    timed_solve();
+    timer.clear();
+    for (int run = 0; run < n_runs; ++run)
+      timed_solve();
+    const double total = timer.span();
+    std::printf("\n%s, average of %d solves\n", title.c_str(), n_runs);
+    std::printf("%-58s %8s %10s %8s\n", "part", "calls", "time [ms]", "share");
+    std::vector<cellwise::cuda::EventTimer::Part> parts = timer.parts();
+    std::sort(parts.begin(), parts.end(), [](const auto &x, const auto &y) { return x.seconds > y.seconds; });
+    for (const auto &part : parts)
+      std::printf("%-58s %8.1f %10.3f %7.1f%%\n", part.name.c_str(), double(part.calls) / n_runs, part.seconds / n_runs * 1e3,
+                  100. * part.seconds / total);
+    std::printf("%-58s %8s %10.3f %7.1f%%\n", "total (first to last event)", "", total / n_runs * 1e3, 100.);
   }
 } // namespace

@@ -165,28 +165,17 @@ namespace
     staged.copy_from_host(host_b);
     Vector b, u;
     b.copy_from(staged);
-    unsigned int iterations  = 0;
-    const auto   timed_solve = [&] {
-      TimedScope scope(timer, "outer iteration: vector operations, monitor, host waits");
+    unsigned int iterations = 0;
+    const auto   solve      = [&] {
       u.reinit(b.n_cells(), b.degree());
       MonitorControl control(200, 1e-8);
       iterations = solver.solve(u, b, control).iterations();
     };
-    timed_solve(); // warm-up
-    timer.clear();
-    for (int run = 0; run < n_runs; ++run)
-      timed_solve();
-    const double total = timer.span();
-    std::printf("\nGPU time per component, %s, %s, %s kernel, %u iterations, average of %d solves\n", mesh,
-                precision == Precision::fp64 ? "FP64" : "mixed", kernel == cuda::GeneralKernel::planes ? "plane" : "line", iterations,
-                n_runs);
-    std::printf("%-58s %8s %10s %8s\n", "part", "calls", "time [ms]", "share");
-    std::vector<cuda::EventTimer::Part> parts = timer.parts();
-    std::sort(parts.begin(), parts.end(), [](const auto &x, const auto &y) { return x.seconds > y.seconds; });
-    for (const auto &part : parts)
-      std::printf("%-58s %8.1f %10.3f %7.1f%%\n", part.name.c_str(), double(part.calls) / n_runs, part.seconds / n_runs * 1e3,
-                  100. * part.seconds / total);
-    std::printf("%-58s %8s %10.3f %7.1f%%\n", "total (first to last event)", "", total / n_runs * 1e3, 100.);
+    solve(); // the count for the title
+    char title[200];
+    std::snprintf(title, sizeof title, "GPU time per component, %s, %s, %s kernel, %u iterations", mesh,
+                  precision == Precision::fp64 ? "FP64" : "mixed", kernel == cuda::GeneralKernel::planes ? "plane" : "line", iterations);
+    print_component_times(timer, solve, n_runs, title);
   }
 
   void
