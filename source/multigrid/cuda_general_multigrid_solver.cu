@@ -21,6 +21,8 @@
 #include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
+#include "cuda_setup_stage.h"
+
 #include <iomanip>
 #include <memory>
 #include <string>
@@ -39,14 +41,6 @@ namespace cellwise
       using Operator = GeneralLaplaceOperator<Number, Layout>;
       template <typename Number, typename Layout>
       using DssJacobi = DssJacobiPreconditioner<Number, Layout, Operator<Number, Layout>>;
-
-      /// A set-up stage on the device: timed up to a synchronization.
-      template <typename Work>
-      void
-      device_stage(SetupTimes &times, const std::string &stage, Work &&work)
-      {
-        times.measure(stage, std::forward<Work>(work), [] { CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); });
-      }
 
       /// The level operator: the general Laplacian with the coefficient of
       /// @p parameters where it enters, applied by @p kernel where it takes

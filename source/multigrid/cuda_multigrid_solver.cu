@@ -18,6 +18,8 @@
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
+#include "cuda_setup_stage.h"
+
 #include <iomanip>
 #include <ostream>
 #include <string>
@@ -28,14 +30,6 @@ namespace cellwise
   {
     namespace
     {
-      /// A set-up stage on the device: timed up to a synchronization.
-      template <typename Work>
-      void
-      device_stage(SetupTimes &times, const std::string &stage, Work &&work)
-      {
-        times.measure(stage, std::forward<Work>(work), [] { CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); });
-      }
-
       /// The device V-cycle with all level components in precision Number,
       /// the same components as the host builder's make_cycle (each wrapped
       /// for @p timer if given); the stages are timed into @p times.

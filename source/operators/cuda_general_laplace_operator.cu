@@ -206,6 +206,31 @@ namespace cellwise
         Number                          w[n], MS[n * m], MD[n * m];
       };
 
+      /// What the threads of both kernels index by their own line (x, y):
+      /// the 1D weights and the mapping tables, copied from KernelTables into
+      /// shared memory (the rest of the tables is read at compile-time
+      /// indices, from the constant bank).
+      template <int p, int K, typename Number>
+      struct SharedLineTables
+      {
+        static constexpr int n = p + 1, m = K + 1;
+        Number               w[n], MS[n * m], MD[n * m];
+
+        /// By the block's @p threads threads; read after the next barrier.
+        __device__ void
+        copy(const KernelTables<p, K, Number> &t, const int threads)
+        {
+          for (int k = threadIdx.x; k < n; k += threads)
+            w[k] = t.w[k];
+          if constexpr (K > 0)
+            for (int k = threadIdx.x; k < n * m; k += threads)
+              {
+                MS[k] = t.MS[k];
+                MD[k] = t.MD[k];
+              }
+        }
+      };
+
       /// The operator's device arrays of the metric, for the kernels.
       template <typename Number>
       struct MetricArrays
@@ -375,19 +400,9 @@ namespace cellwise
         constexpr int  n3   = Shape::n3;
         constexpr int  C    = Shape::cells;
         constexpr bool fast = cell_fastest<Layout>;
-        constexpr int m = K + 1; // mapping nodes per axis of recomputed cells
-        // what threads index by their own line (x, y): shared; the rest of t
-        // is read at compile-time indices, from the constant bank
-        __shared__ Number w[n], MS[n * m], MD[n * m];
+        __shared__ SharedLineTables<p, K, Number> line_tables;
         __shared__ Number T0[C * Shape::padded], T1[C * Shape::padded], T2[C * Shape::padded];
-        for (int k = threadIdx.x; k < n; k += Shape::threads)
-          w[k] = t.w[k];
-        if constexpr (K > 0)
-          for (int k = threadIdx.x; k < n * m; k += Shape::threads)
-            {
-              MS[k] = t.MS[k];
-              MD[k] = t.MD[k];
-            }
+        line_tables.copy(t, Shape::threads);
 
         const int          c      = fast ? threadIdx.x % C : threadIdx.x / L;
         const int          line   = fast ? threadIdx.x / C : threadIdx.x % L;
@@ -459,7 +474,7 @@ namespace cellwise
               sd[k] = T1[at(x, y, k)];
               ds[k] = T2[at(x, y, k)];
             }
-          LineMetric<p, K, Number> metric{arrays, t, w, MS, MD, blockIdx.x * C, n_cells};
+          LineMetric<p, K, Number> metric{arrays, t, line_tables.w, line_tables.MS, line_tables.MD, blockIdx.x * C, n_cells};
           metric.line(c, x, y);
           Number ax[n], ay[n], az[n];
           kernels::z_line_flux<n>(t.st.S, t.st.D, metric, ds, sd, ss, ax, ay, az);
@@ -579,18 +594,9 @@ namespace cellwise
         constexpr int n    = p + 1;
         constexpr int n3   = n * n * n;
         constexpr int C    = Shape::cells;
-        constexpr int m    = K + 1;
         __shared__ Number W[3 * n3 * C];
-        __shared__ Number w[n], MS[n * m], MD[n * m];
-        // read in phase B, after the first barrier
-        for (int k = threadIdx.x; k < n; k += Shape::threads)
-          w[k] = t.w[k];
-        if constexpr (K > 0)
-          for (int k = threadIdx.x; k < n * m; k += Shape::threads)
-            {
-              MS[k] = t.MS[k];
-              MD[k] = t.MD[k];
-            }
+        __shared__ SharedLineTables<p, K, Number> line_tables;
+        line_tables.copy(t, Shape::threads); // read in phase B, after the first barrier
         const unsigned int first = blockIdx.x * C;
         const auto         load  = [&](const int c, const int i) {
           const unsigned int cell = first + c;
@@ -612,7 +618,7 @@ namespace cellwise
         };
         kernels::plane_gradients<p, C>(threadIdx.x, t.st, load, W);
         __syncthreads();
-        LineMetric<p, K, Number> metric{arrays, t, w, MS, MD, first, n_cells};
+        LineMetric<p, K, Number> metric{arrays, t, line_tables.w, line_tables.MS, line_tables.MD, first, n_cells};
         kernels::z_line_fluxes<p, C>(threadIdx.x, t.st, metric, W);
         __syncthreads();
         const auto store = [&](const int c, const int i, const Number value) {
