@@ -858,7 +858,10 @@ namespace cellwise
               Number *staged = upload(metric.data, "the metric values of the general Laplace operator (staged)");
               try
                 {
-                  metric_records_      = interleave_records(staged, general_sources, R_metric, "the interleaved metric records");
+                  // (general cells are interleaved here or made from their
+                  // nodes above, never both: keep the records of the other)
+                  if (!general_sources.empty())
+                    metric_records_ = interleave_records(staged, general_sources, R_metric, "the interleaved metric records");
                   coefficient_records_ = interleave_records(staged, coefficient_sources, n3, "the interleaved coefficient records");
                 }
               catch (...)
