@@ -1,7 +1,8 @@
 #pragma once
 // Timing pieces shared by the CUDA benchmarks: median CUDA-event time of a
 // callable, the float4 copy kernel measured next to every table as the
-// same-run reference for bandwidth, and a solve's GPU time per component. Each benchmark is its own executable, so
+// same-run reference for bandwidth, chains of FMAs as the same-run
+// reference for arithmetic, and a solve's GPU time per component. Each benchmark is its own executable, so
 // the anonymous namespace keeps one copy per program.
 
 #include <cellwise/base/cuda_check.h>
@@ -75,6 +76,53 @@ namespace
       },
       n_runs);
     return 2. * double(bytes) / seconds;
+  }
+
+  /// Independent chains of dependent FMAs in registers: 8 per thread, so
+  /// that every cycle has an FMA ready; @p out keeps the compiler from
+  /// dropping them (written where the sum is exactly 0, never in practice).
+  template <typename Number>
+  __global__ void
+  fma_chains_kernel(const Number a, const Number b, const int iterations, Number *out)
+  {
+    Number x[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      x[k] = Number(threadIdx.x + k);
+    for (int i = 0; i < iterations; ++i)
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        x[k] = x[k] * a + b;
+    Number sum = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      sum += x[k];
+    if (sum == Number(0))
+      out[threadIdx.x] = sum;
+  }
+
+  /// Flop/s (an FMA counted as two) of fma_chains_kernel in @p Number: the
+  /// same-run arithmetic reference next to the copy, for the kernels that
+  /// their arithmetic bounds rather than their bytes.
+  template <typename Number>
+  double
+  measure_fma_throughput(const int n_runs)
+  {
+    int device = 0, sms = 0;
+    CELLWISE_CUDA_CHECK(cudaGetDevice(&device));
+    CELLWISE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    Number *out = nullptr;
+    CELLWISE_CUDA_CHECK(cudaMalloc(&out, 256 * sizeof(Number)));
+    const int    blocks = 8 * sms, threads = 256, iterations = 4096;
+    const double seconds = median_time(
+      [&] {
+        // a · x + b with a < 1: the chains stay finite
+        fma_chains_kernel<Number><<<blocks, threads>>>(Number(0.999), Number(0.5), iterations, out);
+        CELLWISE_CUDA_CHECK_LAUNCH();
+      },
+      n_runs);
+    CELLWISE_CUDA_CHECK(cudaFree(out));
+    return 2. * 8. * double(iterations) * blocks * threads / seconds;
   }
 
   /// @p solve once (warm-up), then @p n_runs times with @p timer cleared

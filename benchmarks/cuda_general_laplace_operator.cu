@@ -12,7 +12,12 @@
 // the same run. Bytes counted: the cell-wise vector read and written once
 // plus every byte of geometry and coefficient (forms, offsets, factors,
 // values, nodes), shown per cell-wise value and per unique DoF ((p n + 1)³).
-// Median of n_runs after 3 warm-up runs, CUDA events. Then the whole solve
+// Next to the copy, chains of FMAs give the same run's arithmetic rate; each
+// row's floor is the roofline's time, its bytes at the copy rate or the
+// fewest flops of the operator at the FMA rate, whichever is longer (the
+// forms that move little geometry are bound by their arithmetic, where a
+// fraction of the copy says little). Median of n_runs after 3 warm-up runs,
+// CUDA events. Then the whole solve
 // on the Kershaw box (6 × 2 × 2 cells refined L times, ε = 0.3;
 // cuda::GeneralMultigridSolver, CG with the Chebyshev(4)–Jacobi V-cycle to
 // a reduction of the preconditioned residual norm by 1e-8, f = 1): set-up,
@@ -59,9 +64,41 @@ namespace
   struct Reference
   {
     double copy_bandwidth = 0; ///< bytes/s
+    double fp64_rate      = 0; ///< flop/s of FP64 FMA chains
+    double fp32_rate      = 0; ///< flop/s of FP32 FMA chains
     double box_time       = 0; ///< seconds of cuda::LaplaceOperator (FP64, same layout)
     double unique_dofs    = 0;
   };
+
+  /// The fewest flops per cell of the general Laplacian by sum factorization
+  /// (an FMA as two): 12 one-dimensional contractions of n⁴ multiply-adds
+  /// (values to the points along x, y, z, the collocation derivatives there,
+  /// and their transposes back) and G g at each of the n³ points, 9
+  /// multiply-adds (3 where G is diagonal: cartesian cells). The geometry's
+  /// own arithmetic (a recomputed metric) is not counted: a lower bound.
+  double
+  general_floor_flops(const unsigned int degree, const bool diagonal_metric)
+  {
+    const double n = degree + 1.;
+    return 2. * (12. * n * n * n * n + (diagonal_metric ? 3. : 9.) * n * n * n);
+  }
+
+  /// The box operator's: 7 contractions (the Kronecker sum of 1D mass and
+  /// stiffness, kernels::apply_laplace_cell).
+  double
+  box_floor_flops(const unsigned int degree)
+  {
+    const double n = degree + 1.;
+    return 2. * 7. * n * n * n * n;
+  }
+
+  /// The roofline's time: the bytes at the same-run copy rate or the flops
+  /// at the same-run FMA rate, whichever is longer.
+  double
+  floor_time(const double bytes, const double flops, const double copy_bandwidth, const double flop_rate)
+  {
+    return std::max(bytes / copy_bandwidth, flops / flop_rate);
+  }
 
   template <typename Number, typename Layout>
   void
@@ -76,6 +113,12 @@ namespace
     x.fill(Number(1.25));
     const double values = double(level.n_cells()) * x.dofs_per_cell();
     const double bytes  = 2. * values * sizeof(Number) + double(op.metric_bytes());
+    // the forms' counts: cartesian, cartesian_coefficient, affine, general
+    const auto  &forms = op.form_counts();
+    const double flops = double(forms[0] + forms[1]) * general_floor_flops(degree, true) +
+                         double(forms[2] + forms[3]) * general_floor_flops(degree, false);
+    const double floor = floor_time(bytes, flops, reference.copy_bandwidth,
+                                    sizeof(Number) == 8 ? reference.fp64_rate : reference.fp32_rate);
     // the line kernel, then the plane kernel where it takes the operator
     for (const cuda::GeneralKernel kernel : {cuda::GeneralKernel::lines, cuda::GeneralKernel::planes})
       {
@@ -84,10 +127,10 @@ namespace
         op.use_kernel(kernel);
         const double      seconds = median_time([&] { op.vmult(y, x); }, n_runs);
         const std::string label   = std::string(name) + (kernel == cuda::GeneralKernel::planes ? " [planes]" : "");
-        std::printf("%-44s %8.2f %9.1f %9.1f %10.3f %9.1f %8.3f %8.2f %8.2f %8.2f\n", label.c_str(), setup,
+        std::printf("%-44s %8.2f %9.1f %9.1f %10.3f %9.1f %8.3f %8.2f %8.2f %8.2f %10.3f %8.3f\n", label.c_str(), setup,
                     double(op.metric_bytes()) / values, double(op.metric_bytes()) / reference.unique_dofs, seconds * 1e3,
                     bytes / seconds * 1e-9, bytes / seconds / reference.copy_bandwidth, reference.unique_dofs / seconds * 1e-9,
-                    values / seconds * 1e-9, seconds / reference.box_time);
+                    values / seconds * 1e-9, seconds / reference.box_time, floor * 1e3, floor / seconds);
       }
   }
 
@@ -230,8 +273,15 @@ main(int argc, char **argv)
       CellVector<double, MemorySpace::CUDA> a(level.n_cells(), degree), b(level.n_cells(), degree);
       a.fill(1.);
       reference.copy_bandwidth = measure_copy_bandwidth(a.data(), b.data(), a.storage_size() * sizeof(double), n_runs);
-      std::printf("\n%u^3 cells (%u) of degree %u, %.4g unique DoFs; copy (float4 kernel, FP64 vector) %.1f GB/s\n", n,
-                  level.n_cells(), degree, reference.unique_dofs, reference.copy_bandwidth * 1e-9);
+      reference.fp64_rate = measure_fma_throughput<double>(n_runs);
+      reference.fp32_rate = measure_fma_throughput<float>(n_runs);
+      std::printf("\n%u^3 cells (%u) of degree %u, %.4g unique DoFs; copy (float4 kernel, FP64 vector) %.1f GB/s; "
+                  "FMA chains %.1f TFLOP/s FP64, %.1f FP32\n",
+                  n, level.n_cells(), degree, reference.unique_dofs, reference.copy_bandwidth * 1e-9, reference.fp64_rate * 1e-12,
+                  reference.fp32_rate * 1e-12);
+      std::printf("floor: the roofline's time, max(bytes / copy, flops / FMA rate), with the fewest flops of the operator "
+                  "(general: 12 n^4 + 9 n^3 multiply-adds per cell, 3 n^3 on cartesian cells; box: 7 n^4; a recomputed "
+                  "metric's arithmetic not counted); of floor: floor / time\n");
 
       double contiguous_box_time = 0, blocked_box_time = 0;
       for (const bool blocked : {false, true})
@@ -246,11 +296,14 @@ main(int argc, char **argv)
           };
           reference.box_time = blocked ? box_time(CellBlocked<32>{}) : box_time(CellContiguous{});
           (blocked ? blocked_box_time : contiguous_box_time) = reference.box_time;
-          std::printf("\nFP64, %s; box operator (cuda::LaplaceOperator, cube) %.3f ms = %.2f GDoF/s\n",
+          const double box_values = double(level.n_cells()) * std::pow(degree + 1., 3.);
+          const double box_floor  = floor_time(2. * box_values * sizeof(double), double(level.n_cells()) * box_floor_flops(degree),
+                                               reference.copy_bandwidth, reference.fp64_rate);
+          std::printf("\nFP64, %s; box operator (cuda::LaplaceOperator, cube) %.3f ms = %.2f GDoF/s, floor %.3f ms (%.3f of it)\n",
                       blocked ? "blocked by 32 cells" : "cell-contiguous", reference.box_time * 1e3,
-                      reference.unique_dofs / reference.box_time * 1e-9);
-          std::printf("%-44s %8s %9s %9s %10s %9s %8s %8s %8s %8s\n", "form (mesh)", "setup[s]", "geo B/v", "geo B/DoF",
-                      "time [ms]", "GB/s", "of copy", "GDoF/s", "Gval/s", "/ box");
+                      reference.unique_dofs / reference.box_time * 1e-9, box_floor * 1e3, box_floor / reference.box_time);
+          std::printf("%-44s %8s %9s %9s %10s %9s %8s %8s %8s %8s %10s %8s\n", "form (mesh)", "setup[s]", "geo B/v", "geo B/DoF",
+                      "time [ms]", "GB/s", "of copy", "GDoF/s", "Gval/s", "/ box", "floor [ms]", "of floor");
           const auto rows = [&](auto layout) {
             using Layout = decltype(layout);
             row<double, Layout>("cartesian (cube)", level, degree, {}, n_runs, reference);
