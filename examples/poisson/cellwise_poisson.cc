@@ -164,11 +164,21 @@ namespace
     throw cellwise::Error(message.str());
   }
 
+  /// The degree of the mapping of the levels (0: boxes): the ball's curved
+  /// cells through a mapping of the element's degree, the Kershaw box's
+  /// trilinear cells (solve_level builds them so).
+  unsigned int
+  mapping_degree(const ProgramOptions &options)
+  {
+    return options.geometry == "ball" ? options.degree : options.geometry == "kershaw" ? 1u : 0u;
+  }
+
   void
   check_host_memory(const ProgramOptions &options, const int L)
   {
     check_memory("host", double(cellwise::available_host_memory()), [&](const int l) {
-      return cellwise::estimate_host_solve_bytes(finest_cells(options, l), options.degree, options.multigrid.precision);
+      return cellwise::estimate_host_solve_bytes(finest_cells(options, l), options.degree, options.multigrid,
+                                                 mapping_degree(options));
     }, L);
   }
 
@@ -176,7 +186,8 @@ namespace
   check_device_memory(const ProgramOptions &options, const int L)
   {
     check_memory("device", double(cellwise::backend_free_memory(cellwise::Backend::cuda)), [&](const int l) {
-      return cellwise::estimate_device_solve_bytes(finest_cells(options, l), options.degree, options.multigrid);
+      return cellwise::estimate_device_solve_bytes(finest_cells(options, l), options.degree, options.multigrid,
+                                                   mapping_degree(options));
     }, L);
   }
 
@@ -367,7 +378,7 @@ namespace
         std::cout << "  device memory: set-up " << format_bytes(double(memory.setup)) << ", peak of the solve "
                   << format_bytes(double(memory.peak)) << " ("
                   << double(memory.peak) / (double(fine.n_cells()) * b.dofs_per_cell()) << " B per finest value; estimate "
-                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid))
+                  << format_bytes(estimate_device_solve_bytes(fine.n_cells(), options.degree, options.multigrid, mapping_degree(options)))
                   << "), " << format_bytes(double(memory.free_before)) << " free before the set-up" << std::endl;
       }
 

@@ -189,6 +189,62 @@ TEST(Reliability, BoxesOutOfTheNumberRangeGetTheRealCause)
   EXPECT_TRUE(contains(m, "FP32 operator") && contains(m, "double precision")) << m;
 }
 
+TEST(MemoryEstimate, HostEstimateCoversTheMeasuredPeaksWithLittleToSpare)
+{
+  // Peak resident memory of cellwise-poisson on the 2-core development
+  // machine (2026-12-05, /usr/bin/time's maximum resident set), in bytes per
+  // value of the finest level less 160 bytes per cell (the estimate's mesh
+  // tables): the unit cube at Q3, L = 6, with the smoother that needs the
+  // most; the ball (mapping degree 3) at L = 5 and the Kershaw box
+  // (trilinear) at L = 4, Q3, Chebyshev. The estimate must cover each (a
+  // problem it lets through must fit) without being far above it (one that
+  // fits must not be refused); mapped levels may be a little further above,
+  // as every mapped cell is counted as general.
+  struct Measured
+  {
+    const char    *mesh;
+    unsigned int   mapping_degree;
+    double         cells;
+    Precision      precision;
+    OuterIteration outer;
+    double         bytes_per_value;
+  };
+  for (const Measured &m : {Measured{"cube", 0, 262144, Precision::fp64, OuterIteration::cg, 105.5},
+                            Measured{"cube", 0, 262144, Precision::mixed, OuterIteration::cg, 81.9},
+                            Measured{"cube", 0, 262144, Precision::mixed, OuterIteration::stationary, 65.9},
+                            Measured{"ball", 3, 229376, Precision::fp64, OuterIteration::cg, 191.0},
+                            Measured{"ball", 3, 229376, Precision::mixed, OuterIteration::cg, 189.6},
+                            Measured{"Kershaw", 1, 98304, Precision::fp64, OuterIteration::cg, 147.4},
+                            Measured{"Kershaw", 1, 98304, Precision::mixed, OuterIteration::cg, 138.4}})
+    {
+      MultigridParameters parameters;
+      parameters.precision   = m.precision;
+      parameters.outer       = m.outer;
+      const double measured  = m.cells * (160. + m.bytes_per_value * 64.);
+      const double estimated = estimate_host_solve_bytes(m.cells, 3, parameters, m.mapping_degree);
+      const double above     = m.mapping_degree == 0 ? 1.2 : 1.25;
+      EXPECT_GE(estimated, measured) << m.mesh << " " << to_string(m.precision) << " " << to_string(m.outer);
+      EXPECT_LE(estimated, above * measured) << m.mesh << " " << to_string(m.precision) << " " << to_string(m.outer);
+    }
+}
+
+TEST(MemoryEstimate, MappedLevelsAddTheirGeometry)
+{
+  // what the stored metric and the nodes take is added on both machines;
+  // trilinear cells keep only their nodes on the device (the metric is
+  // recomputed there), so they add little
+  MultigridParameters parameters;
+  const double        cells = 1e6;
+  const double        box_host   = estimate_host_solve_bytes(cells, 3, parameters);
+  const double        box_device = estimate_device_solve_bytes(cells, 3, parameters);
+  // the ball's Q3 metric: 6 values at 64 points in FP64 on every level
+  const double metric = cells * 6. * 64. * 8. * 8. / 7.;
+  EXPECT_GT(estimate_host_solve_bytes(cells, 3, parameters, 3), box_host + metric);
+  EXPECT_GT(estimate_device_solve_bytes(cells, 3, parameters, 3), box_device + metric);
+  EXPECT_GT(estimate_host_solve_bytes(cells, 3, parameters, 1), box_host + metric);
+  EXPECT_LT(estimate_device_solve_bytes(cells, 3, parameters, 1), box_device + 0.1 * metric);
+}
+
 TEST(MemoryEstimate, DeviceEstimateCoversTheMeasuredPeaksWithLittleToSpare)
 {
   // Peaks of cellwise-poisson --backend cuda at L = 8 on the H200
