@@ -243,6 +243,15 @@ TEST(MemoryEstimate, MappedLevelsAddTheirGeometry)
   EXPECT_GT(estimate_device_solve_bytes(cells, 3, parameters, 3), box_device + metric);
   EXPECT_GT(estimate_host_solve_bytes(cells, 3, parameters, 1), box_host + metric);
   EXPECT_LT(estimate_device_solve_bytes(cells, 3, parameters, 1), box_device + 0.1 * metric);
+  // a coefficient at the points: the device stores the trilinear cells'
+  // metric too, and box cells keep its values at the points
+  parameters.coefficient = [](const Point &) { return 2.; };
+  EXPECT_GT(estimate_device_solve_bytes(cells, 3, parameters, 1), box_device + metric);
+  EXPECT_DOUBLE_EQ(estimate_device_solve_bytes(cells, 3, parameters), box_device + metric / 6.);
+  EXPECT_DOUBLE_EQ(estimate_host_solve_bytes(cells, 3, parameters), box_host + metric / 6.);
+  parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
+  EXPECT_EQ(estimate_device_solve_bytes(cells, 3, parameters), box_device);
+  EXPECT_LT(estimate_device_solve_bytes(cells, 3, parameters, 1), box_device + 0.1 * metric);
 }
 
 TEST(MemoryEstimate, DeviceEstimateCoversTheMeasuredPeaksWithLittleToSpare)

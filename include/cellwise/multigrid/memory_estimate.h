@@ -27,9 +27,10 @@
  * dominate), 61 with the mixed stationary patch solve. The estimate takes
  * 120, 104 and 64 bytes, plus the 160 bytes per cell of the host figures.
  *
- * A mapped hierarchy (curved or deformed cells: Level::mapping) adds what
- * its geometry takes, derived from what the code stores (mapped_geometry_bytes
- * in the source says how) and checked against the host's measured peaks on
+ * A mapped hierarchy (curved or deformed cells: Level::mapping), and a
+ * coefficient at the quadrature points, add what the geometry takes, derived
+ * from what the code stores (host_geometry_bytes and device_geometry_bytes
+ * in the source say how) and checked against the host's measured peaks on
  * the ball (mapping degree 3, Q3: 191 and 190 bytes per value in FP64 and
  * mixed at L = 5, estimate 194 and 195) and the Kershaw box (147 and 138 at
  * L = 4, estimate 170 and 171).
