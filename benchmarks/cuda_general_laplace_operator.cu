@@ -17,7 +17,8 @@
 // fewest flops of the operator at the FMA rate, whichever is longer (the
 // forms that move little geometry are bound by their arithmetic, where a
 // fraction of the copy says little). Median of n_runs after 3 warm-up runs,
-// CUDA events. Then the whole solve
+// CUDA events. The same for the operator of the ball's finest level (the
+// solve tables' mesh, in the general solver's forms). Then the whole solve
 // on the Kershaw box (6 × 2 × 2 cells refined L times, ε = 0.3;
 // cuda::GeneralMultigridSolver, CG with the Chebyshev(4)–Jacobi V-cycle to
 // a reduction of the preconditioned residual norm by 1e-8, f = 1): set-up,
@@ -335,6 +336,26 @@ main(int argc, char **argv)
       row<float, CellBlocked<32>>("general, stored (Kershaw)", kershaw.levels.back(), degree, {}, n_runs, reference,
                                   cuda::GeneralCellMetric::stored);
       row<float, CellBlocked<32>>("general, recomputed (wobble, k=2)", wobbled.levels.back(), degree, {}, n_runs, reference);
+
+      // the operator of the ball's finest level, the solve tables' mesh: the
+      // general solver's own choice (blocked; the metric of its curved cells
+      // stored, its inner cube cartesian)
+      if (ball_L_max >= 1)
+        {
+          const LevelHierarchy ball  = make_unstructured_hierarchy(make_ball_coarse_mesh(), ball_L_max, degree);
+          const Level         &fine  = ball.levels.back();
+          Reference            on_ball = reference;
+          on_ball.unique_dofs          = double(make_dof_numbering(fine, degree).n_unique);
+          // the cube's box operator scaled to the ball's cells
+          on_ball.box_time = blocked_box_time * double(fine.n_cells()) / double(level.n_cells());
+          std::printf("\nthe ball's finest level, L = %d (%u cells, %.4g unique DoFs), mapping degree %u, blocked by 32 cells "
+                      "(/ box: against the blocked FP64 box operator of the cube, scaled to the ball's cells)\n",
+                      ball_L_max, fine.n_cells(), on_ball.unique_dofs, degree);
+          row<double, CellBlocked<32>>("ball, FP64 (the solver's forms)", fine, degree, {}, n_runs, on_ball,
+                                       cuda::GeneralCellMetric::automatic);
+          row<float, CellBlocked<32>>("ball, FP32 (the solver's forms)", fine, degree, {}, n_runs, on_ball,
+                                      cuda::GeneralCellMetric::automatic);
+        }
 
       std::printf("\nKershaw box (eps 0.3), 6 x 2 x 2 cells refined L times, Q%u, CG + Chebyshev(4)-Jacobi V-cycle to 1e-8, "
                   "blocked; median of 3 solves after one\n",
