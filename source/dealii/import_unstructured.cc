@@ -148,16 +148,15 @@ namespace cellwise::dealii::internal
     // updates only the points computes the cell's support points once per
     // reinit; transform_unit_to_real_cell computed them again for each of
     // the (k + 1)³ nodes (hyper_ball at Q3, L = 5: the import took 21.2 s
-    // on one core, now 3.4 s). The nodes agree to rounding (1e-16).
-    const LagrangeBasis1D          basis(k);
-    const unsigned int             m = k + 1;
-    std::vector<::dealii::Point<3>> nodes;
-    for (unsigned int c = 0; c < m; ++c)
-      for (unsigned int b = 0; b < m; ++b)
-        for (unsigned int a = 0; a < m; ++a)
-          nodes.emplace_back(basis.nodes()[a], basis.nodes()[b], basis.nodes()[c]);
-    // the weights are never read (only the points are updated)
-    const ::dealii::Quadrature<3> at_nodes(nodes, std::vector<double>(nodes.size(), 1.));
+    // on one core, now 1.9 s, of which the nodes 0.7 s). The nodes agree to
+    // rounding (a few 1e-16).
+    const LagrangeBasis1D           basis(k);
+    std::vector<::dealii::Point<1>> nodes_1d;
+    for (const double x : basis.nodes())
+      nodes_1d.emplace_back(x);
+    // a tensor product (x fastest, the nodes' lexicographic order), which
+    // MappingQ evaluates by sum factorization; the weights are never read
+    const ::dealii::Quadrature<3> at_nodes(::dealii::Quadrature<1>(nodes_1d, std::vector<double>(nodes_1d.size(), 1.)));
     const ::dealii::FE_Q<3>       linear(1); // FEValues needs an element; the points are the mapping's
     ::dealii::FEValues<3>         fe_values(mapping, linear, at_nodes, ::dealii::update_quadrature_points);
     for (unsigned int l = 0; l < n_levels; ++l)
@@ -169,7 +168,7 @@ namespace cellwise::dealii::internal
           {
             fe_values.reinit(cell);
             Point *out = level.mapping.nodes.data() + static_cast<std::size_t>(cell->index()) * level.mapping.nodes_per_cell();
-            for (unsigned int i = 0; i < nodes.size(); ++i)
+            for (unsigned int i = 0; i < at_nodes.size(); ++i)
               {
                 const ::dealii::Point<3> &x = fe_values.quadrature_point(i);
                 out[i]                      = {{x[0], x[1], x[2]}};
