@@ -319,7 +319,6 @@ namespace cellwise::dealii
       // DoF maps, lexicographic per cell.
       const std::vector<unsigned int> lex_to_fe = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(degree);
       const unsigned int              n_local   = static_cast<unsigned int>(lex_to_fe.size());
-      std::vector<dof_index>          fe_indices(n_local);
       auto active_valence = std::make_shared<std::vector<unsigned int>>(dof_handler.n_dofs(), 0u);
       for (unsigned int l = 0; l < n_levels; ++l)
         {
@@ -327,25 +326,32 @@ namespace cellwise::dealii
           DofMap             level_map = make_map(degree, n_cells, dof_handler.n_dofs(l));
           DofMap             active_map = make_map(degree, n_cells, dof_handler.n_dofs());
           auto               level_valence = std::make_shared<std::vector<unsigned int>>(level_map.n_dofs, 0u);
-          for (auto cell = dof_handler.begin_mg(l); cell != dof_handler.end_mg(l); ++cell)
-            {
-              const std::size_t offset = static_cast<std::size_t>(cell->index()) * n_local;
-              cell->get_mg_dof_indices(fe_indices);
-              for (unsigned int i = 0; i < n_local; ++i)
-                {
+          // the cells' indices in parallel (deal.II's DoF accessors only
+          // read), each cell's own entries; the valences after, in order
+          parallel_for_ranges(n_cells, 256, [&](const std::size_t begin, const std::size_t end) {
+            std::vector<dof_index> fe_indices(n_local);
+            for (std::size_t K = begin; K < end; ++K)
+              {
+                const ::dealii::DoFHandler<3, 3>::level_cell_iterator cell(&tria, static_cast<int>(l), static_cast<int>(K),
+                                                                           &dof_handler);
+                const std::size_t offset = K * n_local;
+                cell->get_mg_dof_indices(fe_indices);
+                for (unsigned int i = 0; i < n_local; ++i)
                   level_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
-                  ++(*level_valence)[fe_indices[lex_to_fe[i]]];
-                }
-              if (cell->is_active())
-                {
-                  cell->get_dof_indices(fe_indices);
-                  for (unsigned int i = 0; i < n_local; ++i)
-                    {
+                if (cell->is_active())
+                  {
+                    cell->get_dof_indices(fe_indices);
+                    for (unsigned int i = 0; i < n_local; ++i)
                       active_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
-                      ++(*active_valence)[fe_indices[lex_to_fe[i]]];
-                    }
-                }
-            }
+                  }
+              }
+          });
+          for (const dof_index i : level_map.indices)
+            ++(*level_valence)[i];
+          for (unsigned int K = 0; K < n_cells; ++K)
+            if (active_map.contains(K))
+              for (unsigned int i = 0; i < n_local; ++i)
+                ++(*active_valence)[active_map.indices[static_cast<std::size_t>(K) * n_local + i]];
           level_map.valence = level_valence;
           result.level_dofs.push_back(std::move(level_map));
           result.active_dofs.push_back(std::move(active_map));
