@@ -196,7 +196,13 @@ TEST(CudaMultigridSolver, lshape_solves_as_the_host_solver)
           MonitorControl                        device_control(100, 1e-10);
           const unsigned int                    device_iterations = device.solve(du, db, device_control).iterations();
           const CellVector<double>              u_device          = to_host(du);
-          EXPECT_EQ(device_iterations, host_iterations);
+          // mixed: the FP32 cycles of host and device round differently
+          // (the stationary patch solve at Q2, L = 1: 2 against 3 on the
+          // H200, 2026-12-05), so the count ± 1
+          if (parameters.precision == Precision::mixed)
+            EXPECT_LE(std::max(device_iterations, host_iterations) - std::min(device_iterations, host_iterations), 1u);
+          else
+            EXPECT_EQ(device_iterations, host_iterations);
           // mixed: the FP32 cycle's rounding, as the box tests above
           EXPECT_LE(relative_difference(u_device, u_host), parameters.precision == Precision::mixed ? 1e-7 : 1e-9);
           const double e_host = compute_l2_error(fine, u_host, solution);
