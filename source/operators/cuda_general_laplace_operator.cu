@@ -791,6 +791,8 @@ namespace cellwise
       std::size_t                n_device_values = 0;
       const bool                 repack = recomputes || interleave;
       const int                  R      = recomputes ? record_size(static_cast<int>(k)) : 0;
+      if (device_values) // (grown value by value it was copied about twice over: 350 MB for the ball at L = 5)
+        node_records.reserve(form_counts_[3] * (1 + 3 * std::size_t(level.mapping.nodes_per_cell())));
       for (unsigned int cell = 0; cell < n_cells_; ++cell)
         {
           for (unsigned int d = 0; d < 3; ++d)
@@ -836,6 +838,14 @@ namespace cellwise
           const std::size_t end   = cell + 1 < n_cells_ ? metric.offset[cell + 1] : metric.data.size();
           values.insert(values.end(), metric.data.begin() + begin, metric.data.begin() + end);
         }
+      // the set-up's sub-stages, each from the end of the one before
+      auto stage_start = computed;
+      auto end_stage   = [&](const char *stage) {
+        const auto now = std::chrono::steady_clock::now();
+        setup_times_.add(stage, std::chrono::duration<double>(now - stage_start).count());
+        stage_start = now;
+      };
+      end_stage("packing on the host");
       const std::size_t n_values = repack ? values.size() : metric.data.size();
       const int         n3       = static_cast<int>(n * n * n);
       const int         R_metric = kernels::metric_entries * n3;
@@ -849,8 +859,12 @@ namespace cellwise
                             : upload(metric.data, "the metric values of the general Laplace operator");
           nodes_   = upload(nodes, "the mapping nodes of the general Laplace operator");
           tables_  = upload(tables, "the 1D tables of the general Laplace operator");
+          end_stage("upload");
           if (n_device_values > 0)
-            metric_records_ = metric_records_from_nodes(node_records, n_device_values, k, gauss);
+            {
+              metric_records_ = metric_records_from_nodes(node_records, n_device_values, k, gauss);
+              end_stage("metric from the nodes (upload, device)");
+            }
           if (!general_sources.empty() || !coefficient_sources.empty())
             {
               // the metric as the host made it, interleaved on the device
@@ -870,6 +884,7 @@ namespace cellwise
                   throw;
                 }
               free_bytes(staged);
+              end_stage("interleaving (upload, device)");
             }
         }
       catch (...)
@@ -877,7 +892,6 @@ namespace cellwise
           release();
           throw;
         }
-      setup_times_.add("packing and upload", std::chrono::duration<double>(std::chrono::steady_clock::now() - computed).count());
       metric_bytes_ = forms.size() * sizeof(unsigned char) + offsets.size() * sizeof(std::size_t) +
                       factors.size() * sizeof(Number) + n_values * sizeof(Number) + nodes.size() * sizeof(Number) +
                       ((general_sources.size() + n_device_values) * R_metric + coefficient_sources.size() * n3) * sizeof(Number);
