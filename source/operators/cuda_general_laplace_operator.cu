@@ -56,6 +56,7 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
+#include <cellwise/base/parallel.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/kernels/general_laplace_cell.h>
@@ -791,8 +792,10 @@ namespace cellwise
       std::size_t                n_device_values = 0;
       const bool                 repack = recomputes || interleave;
       const int                  R      = recomputes ? record_size(static_cast<int>(k)) : 0;
-      if (device_values) // (grown value by value it was copied about twice over: 350 MB for the ball at L = 5)
-        node_records.reserve(form_counts_[3] * (1 + 3 * std::size_t(level.mapping.nodes_per_cell())));
+      // with device_values: the general cells by slot (their node records
+      // are written after this loop, in parallel: 350 MB for the ball at
+      // L = 5, p = 3)
+      std::vector<unsigned int>  device_value_cells;
       for (unsigned int cell = 0; cell < n_cells_; ++cell)
         {
           for (unsigned int d = 0; d < 3; ++d)
@@ -813,13 +816,9 @@ namespace cellwise
           forms[cell] = static_cast<unsigned char>(metric.form[cell]);
           if (device_values && metric.form[cell] == MetricForm::general)
             {
-              forms[cell]    = interleaved_general_form;
-              offsets[cell]  = n_device_values++;
-              const Point *X = level.mapping.cell_nodes(cell);
-              node_records.push_back(metric.coefficient_averages[cell]);
-              for (unsigned int i = 0; i < level.mapping.nodes_per_cell(); ++i)
-                for (unsigned int a = 0; a < 3; ++a)
-                  node_records.push_back(X[i][a] - X[0][a]);
+              forms[cell]   = interleaved_general_form;
+              offsets[cell] = n_device_values++;
+              device_value_cells.push_back(cell);
               continue;
             }
           if (interleave && (metric.form[cell] == MetricForm::general || metric.form[cell] == MetricForm::cartesian_coefficient))
@@ -837,6 +836,20 @@ namespace cellwise
           const std::size_t begin = metric.offset[cell];
           const std::size_t end   = cell + 1 < n_cells_ ? metric.offset[cell + 1] : metric.data.size();
           values.insert(values.end(), metric.data.begin() + begin, metric.data.begin() + end);
+        }
+      if (n_device_values > 0)
+        {
+          const std::size_t nodes_per_cell = level.mapping.nodes_per_cell(), record = 1 + 3 * nodes_per_cell;
+          node_records.resize(n_device_values * record);
+          parallel_for(n_device_values, cell_grain, [&](const std::size_t slot) {
+            const unsigned int cell  = device_value_cells[slot];
+            const Point       *X     = level.mapping.cell_nodes(cell);
+            double            *entry = node_records.data() + slot * record;
+            *entry++                 = metric.coefficient_averages[cell];
+            for (std::size_t i = 0; i < nodes_per_cell; ++i)
+              for (unsigned int a = 0; a < 3; ++a)
+                *entry++ = X[i][a] - X[0][a];
+          });
         }
       // the set-up's sub-stages, each from the end of the one before
       auto stage_start = computed;
