@@ -172,6 +172,8 @@ namespace cellwise
       template <typename Number>
       __global__ void
       metric_records_from_nodes_kernel(const double *__restrict__ nodes,
+                                       const unsigned int *__restrict__ cells,
+                                       const double *__restrict__ coefficients,
                                        const std::size_t n_slots,
                                        const int         k,
                                        const int         n,
@@ -182,13 +184,15 @@ namespace cellwise
         const std::size_t index = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
         if (index >= n_slots * n3)
           return;
-        const std::size_t slot   = index / n3;
-        const int         q      = static_cast<int>(index % n3);
-        const int         m      = k + 1;
-        const double     *record = nodes + slot * std::size_t(1 + 3 * m * m * m);
-        const double     *MS = tables, *MD = tables + n * m, *weights = tables + 2 * n * m;
-        double            G[kernels::metric_entries];
-        kernels::metric_from_nodes(MS, MD, k, n, record + 1, record[0] * weights[q], q, G);
+        const std::size_t slot = index / n3;
+        const int         q    = static_cast<int>(index % n3);
+        const int         m    = k + 1;
+        // the cell's nodes where the mapping keeps them, relative to its
+        // first (each difference rounded once, as the host forms them)
+        const double *X  = nodes + std::size_t(cells[slot]) * 3 * (m * m * m);
+        const double *MS = tables, *MD = tables + n * m, *weights = tables + 2 * n * m;
+        double        G[kernels::metric_entries];
+        kernels::metric_from_nodes(MS, MD, k, n, X, X, coefficients[slot] * weights[q], q, G);
         for (int e = 0; e < kernels::metric_entries; ++e)
           records[record_index(slot, kernels::metric_entries * q + e, kernels::metric_entries * n3)] = static_cast<Number>(G[e]);
       }
@@ -786,16 +790,12 @@ namespace cellwise
       std::vector<Number>        nodes;
       // per interleaved slot where its values start in metric.data
       std::vector<std::size_t>   general_sources, coefficient_sources;
-      // with device_values: per general cell c and its nodes relative to
-      // the first (record_size(k) numbers, cell after cell, in double)
-      std::vector<double>        node_records;
+      // with device_values: per general cell (slot) its cell and c
+      std::vector<unsigned int>  device_value_cells;
+      std::vector<double>        device_value_coefficients;
       std::size_t                n_device_values = 0;
       const bool                 repack = recomputes || interleave;
       const int                  R      = recomputes ? record_size(static_cast<int>(k)) : 0;
-      // with device_values: the general cells by slot (their node records
-      // are written after this loop, in parallel: 350 MB for the ball at
-      // L = 5, p = 3)
-      std::vector<unsigned int>  device_value_cells;
       for (unsigned int cell = 0; cell < n_cells_; ++cell)
         {
           for (unsigned int d = 0; d < 3; ++d)
@@ -819,6 +819,7 @@ namespace cellwise
               forms[cell]   = interleaved_general_form;
               offsets[cell] = n_device_values++;
               device_value_cells.push_back(cell);
+              device_value_coefficients.push_back(metric.coefficient_averages[cell]);
               continue;
             }
           if (interleave && (metric.form[cell] == MetricForm::general || metric.form[cell] == MetricForm::cartesian_coefficient))
@@ -836,20 +837,6 @@ namespace cellwise
           const std::size_t begin = metric.offset[cell];
           const std::size_t end   = cell + 1 < n_cells_ ? metric.offset[cell + 1] : metric.data.size();
           values.insert(values.end(), metric.data.begin() + begin, metric.data.begin() + end);
-        }
-      if (n_device_values > 0)
-        {
-          const std::size_t nodes_per_cell = level.mapping.nodes_per_cell(), record = 1 + 3 * nodes_per_cell;
-          node_records.resize(n_device_values * record);
-          parallel_for(n_device_values, cell_grain, [&](const std::size_t slot) {
-            const unsigned int cell  = device_value_cells[slot];
-            const Point       *X     = level.mapping.cell_nodes(cell);
-            double            *entry = node_records.data() + slot * record;
-            *entry++                 = metric.coefficient_averages[cell];
-            for (std::size_t i = 0; i < nodes_per_cell; ++i)
-              for (unsigned int a = 0; a < 3; ++a)
-                *entry++ = X[i][a] - X[0][a];
-          });
         }
       // the set-up's sub-stages, each from the end of the one before
       auto stage_start = computed;
@@ -875,7 +862,7 @@ namespace cellwise
           end_stage("upload");
           if (n_device_values > 0)
             {
-              metric_records_ = metric_records_from_nodes(node_records, n_device_values, k, gauss);
+              metric_records_ = metric_records_from_nodes(level.mapping, device_value_cells, device_value_coefficients, gauss);
               end_stage("metric from the nodes (upload, device)");
             }
           if (!general_sources.empty() || !coefficient_sources.empty())
@@ -912,34 +899,43 @@ namespace cellwise
 
     template <typename Number, typename Layout>
     Number *
-    GeneralLaplaceOperator<Number, Layout>::metric_records_from_nodes(const std::vector<double> &node_records,
-                                                                      const std::size_t          n_slots,
-                                                                      const unsigned int         mapping_degree,
-                                                                      const Quadrature1D        &gauss)
+    GeneralLaplaceOperator<Number, Layout>::metric_records_from_nodes(const CellMapping               &mapping,
+                                                                      const std::vector<unsigned int> &cells,
+                                                                      const std::vector<double>       &coefficients,
+                                                                      const Quadrature1D              &gauss)
     {
+      const std::size_t  n_slots = cells.size();
       const unsigned int n = static_cast<unsigned int>(gauss.points.size()), n3 = n * n * n;
       // ψ_i(ξ_q), ψ_i'(ξ_q) of the mapping, then the tensor weights (their
       // products in double, as make_laplace_metric's)
-      const MappingTables mapping = make_mapping_tables(mapping_degree, n);
-      std::vector<double> tables  = mapping.values;
-      tables.insert(tables.end(), mapping.derivatives.begin(), mapping.derivatives.end());
+      const MappingTables mapping_tables = make_mapping_tables(mapping.degree, n);
+      std::vector<double> tables         = mapping_tables.values;
+      tables.insert(tables.end(), mapping_tables.derivatives.begin(), mapping_tables.derivatives.end());
       for (unsigned int kz = 0; kz < n; ++kz)
         for (unsigned int j = 0; j < n; ++j)
           for (unsigned int i = 0; i < n; ++i)
             tables.push_back(gauss.weights[i] * gauss.weights[j] * gauss.weights[kz]);
       const std::size_t entries = (n_slots + 31) / 32 * 32 * kernels::metric_entries * std::size_t(n3);
       Number           *records = allocate<Number>(entries, "the metric records of the general Laplace operator");
-      double           *staged_nodes = nullptr, *staged_tables = nullptr;
+      double           *staged_nodes = nullptr, *staged_tables = nullptr, *staged_coefficients = nullptr;
+      unsigned int     *staged_cells = nullptr;
       try
         {
           // the padding of the last group of 32 is never read; zero, not garbage
           CELLWISE_CUDA_CHECK(cudaMemset(records, 0, entries * sizeof(Number)));
-          staged_nodes               = upload(node_records, "the mapping nodes of the general cells (staged)");
-          staged_tables              = upload(tables, "the mapping tables of the general cells (staged)");
+          // the mapping's own array, every cell's nodes, as it lies: copying
+          // the general cells' nodes into records on the host first took
+          // 1.2–1.7 s for the ball at L = 6 (2.8 GB); their upload and
+          // this kernel 0.08 s (H200, 2026-12-05)
+          staged_nodes = upload(mapping.nodes.data()->data(), 3 * mapping.nodes.size(), "the mapping nodes of the level (staged)");
+          staged_cells = upload(cells, "the general cells of the metric made on the device (staged)");
+          staged_coefficients = upload(coefficients, "the coefficients of the general cells (staged)");
+          staged_tables       = upload(tables, "the mapping tables of the general cells (staged)");
           const std::size_t  points  = n_slots * n3;
           const unsigned int threads = 128;
           metric_records_from_nodes_kernel<<<static_cast<unsigned int>((points + threads - 1) / threads), threads>>>(
-            staged_nodes, n_slots, static_cast<int>(mapping_degree), static_cast<int>(n), staged_tables, records);
+            staged_nodes, staged_cells, staged_coefficients, n_slots, static_cast<int>(mapping.degree), static_cast<int>(n),
+            staged_tables, records);
           CELLWISE_CUDA_CHECK_LAUNCH();
           // the staged arrays are freed after this: the kernel must be done
           CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -947,11 +943,15 @@ namespace cellwise
       catch (...)
         {
           free_bytes(staged_nodes);
+          free_bytes(staged_cells);
+          free_bytes(staged_coefficients);
           free_bytes(staged_tables);
           free_bytes(records);
           throw;
         }
       free_bytes(staged_nodes);
+      free_bytes(staged_cells);
+      free_bytes(staged_coefficients);
       free_bytes(staged_tables);
       return records;
     }

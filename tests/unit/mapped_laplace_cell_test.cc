@@ -7,7 +7,9 @@
 // with a coefficient averaged per cell (CoefficientEvaluation::cell_average:
 // the metric scaled by the cell's average c, also on curved cells); and
 // inverse_metric is det J J⁻¹ J⁻ᵀ (G Jᵀ J = det J · I); make_laplace_metric
-// without the general cells' values keeps everything else.
+// without the general cells' values keeps everything else; and nodes read
+// where the mapping keeps them, with the first as the origin, give the
+// metric of the nodes made relative on the host, bit for bit.
 
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
@@ -204,5 +206,51 @@ TEST(MappedLaplaceCell, InverseMetricIsDetTimesTheInverseOfJtJ)
             sum += full[r][m] * jtj;
           }
         EXPECT_NEAR(sum, r == c ? det : 0., 1e-13) << "entry (" << r << ", " << c << ")";
+      }
+}
+
+// The device's set-up reads a cell's nodes where the mapping keeps them and
+// passes the first as the origin: that must be, bit for bit, the metric of
+// the nodes made relative on the host (and shifting the cell must not
+// change it beyond rounding: the origin is what makes J independent of the
+// cell's position).
+TEST(MappedLaplaceCell, NodesWithAnOriginGiveTheMetricOfRelativeNodes)
+{
+  for (const Mesh &mesh : meshes())
+    for (const unsigned int degree : {2u, 3u})
+      {
+        const Level &level = mesh.hierarchy.levels.back();
+        SCOPED_TRACE(::testing::Message() << mesh.name << ", degree " << degree);
+        const unsigned int  n = degree + 1, n3 = n * n * n, nodes_per_cell = level.mapping.nodes_per_cell();
+        const MappingTables tables = make_mapping_tables(level.mapping.degree, n);
+        const int           k      = static_cast<int>(level.mapping.degree);
+        for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+          {
+            const Point        *X = level.mapping.cell_nodes(cell);
+            std::vector<double> relative(3 * nodes_per_cell), shifted(3 * nodes_per_cell);
+            for (unsigned int i = 0; i < nodes_per_cell; ++i)
+              for (unsigned int a = 0; a < 3; ++a)
+                {
+                  relative[3 * i + a] = X[i][a] - X[0][a];
+                  shifted[3 * i + a]  = X[i][a] + 1000. * (a + 1);
+                }
+            const double shifted_origin[3] = {shifted[0], shifted[1], shifted[2]};
+            for (unsigned int q = 0; q < n3; ++q)
+              {
+                double expected[6], got[6], moved[6];
+                kernels::metric_from_nodes(tables.values.data(), tables.derivatives.data(), k, int(n), relative.data(), 0.7, int(q),
+                                           expected);
+                kernels::metric_from_nodes(tables.values.data(), tables.derivatives.data(), k, int(n), &X[0][0], &X[0][0], 0.7,
+                                           int(q), got);
+                kernels::metric_from_nodes(tables.values.data(), tables.derivatives.data(), k, int(n), shifted.data(),
+                                           shifted_origin, 0.7, int(q), moved);
+                for (unsigned int e = 0; e < 6; ++e)
+                  {
+                    ASSERT_EQ(got[e], expected[e]) << "cell " << cell << ", point " << q << ", entry " << e;
+                    ASSERT_NEAR(moved[e], expected[e], 1e-9 * (std::abs(expected[0]) + std::abs(expected[1]) + std::abs(expected[2])))
+                      << "cell " << cell << ", point " << q << ", entry " << e;
+                  }
+              }
+          }
       }
 }

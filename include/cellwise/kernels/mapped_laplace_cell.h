@@ -51,9 +51,12 @@ namespace cellwise
 
     /// G at Gauss point @p q = q_x + n_q (q_y + n_q q_z) of a cell whose
     /// mapping of degree @p k has the (k+1)³ @p nodes (x, y, z of each, node
-    /// by node, x fastest), with @p scale = w_q c (the tensor Gauss weight
-    /// times the cell's constant coefficient); @p MS and @p MD as above.
-    /// J(q) by a direct sum over the nodes.
+    /// by node, x fastest), taken relative to @p origin, with @p scale = w_q c
+    /// (the tensor Gauss weight times the cell's constant coefficient); @p MS
+    /// and @p MD as above. J(q) by a direct sum over the nodes. (Relative to
+    /// the cell's first node J keeps the digits that the cell's position
+    /// would take; each difference is rounded once, as where the caller
+    /// forms them.)
     template <typename Number, typename MatrixNumber>
     CELLWISE_HOST_DEVICE inline void
     metric_from_nodes(const MatrixNumber *MS,
@@ -61,6 +64,7 @@ namespace cellwise
                       const int           k,
                       const int           n_q,
                       const Number       *nodes,
+                      const Number       *origin,
                       const Number        scale,
                       const int           q,
                       Number             *G)
@@ -76,14 +80,32 @@ namespace cellwise
               const Number *X = nodes + 3 * ((iz * m + iy) * m + ix);
               for (int a = 0; a < 3; ++a)
                 {
-                  J[3 * a] += X[a] * dx;
-                  J[3 * a + 1] += X[a] * dy;
-                  J[3 * a + 2] += X[a] * dz;
+                  const Number x = X[a] - origin[a];
+                  J[3 * a] += x * dx;
+                  J[3 * a + 1] += x * dy;
+                  J[3 * a + 2] += x * dz;
                 }
             }
       inverse_metric(J, G);
       for (int e = 0; e < 6; ++e)
         G[e] *= scale;
+    }
+
+    /// metric_from_nodes() of @p nodes as they are (already relative to the
+    /// cell's first node): x − 0 is x, bit for bit.
+    template <typename Number, typename MatrixNumber>
+    CELLWISE_HOST_DEVICE inline void
+    metric_from_nodes(const MatrixNumber *MS,
+                      const MatrixNumber *MD,
+                      const int           k,
+                      const int           n_q,
+                      const Number       *nodes,
+                      const Number        scale,
+                      const int           q,
+                      Number             *G)
+    {
+      const Number origin[3] = {Number(0), Number(0), Number(0)};
+      metric_from_nodes(MS, MD, k, n_q, nodes, origin, scale, q, G);
     }
   } // namespace kernels
 } // namespace cellwise

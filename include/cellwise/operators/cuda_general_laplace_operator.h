@@ -217,13 +217,13 @@ namespace cellwise
       /// of 32 (see metric_records_); nullptr for none.
       static Number *
       interleave_records(const Number *values, const std::vector<std::size_t> &sources, int R, const char *what);
-      /// The records of metric_records_ made on the device from @p
-      /// node_records (per general cell its coefficient and its nodes
-      /// relative to the first, in double) for a mapping of degree @p
-      /// mapping_degree at the points of @p gauss.
+      /// The records of metric_records_ made on the device for the general
+      /// @p cells (by slot), each with its coefficient @p coefficients[slot],
+      /// from the nodes of @p mapping (uploaded as they lie, made relative to
+      /// each cell's first node on the device) at the points of @p gauss.
       static Number *
-      metric_records_from_nodes(const std::vector<double> &node_records, std::size_t n_slots, unsigned int mapping_degree,
-                                const Quadrature1D &gauss);
+      metric_records_from_nodes(const CellMapping &mapping, const std::vector<unsigned int> &cells,
+                                const std::vector<double> &coefficients, const Quadrature1D &gauss);
 
       unsigned int               degree_  = 0;
       unsigned int               n_cells_ = 0;
