@@ -348,9 +348,18 @@ main(int argc, char **argv)
           on_ball.unique_dofs          = double(make_dof_numbering(fine, degree).n_unique);
           // the cube's box operator scaled to the ball's cells
           on_ball.box_time = blocked_box_time * double(fine.n_cells()) / double(level.n_cells());
+          // the copy of the ball's own vectors: a copy of smaller arrays is
+          // slower (64^3 cells: 3.5 TB/s, 128^3: 3.9), and the floor of the
+          // ball's rows would be too long
+          {
+            CellVector<double, MemorySpace::CUDA> x(fine.n_cells(), degree), y(fine.n_cells(), degree);
+            x.fill(1.);
+            on_ball.copy_bandwidth = measure_copy_bandwidth(x.data(), y.data(), x.storage_size() * sizeof(double), n_runs);
+          }
           std::printf("\nthe ball's finest level, L = %d (%u cells, %.4g unique DoFs), mapping degree %u, blocked by 32 cells "
-                      "(/ box: against the blocked FP64 box operator of the cube, scaled to the ball's cells)\n",
-                      ball_L_max, fine.n_cells(), on_ball.unique_dofs, degree);
+                      "(/ box: against the blocked FP64 box operator of the cube, scaled to the ball's cells); copy of "
+                      "its FP64 vector %.1f GB/s (of copy, floor: against this copy)\n",
+                      ball_L_max, fine.n_cells(), on_ball.unique_dofs, degree, on_ball.copy_bandwidth * 1e-9);
           row<double, CellBlocked<32>>("ball, FP64 (the solver's forms)", fine, degree, {}, n_runs, on_ball,
                                        cuda::GeneralCellMetric::automatic);
           row<float, CellBlocked<32>>("ball, FP32 (the solver's forms)", fine, degree, {}, n_runs, on_ball,
