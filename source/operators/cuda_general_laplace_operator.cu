@@ -56,7 +56,6 @@
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/degree_dispatch.h>
-#include <cellwise/base/parallel.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/kernels/general_laplace_cell.h>
