@@ -46,7 +46,8 @@ namespace cellwise
     /// per cell in the operator's precision, from which the kernel
     /// recomputes the metric; other mapped cells keep the stored metric, and
     /// while the finest level's is made it is staged beside it in double
-    /// (the nodes from which the device makes it, or the host's values).
+    /// (the host's values, or the mapping's nodes from which the device
+    /// makes it, 3 (k+1)³ doubles, with a cell index and a coefficient).
     double
     device_geometry_bytes(const double points, const unsigned int k, const bool mixed, const bool at_points)
     {
@@ -55,7 +56,7 @@ namespace cellwise
       if (k == 1 && !at_points)
         return per_level_values_bytes(1. + 3. * 8., mixed);
       const double nodes  = double(k + 1) * (k + 1) * (k + 1);
-      const double staged = at_points ? 6. * points : 1. + 3. * nodes;
+      const double staged = at_points ? 6. * points : 1.5 + 3. * nodes;
       return per_level_values_bytes(6. * points, mixed) + 8. * staged;
     }
   } // namespace
