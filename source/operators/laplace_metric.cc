@@ -363,6 +363,33 @@ namespace cellwise
     return metric;
   }
 
+  LaplaceMetric<float>
+  rounded_to_float(const LaplaceMetric<double> &metric)
+  {
+    LaplaceMetric<float> rounded;
+    rounded.degree               = metric.degree;
+    rounded.n_q                  = metric.n_q;
+    rounded.form                 = metric.form;
+    rounded.offset               = metric.offset;
+    rounded.coefficient_averages = metric.coefficient_averages;
+    rounded.factors.resize(metric.factors.size());
+    rounded.data.resize(metric.data.size());
+    parallel_for(metric.factors.size(), cell_grain, [&](const std::size_t cell) {
+      for (unsigned int d = 0; d < 3; ++d)
+        rounded.factors[cell][d] = static_cast<float>(metric.factors[cell][d]);
+      const bool box = metric.form[cell] == MetricForm::cartesian || metric.form[cell] == MetricForm::cartesian_coefficient;
+      CELLWISE_CHECK(!box || (std::isnormal(rounded.factors[cell][0]) && std::isnormal(rounded.factors[cell][1]) &&
+                              std::isnormal(rounded.factors[cell][2])),
+                     "cell " << cell << " with metric factors " << metric.factors[cell][0] << ", " << metric.factors[cell][1] << ", "
+                             << metric.factors[cell][2]
+                             << " is out of the range of the FP32 operator: the factors must be normal finite numbers; scale "
+                                "the problem to moderate lengths or solve in double precision");
+    });
+    parallel_for(metric.data.size(), value_grain,
+                 [&](const std::size_t i) { rounded.data[i] = static_cast<float>(metric.data[i]); });
+    return rounded;
+  }
+
   template struct LaplaceMetric<double>;
   template struct LaplaceMetric<float>;
   template LaplaceMetric<double>

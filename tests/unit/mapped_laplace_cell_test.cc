@@ -9,7 +9,8 @@
 // inverse_metric is det J J⁻¹ J⁻ᵀ (G Jᵀ J = det J · I); make_laplace_metric
 // without the general cells' values keeps everything else; and nodes read
 // where the mapping keeps them, with the first as the origin, give the
-// metric of the nodes made relative on the host, bit for bit.
+// metric of the nodes made relative on the host, bit for bit; and the FP64
+// metric rounded to FP32 is make_laplace_metric<float>, bit for bit.
 
 #include <cellwise/base/degree_dispatch.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
@@ -253,4 +254,47 @@ TEST(MappedLaplaceCell, NodesWithAnOriginGiveTheMetricOfRelativeNodes)
               }
           }
       }
+}
+
+// A mixed-precision solve takes its FP32 finest metric rounded from the FP64
+// one: that must be make_laplace_metric<float> bit for bit (no coefficient),
+// with general values stored or omitted, on mapped meshes and a plain box;
+// and a cell too small for FP32 is refused as make_laplace_metric<float>
+// refuses it.
+TEST(MappedLaplaceCell, MetricRoundedToFloatIsTheFp32Metric)
+{
+  std::vector<Mesh> all = meshes();
+  BoxDescription    box;
+  box.subdivisions = {{3, 2, 4}};
+  box.upper        = {{1.5, 1., 0.7}};
+  all.push_back({"box", make_box_hierarchy(box, 1)});
+  for (const Mesh &mesh : all)
+    for (const unsigned int degree : {2u, 3u})
+      for (const GeneralCellValues values : {GeneralCellValues::stored, GeneralCellValues::omitted})
+        {
+          const Level &level = mesh.hierarchy.levels.back();
+          SCOPED_TRACE(::testing::Message() << mesh.name << ", degree " << degree
+                                            << (values == GeneralCellValues::stored ? ", values stored" : ", values omitted"));
+          const LaplaceMetric<float> expected = make_laplace_metric<float>(level, degree, {}, CoefficientEvaluation::quadrature_points, values);
+          const LaplaceMetric<float> rounded =
+            rounded_to_float(make_laplace_metric<double>(level, degree, {}, CoefficientEvaluation::quadrature_points, values));
+          EXPECT_EQ(rounded.degree, expected.degree);
+          EXPECT_EQ(rounded.n_q, expected.n_q);
+          EXPECT_EQ(rounded.form, expected.form);
+          EXPECT_EQ(rounded.offset, expected.offset);
+          EXPECT_EQ(rounded.factors, expected.factors); // float ==: bit for bit (no NaN here)
+          EXPECT_EQ(rounded.coefficient_averages, expected.coefficient_averages);
+          ASSERT_EQ(rounded.data.size(), expected.data.size());
+          for (std::size_t i = 0; i < expected.data.size(); ++i)
+            ASSERT_EQ(rounded.data[i], expected.data[i]) << "value " << i;
+        }
+  // cells of width 1e-39: normal in FP64, their factors subnormal in FP32
+  BoxDescription tiny;
+  tiny.upper        = {{2e-39, 2e-39, 2e-39}};
+  tiny.subdivisions = {{2, 2, 2}};
+  const LevelHierarchy        tiny_hierarchy = make_box_hierarchy(tiny, 0);
+  const Level                &level          = tiny_hierarchy.levels.back();
+  const LaplaceMetric<double> fp64           = make_laplace_metric<double>(level, 2);
+  EXPECT_THROW(make_laplace_metric<float>(level, 2), Error);
+  EXPECT_THROW(rounded_to_float(fp64), Error);
 }
