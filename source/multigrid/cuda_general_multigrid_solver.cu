@@ -25,6 +25,7 @@
 
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,16 +46,22 @@ namespace cellwise
       /// The level operator: the general Laplacian with the coefficient of
       /// @p parameters where it enters, applied by @p kernel where it takes
       /// the level (planes: blocked layouts, degrees 2..4; lines elsewhere);
-      /// its set-up stages added to @p times.
+      /// its set-up stages added to @p times. From @p metric where given
+      /// (the level's host metric, made for this operator), else from its
+      /// own.
       template <typename Number, typename Layout>
       std::shared_ptr<Operator<Number, Layout>>
-      make_operator(const Level                &level,
-                    const unsigned int          degree,
-                    const MultigridParameters &parameters,
-                    const GeneralKernel         kernel,
-                    SetupTimes                 &times)
+      make_operator(const Level                 &level,
+                    const unsigned int           degree,
+                    const MultigridParameters   &parameters,
+                    const GeneralKernel          kernel,
+                    SetupTimes                  &times,
+                    const LaplaceMetric<Number> *metric = nullptr)
       {
-        auto op = std::make_shared<Operator<Number, Layout>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
+        auto op = metric ? std::make_shared<Operator<Number, Layout>>(level, degree, *metric, parameters.coefficient,
+                                                                      parameters.coefficient_evaluation)
+                         : std::make_shared<Operator<Number, Layout>>(level, degree, parameters.coefficient,
+                                                                      parameters.coefficient_evaluation);
         op->use_kernel(kernel == GeneralKernel::planes && !op->planes_available() ? GeneralKernel::lines : kernel);
         for (const auto &[stage, seconds] : op->setup_times().stages())
           times.add(std::string(sizeof(Number) == 4 ? "FP32" : "FP64") + " operators: " + stage, seconds);
@@ -99,7 +106,8 @@ namespace cellwise
       /// solver), smoothers, coarse solver, transfers. @p finest, if given,
       /// is the finest level's operator, already built (the outer
       /// iteration's in FP64: on curved cells its metric is most of the
-      /// set-up and of the device memory, 700 MB for the ball at L = 5).
+      /// set-up and of the device memory, 700 MB for the ball at L = 5);
+      /// else @p finest_metric, if given, is the finest level's host metric.
       template <typename Number, typename Layout>
       std::shared_ptr<const Preconditioner<LevelVector<Number, Layout>>>
       make_cycle(const LevelHierarchy                                &hierarchy,
@@ -110,7 +118,8 @@ namespace cellwise
                  const std::shared_ptr<Operator<Number, Layout>>     &finest,
                  std::ostream                                        *log,
                  ComponentTimer                                      *timer,
-                 SetupTimes                                          &times)
+                 SetupTimes                                          &times,
+                 const LaplaceMetric<Number>                         *finest_metric = nullptr)
       {
         using V = LevelVector<Number, Layout>;
         typename VCycle<V>::Components components;
@@ -120,8 +129,10 @@ namespace cellwise
             V            mask;
             device_stage(times, "Dirichlet masks (device)",
                          [&] { make_dirichlet_mask(*level_data[l], degree, parameters.dirichlet_ids, mask); });
-            const auto op =
-              l + 1 == hierarchy.n_levels() && finest ? finest : make_operator<Number, Layout>(level, degree, parameters, kernel, times);
+            const bool is_finest = l + 1 == hierarchy.n_levels();
+            const auto op        = is_finest && finest ? finest
+                                                       : make_operator<Number, Layout>(level, degree, parameters, kernel, times,
+                                                                                       is_finest ? finest_metric : nullptr);
             components.operators.push_back(op);
             components.level_shapes.push_back(V(level.n_cells(), degree));
             std::string what;
@@ -216,7 +227,26 @@ namespace cellwise
       c.fine_level_data = level_data.back();
       device_stage(times, "Dirichlet masks (device)",
                    [&] { make_dirichlet_mask(*c.fine_level_data, degree, parameters.dirichlet_ids, c.mask); });
-      c.fine_operator  = make_operator<double, Layout>(fine, degree, parameters, kernel, times);
+      // A mixed solve without a coefficient makes the finest level's host
+      // metric once: its FP32 operator takes it rounded, bit for bit what
+      // make_laplace_metric<float> would give (1.7 s of the ball's set-up
+      // at L = 6, Q3, on the H200's host). With a coefficient the FP32 box
+      // factors round differently, and each precision makes its own.
+      std::optional<LaplaceMetric<float>> fine_metric_fp32;
+      if (parameters.precision != Precision::fp64 && !parameters.coefficient)
+        {
+          LaplaceMetric<double> fine_metric;
+          times.measure("FP64 operators: metric on the host", [&] {
+            fine_metric = make_laplace_metric<double>(fine, degree, parameters.coefficient, parameters.coefficient_evaluation,
+                                                      Operator<double, Layout>::host_values(fine, parameters.coefficient,
+                                                                                            parameters.coefficient_evaluation,
+                                                                                            GeneralCellMetric::automatic));
+          });
+          c.fine_operator = make_operator<double, Layout>(fine, degree, parameters, kernel, times, &fine_metric);
+          times.measure("FP32 operators: finest metric rounded from FP64", [&] { fine_metric_fp32 = rounded_to_float(fine_metric); });
+        }
+      else
+        c.fine_operator = make_operator<double, Layout>(fine, degree, parameters, kernel, times);
       c.timer          = timer;
       c.outer_operator = c.fine_operator;
       if (timer)
@@ -227,7 +257,9 @@ namespace cellwise
       else
         {
           using InnerVector = LevelVector<float, Layout>;
-          auto cycle = make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, nullptr, log, timer, times);
+          auto cycle = make_cycle<float, Layout>(hierarchy, level_data, degree, parameters, kernel, nullptr, log, timer, times,
+                                                 fine_metric_fp32 ? &*fine_metric_fp32 : nullptr);
+          fine_metric_fp32.reset();
           device_stage(times, "FP32 correction vector", [&] {
             c.preconditioner =
               std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(std::move(cycle), InnerVector(fine.n_cells(), degree));

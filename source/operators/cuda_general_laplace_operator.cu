@@ -699,6 +699,55 @@ namespace cellwise
       }
     } // namespace
 
+    namespace
+    {
+      /// What the operator does with the general cells of @p level: whether
+      /// it may recompute their metric from the nodes at every application,
+      /// and whether it makes their stored values on the device.
+      struct GeneralCellChoice
+      {
+        bool may_recompute = false, device_values = false;
+      };
+
+      template <typename Layout>
+      GeneralCellChoice
+      general_cell_choice(const Level                &level,
+                          const ScalarFunction       &coefficient,
+                          const CoefficientEvaluation evaluation,
+                          const GeneralCellMetric     general_cells)
+      {
+        // general cells with one coefficient each (c = its average) are
+        // recomputed from their nodes where the mapping's degree allows
+        // (and, by default, where that is the faster: trilinear cells);
+        // their values at the points are then not made at all (most of the
+        // set-up)
+        const unsigned int k     = level.mapping.degree;
+        const unsigned int max_k = general_cells == GeneralCellMetric::recomputed ? max_recomputed_mapping_degree
+                                   : general_cells == GeneralCellMetric::automatic ? 1u
+                                                                                    : 0u;
+        const bool        one_coefficient = !coefficient || evaluation == CoefficientEvaluation::cell_average;
+        GeneralCellChoice choice;
+        choice.may_recompute = k >= 1 && k <= max_k && one_coefficient;
+        // general cells stored in the blocked layout with one coefficient
+        // each: their values are made on the device from their nodes (the
+        // host's metric of them was most of the set-up on curved meshes: 3
+        // KB per cell at p = 3 written, packed and uploaded)
+        choice.device_values = cell_fastest<Layout> && k >= 1 && one_coefficient && !choice.may_recompute;
+        return choice;
+      }
+    } // namespace
+
+    template <typename Number, typename Layout>
+    GeneralCellValues
+    GeneralLaplaceOperator<Number, Layout>::host_values(const Level                &level,
+                                                        const ScalarFunction       &coefficient,
+                                                        const CoefficientEvaluation evaluation,
+                                                        const GeneralCellMetric     general_cells)
+    {
+      const GeneralCellChoice choice = general_cell_choice<Layout>(level, coefficient, evaluation, general_cells);
+      return choice.may_recompute || choice.device_values ? GeneralCellValues::omitted : GeneralCellValues::stored;
+    }
+
     template <typename Number, typename Layout>
     GeneralLaplaceOperator<Number, Layout>::GeneralLaplaceOperator(const Level                &level,
                                                                    const unsigned int          degree,
@@ -707,27 +756,55 @@ namespace cellwise
                                                                    const GeneralCellMetric     general_cells)
     {
       check_degree(degree);
-      // general cells with one coefficient each (c = its average) are
-      // recomputed from their nodes where the mapping's degree allows (and,
-      // by default, where that is the faster: trilinear cells); their
-      // values at the points are then not made at all (most of the set-up)
-      const unsigned int k     = level.mapping.degree;
-      const unsigned int max_k = general_cells == GeneralCellMetric::recomputed ? max_recomputed_mapping_degree
-                                 : general_cells == GeneralCellMetric::automatic ? 1u
-                                                                                  : 0u;
-      const bool one_coefficient = !coefficient || evaluation == CoefficientEvaluation::cell_average;
-      const bool may_recompute   = k >= 1 && k <= max_k && one_coefficient;
-      // general cells stored in the blocked layout with one coefficient
-      // each: their values are made on the device from their nodes (the
-      // host's metric of them was most of the set-up on curved meshes: 3 KB
-      // per cell at p = 3 written, packed and uploaded)
-      const bool device_values = cell_fastest<Layout> && k >= 1 && one_coefficient && !may_recompute;
       const auto                  start  = std::chrono::steady_clock::now();
-      const LaplaceMetric<Number> metric = make_laplace_metric<Number>(
-        level, degree, coefficient, evaluation,
-        may_recompute || device_values ? GeneralCellValues::omitted : GeneralCellValues::stored);
-      const auto computed = std::chrono::steady_clock::now();
-      setup_times_.add("metric on the host", std::chrono::duration<double>(computed - start).count());
+      const LaplaceMetric<Number> metric = make_laplace_metric<Number>(level, degree, coefficient, evaluation,
+                                                                       host_values(level, coefficient, evaluation, general_cells));
+      setup_times_.add("metric on the host", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      build(level, degree, metric, coefficient, evaluation, general_cells);
+    }
+
+    template <typename Number, typename Layout>
+    GeneralLaplaceOperator<Number, Layout>::GeneralLaplaceOperator(const Level                 &level,
+                                                                   const unsigned int           degree,
+                                                                   const LaplaceMetric<Number> &metric,
+                                                                   const ScalarFunction        &coefficient,
+                                                                   const CoefficientEvaluation  evaluation,
+                                                                   const GeneralCellMetric      general_cells)
+    {
+      check_degree(degree);
+      CELLWISE_CHECK(metric.degree == degree && metric.n_cells() == level.n_cells(),
+                     "cuda::GeneralLaplaceOperator: a metric of " << metric.n_cells() << " cells of degree " << metric.degree
+                                                                  << " for a level of " << level.n_cells() << " cells of degree "
+                                                                  << degree);
+      build(level, degree, metric, coefficient, evaluation, general_cells);
+    }
+
+    template <typename Number, typename Layout>
+    void
+    GeneralLaplaceOperator<Number, Layout>::build(const Level                 &level,
+                                                  const unsigned int           degree,
+                                                  const LaplaceMetric<Number> &metric,
+                                                  const ScalarFunction        &coefficient,
+                                                  const CoefficientEvaluation  evaluation,
+                                                  const GeneralCellMetric      general_cells)
+    {
+      const unsigned int      k             = level.mapping.degree;
+      const GeneralCellChoice choice        = general_cell_choice<Layout>(level, coefficient, evaluation, general_cells);
+      const bool              may_recompute = choice.may_recompute, device_values = choice.device_values;
+      const auto              computed      = std::chrono::steady_clock::now();
+      {
+        // a metric made with other general values than this operator takes
+        // would be read where it has none (the values per form, as
+        // make_laplace_metric writes them)
+        const std::array<std::size_t, 4> c  = metric.count();
+        const std::size_t                q3 = std::size_t(degree + 1) * (degree + 1) * (degree + 1);
+        const bool        stored   = !(may_recompute || device_values);
+        const std::size_t expected = c[1] * q3 + c[2] * 6 + (stored ? c[3] * 6 * q3 : 0);
+        CELLWISE_CHECK(metric.data.size() == expected,
+                       "cuda::GeneralLaplaceOperator: the metric has " << metric.data.size() << " values, this operator takes "
+                                                                       << expected << " (general cells' values "
+                                                                       << (stored ? "stored" : "omitted") << ")");
+      }
       degree_      = degree;
       n_cells_     = level.n_cells();
       form_counts_ = metric.count();

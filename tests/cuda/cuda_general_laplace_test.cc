@@ -13,7 +13,9 @@
 // General cells with one coefficient per cell are checked recomputed from
 // their mapping nodes (mappings of degree 1, 2, 3), stored, and as the
 // default chooses (recomputed for degree 1 only); a mapping of degree 4 falls
-// back to the stored metric.
+// back to the stored metric. An operator built from a given host metric (a
+// mixed solve's FP32 finest level, rounded from FP64) applies what the one
+// that makes its own applies, bit for bit.
 
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
@@ -251,4 +253,46 @@ TEST(CudaGeneralLaplaceChecks, RefusesBadInput)
   CellVector<double, MemorySpace::CUDA>      u(h.levels.back().n_cells(), 3), v(h.levels.back().n_cells(), 2);
   EXPECT_THROW(op.vmult(v, u), Error) << "wrong degree";
   EXPECT_THROW(op.vmult(v, v), Error) << "aliased";
+}
+
+// The operator of a given host metric (a mixed solve's FP32 finest level,
+// from the FP64 metric rounded) applies, bit for bit, what the operator that
+// makes its own metric applies; a metric made with other general values, or
+// for another level, is refused.
+TEST(CudaGeneralLaplaceChecks, OperatorFromAGivenMetricIsTheSame)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Layout = CellBlocked<32>;
+  for (const Mesh &mesh : meshes())
+    {
+      if (mesh.with_coefficient)
+        continue;
+      const Level &level = mesh.hierarchy.levels.back();
+      SCOPED_TRACE(mesh.name);
+      const unsigned int      degree = 3;
+      const GeneralCellValues values =
+        cuda::GeneralLaplaceOperator<float, Layout>::host_values(level, {}, CoefficientEvaluation::quadrature_points,
+                                                                 cuda::GeneralCellMetric::automatic);
+      const LaplaceMetric<float> rounded =
+        rounded_to_float(make_laplace_metric<double>(level, degree, {}, CoefficientEvaluation::quadrature_points, values));
+      const cuda::GeneralLaplaceOperator<float, Layout> own(level, degree), given(level, degree, rounded);
+      EXPECT_EQ(given.form_counts(), own.form_counts());
+      EXPECT_EQ(given.metric_bytes(), own.metric_bytes());
+      CellVector<float, MemorySpace::Host, Layout> host_u(level.n_cells(), degree);
+      fill_random(host_u, 7);
+      CellVector<float, MemorySpace::CUDA, Layout> u, a, b;
+      u.copy_from_host(host_u);
+      own.vmult(a, u);
+      given.vmult(b, u);
+      const auto x = to_host(a), y = to_host(b);
+      ASSERT_EQ(x.storage_size(), y.storage_size());
+      for (std::size_t i = 0; i < x.storage_size(); ++i)
+        ASSERT_EQ(x.data()[i], y.data()[i]) << "entry " << i;
+      // the other general values than this operator takes
+      const GeneralCellValues other = values == GeneralCellValues::stored ? GeneralCellValues::omitted : GeneralCellValues::stored;
+      const LaplaceMetric<float> wrong = make_laplace_metric<float>(level, degree, {}, CoefficientEvaluation::quadrature_points, other);
+      if (wrong.data.size() != rounded.data.size())
+        EXPECT_THROW((cuda::GeneralLaplaceOperator<float, Layout>(level, degree, wrong)), Error);
+      EXPECT_THROW((cuda::GeneralLaplaceOperator<float, Layout>(level, 2, rounded)), Error) << "another degree";
+    }
 }

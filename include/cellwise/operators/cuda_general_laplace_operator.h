@@ -110,6 +110,25 @@ namespace cellwise
                              const ScalarFunction  &coefficient   = {},
                              CoefficientEvaluation  evaluation    = CoefficientEvaluation::quadrature_points,
                              GeneralCellMetric      general_cells = GeneralCellMetric::automatic);
+      /// The same operator from @p metric, which must be
+      /// make_laplace_metric<Number>(level, degree, coefficient, evaluation,
+      /// host_values(level, coefficient, evaluation, general_cells)), or in
+      /// FP32 without a coefficient rounded_to_float() of the FP64 one, the
+      /// same bit for bit: a mixed-precision solver makes the finest level's
+      /// metric once for both precisions.
+      GeneralLaplaceOperator(const Level                 &level,
+                             unsigned int                 degree,
+                             const LaplaceMetric<Number> &metric,
+                             const ScalarFunction        &coefficient   = {},
+                             CoefficientEvaluation        evaluation    = CoefficientEvaluation::quadrature_points,
+                             GeneralCellMetric            general_cells = GeneralCellMetric::automatic);
+      /// Which values of general cells the operator takes from
+      /// make_laplace_metric for these arguments: none where it recomputes
+      /// them at every application or makes them on the device from the
+      /// nodes.
+      static GeneralCellValues
+      host_values(const Level &level, const ScalarFunction &coefficient, CoefficientEvaluation evaluation,
+                  GeneralCellMetric general_cells);
       GeneralLaplaceOperator(const GeneralLaplaceOperator &) = delete;
       GeneralLaplaceOperator &
       operator=(const GeneralLaplaceOperator &) = delete;
@@ -210,6 +229,11 @@ namespace cellwise
             const SmootherStep<Number> *step             = nullptr,
             VectorType                 *update           = nullptr,
             const VectorType           *inverse_diagonal = nullptr) const;
+      /// The constructors' work after the host metric: the forms, records
+      /// and tables, uploaded.
+      void
+      build(const Level &level, unsigned int degree, const LaplaceMetric<Number> &metric, const ScalarFunction &coefficient,
+            CoefficientEvaluation evaluation, GeneralCellMetric general_cells);
       void
       release() noexcept;
       /// The records of the cells whose values start at @p sources[s] in
