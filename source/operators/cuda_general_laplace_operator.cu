@@ -794,12 +794,9 @@ namespace cellwise
       const auto              computed      = std::chrono::steady_clock::now();
       {
         // a metric made with other general values than this operator takes
-        // would be read where it has none (the values per form, as
-        // make_laplace_metric writes them)
-        const std::array<std::size_t, 4> c  = metric.count();
-        const std::size_t                q3 = std::size_t(degree + 1) * (degree + 1) * (degree + 1);
+        // would be read where it has none
         const bool        stored   = !(may_recompute || device_values);
-        const std::size_t expected = c[1] * q3 + c[2] * 6 + (stored ? c[3] * 6 * q3 : 0);
+        const std::size_t expected = n_metric_values(metric, stored ? GeneralCellValues::stored : GeneralCellValues::omitted);
         CELLWISE_CHECK(metric.data.size() == expected,
                        "cuda::GeneralLaplaceOperator: the metric has " << metric.data.size() << " values, this operator takes "
                                                                        << expected << " (general cells' values "

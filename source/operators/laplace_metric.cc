@@ -363,6 +363,20 @@ namespace cellwise
     return metric;
   }
 
+  template <typename Number>
+  std::size_t
+  n_metric_values(const LaplaceMetric<Number> &metric, const GeneralCellValues general_values)
+  {
+    const std::array<std::size_t, 4> c  = metric.count();
+    const std::size_t                q3 = std::size_t(metric.n_q) * metric.n_q * metric.n_q;
+    return c[1] * q3 + c[2] * 6 + (general_values == GeneralCellValues::stored ? c[3] * 6 * q3 : 0);
+  }
+
+  template std::size_t
+  n_metric_values<double>(const LaplaceMetric<double> &, GeneralCellValues);
+  template std::size_t
+  n_metric_values<float>(const LaplaceMetric<float> &, GeneralCellValues);
+
   LaplaceMetric<float>
   rounded_to_float(const LaplaceMetric<double> &metric)
   {

@@ -196,6 +196,15 @@ namespace cellwise
                       CoefficientEvaluation  evaluation     = CoefficientEvaluation::quadrature_points,
                       GeneralCellValues      general_values = GeneralCellValues::stored);
 
+  /// How many values make_laplace_metric writes for the forms of @p metric
+  /// with @p general_values: none per cartesian cell, n_q³ per
+  /// cartesian_coefficient cell, 6 per affine cell, and 6 n_q³ (stored) or
+  /// none (omitted) per general cell. A caller handed a metric checks by it
+  /// that the metric has the values it reads.
+  template <typename Number>
+  std::size_t
+  n_metric_values(const LaplaceMetric<Number> &metric, GeneralCellValues general_values);
+
   /**
    * The FP32 metric of the FP64 @p metric made without a coefficient: every
    * factor and value rounded once to float. That is, bit for bit,
