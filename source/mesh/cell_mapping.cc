@@ -1,3 +1,4 @@
+#include <cellwise/base/degree_dispatch.h>
 #include <cellwise/base/exceptions.h>
 #include <cellwise/base/parallel.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
@@ -85,6 +86,69 @@ namespace cellwise
         }
   }
 
+  namespace
+  {
+    /// contract with its sizes fixed: the same sums in the same order (each
+    /// output from zero, j ascending), so the two give the same numbers bit
+    /// for bit; the loop over pre runs innermost, where it vectorizes.
+    template <int n_out, int n_in, int n_pre, int n_post>
+    void
+    contract_fixed(const double *A, const double *in, double *out)
+    {
+      for (int post = 0; post < n_post; ++post)
+        for (int i = 0; i < n_out; ++i)
+          {
+            double sum[n_pre];
+            for (int pre = 0; pre < n_pre; ++pre)
+              sum[pre] = 0;
+            for (int j = 0; j < n_in; ++j)
+              {
+                const double a = A[i * n_in + j];
+                for (int pre = 0; pre < n_pre; ++pre)
+                  sum[pre] += a * in[(post * n_in + j) * n_pre + pre];
+              }
+            for (int pre = 0; pre < n_pre; ++pre)
+              out[(post * n_out + i) * n_pre + pre] = sum[pre];
+          }
+    }
+
+    /// MappingEvaluator::evaluate for n nodes and n_q points per axis, with
+    /// the work arrays on the stack: the set-up of a curved level evaluates
+    /// its mapping at every quadrature point of every cell (the ball at L = 6:
+    /// 1.8 M cells), and the general form spent most of its time resizing
+    /// vectors and in loops of unknown length.
+    template <int n, int n_q>
+    void
+    evaluate_fixed(const Point *X, const double *V, const double *W, Point *points, std::array<double, 9> *jacobians)
+    {
+      constexpr int q2 = n_q * n_q, q3 = q2 * n_q;
+      double        component[n * n * n], x[2][n * n * n_q], xy[3][n * q2], out[q3];
+      for (int a = 0; a < 3; ++a)
+        {
+          for (int i = 0; i < n * n * n; ++i)
+            component[i] = X[i][a];
+          contract_fixed<n_q, n, 1, n * n>(V, component, x[0]);
+          contract_fixed<n_q, n, 1, n * n>(W, component, x[1]);
+          contract_fixed<n_q, n, n_q, n>(V, x[0], xy[0]);
+          contract_fixed<n_q, n, n_q, n>(V, x[1], xy[1]);
+          contract_fixed<n_q, n, n_q, n>(W, x[0], xy[2]);
+          const double *z_table[4] = {V, V, V, W};
+          const int     input[4]   = {0, 1, 2, 0};
+          for (int o = 0; o < 4; ++o)
+            {
+              contract_fixed<n_q, n, q2, 1>(z_table[o], xy[input[o]], out);
+              for (int q = 0; q < q3; ++q)
+                {
+                  if (o == 0)
+                    points[q][a] = out[q];
+                  else
+                    jacobians[q][3 * a + (o - 1)] = out[q];
+                }
+            }
+        }
+    }
+  } // namespace
+
   void
   MappingEvaluator::evaluate(const unsigned int cell, std::vector<Point> &points, std::vector<std::array<double, 9>> &jacobians)
   {
@@ -92,8 +156,17 @@ namespace cellwise
     const Point       *X = mapping_.cell_nodes(cell);
     points.resize(q3);
     jacobians.resize(q3);
-    component_.resize(n_nodes);
     const double *V = values_.data(), *W = derivatives_.data();
+    // mappings of degree 1..4 at 2..9 points per axis (the metric of the
+    // elements of degree 1..8 on trilinear cells and of the ball's mapping
+    // of the element's degree up to 4) by the fixed sizes; others below
+    if (n >= 2 && n <= 5 && n_q >= 2 && n_q <= 9)
+      return dispatch_constant<2, 5>(n, [&](auto n_c) {
+        dispatch_constant<2, 9>(n_q, [&](auto n_q_c) {
+          evaluate_fixed<decltype(n_c)::value, decltype(n_q_c)::value>(X, V, W, points.data(), jacobians.data());
+        });
+      });
+    component_.resize(n_nodes);
     for (unsigned int a = 0; a < 3; ++a)
       {
         for (unsigned int i = 0; i < n_nodes; ++i)

@@ -188,6 +188,8 @@ namespace cellwise
       std::optional<MappingEvaluator>    evaluator;
       std::vector<Point>                 x;
       std::vector<std::array<double, 9>> J;
+      /// det J and the inverse metric at each point (made once per point)
+      std::vector<Inverse>               inverse;
       std::vector<double>                cq;
       /// the cell's values (at most 6 q3)
       std::vector<double>                v;
@@ -197,6 +199,7 @@ namespace cellwise
     auto cell_metric = [&](const unsigned int cell, Work &work) -> std::size_t {
       std::vector<Point>                 &x  = work.x;
       std::vector<std::array<double, 9>> &J  = work.J;
+      std::vector<Inverse>               &G  = work.inverse;
       std::vector<double>                &v  = work.v;
       std::array<double, 3>               h  = level.boxes[cell].size;
       bool                                box = true;
@@ -206,7 +209,8 @@ namespace cellwise
           const double scale = max_abs(J[0]);
           for (unsigned int q = 0; q < q3; ++q)
             {
-              const double det = invert(J[q]).det;
+              G[q]             = invert(J[q]);
+              const double det = G[q].det;
               CELLWISE_CHECK(std::isfinite(det) && det > 0,
                              "cell " << cell << " is inverted or degenerate: det J = " << det << " at its quadrature point ("
                                      << x[q][0] << ", " << x[q][1] << ", " << x[q][2] << ")");
@@ -240,7 +244,7 @@ namespace cellwise
               CELLWISE_CHECK(std::isfinite(cq[q]) && cq[q] > 0, "the coefficient is " << cq[q] << " at (" << x[q][0] << ", " << x[q][1] << ", "
                                                                                      << x[q][2] << ") in cell " << cell
                                                                                      << ": it must be positive and finite");
-              const double dv = weights[q] * (box ? 1. : invert(J[q]).det);
+              const double dv = weights[q] * (box ? 1. : G[q].det);
               integral += dv * cq[q];
               volume += dv;
             }
@@ -286,10 +290,9 @@ namespace cellwise
       if (affine)
         {
           metric.form[cell]           = MetricForm::affine;
-          const std::array<double, 6> G = invert(J[0]).metric;
-          count                         = 6;
+          count = 6;
           for (unsigned int e = 0; e < 6; ++e)
-            v[e] = average * G[e];
+            v[e] = average * G[0].metric[e];
           diagonal_sum = {{v[0], v[1], v[2]}};
         }
       else
@@ -300,13 +303,13 @@ namespace cellwise
             count = 6 * q3;
           for (unsigned int q = 0; q < q3; ++q)
             {
-              const std::array<double, 6> G = invert(J[q]).metric;
-              const double                s = weights[q] * (constant ? average : cq[q]);
+              const std::array<double, 6> &g = G[q].metric;
+              const double                 s = weights[q] * (constant ? average : cq[q]);
               for (unsigned int d = 0; d < 3; ++d)
-                diagonal_sum[d] += s * G[d];
+                diagonal_sum[d] += s * g[d];
               if (storing)
                 for (unsigned int e = 0; e < 6; ++e)
-                  v[6 * q + e] = s * G[e];
+                  v[6 * q + e] = s * g[e];
             }
         }
       for (unsigned int d = 0; d < 3; ++d)
@@ -331,6 +334,7 @@ namespace cellwise
       Work              work;
       work.x.resize(q3);
       work.cq.resize(q3);
+      work.inverse.resize(q3);
       work.v.resize(6 * std::size_t(q3));
       if (mapped)
         work.evaluator.emplace(level.mapping, gauss.points);
