@@ -191,11 +191,15 @@ namespace cellwise
       /// det J and the inverse metric at each point (made once per point)
       std::vector<Inverse>               inverse;
       std::vector<double>                cq;
-      /// the cell's values (at most 6 q3)
+      /// the cell's values (at most 6 q3); of a general cell the weighted
+      /// coefficient w_q c(x_q) where c varies over it (pointwise)
       std::vector<double>                v;
+      bool                               pointwise = false;
     };
     // The form, factors and coefficient average of @p cell into metric, its
-    // values into work.v; returns how many values it has.
+    // values into work.v; returns how many values it has. A general cell's
+    // values are not made here but by general_values() below, written where
+    // they end up.
     auto cell_metric = [&](const unsigned int cell, Work &work) -> std::size_t {
       std::vector<Point>                 &x  = work.x;
       std::vector<std::array<double, 9>> &J  = work.J;
@@ -289,27 +293,26 @@ namespace cellwise
       std::size_t           count        = 0;
       if (affine)
         {
-          metric.form[cell]           = MetricForm::affine;
-          count = 6;
+          metric.form[cell] = MetricForm::affine;
+          count             = 6;
           for (unsigned int e = 0; e < 6; ++e)
             v[e] = average * G[0].metric[e];
           diagonal_sum = {{v[0], v[1], v[2]}};
         }
       else
         {
-          metric.form[cell]  = MetricForm::general;
-          const bool storing = general_values == GeneralCellValues::stored;
-          if (storing)
+          metric.form[cell] = MetricForm::general;
+          if (general_values == GeneralCellValues::stored)
             count = 6 * q3;
+          work.pointwise = !constant;
           for (unsigned int q = 0; q < q3; ++q)
             {
               const std::array<double, 6> &g = G[q].metric;
               const double                 s = weights[q] * (constant ? average : cq[q]);
               for (unsigned int d = 0; d < 3; ++d)
                 diagonal_sum[d] += s * g[d];
-              if (storing)
-                for (unsigned int e = 0; e < 6; ++e)
-                  v[6 * q + e] = s * g[e];
+              if (!constant)
+                v[q] = s;
             }
         }
       for (unsigned int d = 0; d < 3; ++d)
@@ -317,52 +320,98 @@ namespace cellwise
       return count;
     };
 
-    // The cells in chunks (at least 256 cells, at most 1024 chunks): each
-    // chunk's values go, rounded to Number, into a buffer of its own, then
-    // into the packed array by a parallel copy, chunk by chunk. On a mapped
-    // level the buffer is reserved for the chunk's most (6 q3 per cell:
-    // address space only, pages it does not fill are never touched); box
-    // cells store little or nothing and grow theirs. On the ball at p = 3 the
-    // vectors per cell and per point, their zeroing and the serial zeroing of
-    // the packed array were half of this function's time.
+    // The stored values of a general cell, 6 per point, into @p out: its
+    // Jacobians evaluated again (pass 1 checked them), scaled by
+    // w_q c(x_q) from @p scales where the coefficient varies over the cell,
+    // by w_q times its average otherwise; the products of pass 1, bit for bit.
+    auto general_values_of = [&](const unsigned int cell, const double *scales, Work &work, Number *out) {
+      work.evaluator->evaluate(cell, work.x, work.J);
+      for (unsigned int q = 0; q < q3; ++q)
+        {
+          const std::array<double, 6> g = invert(work.J[q]).metric;
+          const double                s = scales != nullptr ? scales[q] : weights[q] * metric.coefficient_averages[cell];
+          for (unsigned int e = 0; e < 6; ++e)
+            out[6 * q + e] = static_cast<Number>(s * g[e]);
+        }
+    };
+
+    // Two passes over the cells in chunks (at least 256 cells, at most 1024
+    // chunks). Pass 1 finds each cell's form, factors and how many values it
+    // has; the values of the other forms (at most n_q³ a cell) go, rounded to
+    // Number, into a buffer per chunk, and so do the weighted coefficients of
+    // general cells where it varies. Pass 2, with the offsets known, writes
+    // every chunk's values into the packed array: the buffered ones copied,
+    // the general cells' made there by general_values_of. Buffering the
+    // general values too (6 n_q³ a cell) doubled the memory they take and
+    // made the stored form of the ball at L = 5, p = 3 take 2.6 s on one
+    // core, where the omitted form takes 0.6 s: the first touch of the
+    // buffers and the copy, not the arithmetic.
+    const bool                               storing  = mapped && general_values == GeneralCellValues::stored;
     const std::size_t                        chunk    = std::max<std::size_t>(256, (std::size_t(n_cells) + 1023) / 1024);
     const std::size_t                        n_chunks = (std::size_t(n_cells) + chunk - 1) / chunk;
     std::vector<UninitializedVector<Number>> chunk_values(n_chunks);
+    std::vector<UninitializedVector<double>> chunk_scales(n_chunks);
     UninitializedVector<std::size_t>         n_values(n_cells);
-    parallel_for(n_chunks, 1, [&](const std::size_t k) {
-      const std::size_t begin = k * chunk, end = std::min<std::size_t>(n_cells, begin + chunk);
-      Work              work;
+    std::vector<unsigned char>               pointwise(storing ? n_cells : 0, 0);
+    auto                                     make_work = [&] {
+      Work work;
       work.x.resize(q3);
       work.cq.resize(q3);
       work.inverse.resize(q3);
       work.v.resize(6 * std::size_t(q3));
       if (mapped)
         work.evaluator.emplace(level.mapping, gauss.points);
-      UninitializedVector<Number> &out = chunk_values[k];
-      if (mapped && general_values == GeneralCellValues::stored)
-        out.reserve((end - begin) * 6 * std::size_t(q3));
+      return work;
+    };
+    parallel_for(n_chunks, 1, [&](const std::size_t k) {
+      const std::size_t            begin = k * chunk, end = std::min<std::size_t>(n_cells, begin + chunk);
+      Work                         work  = make_work();
+      UninitializedVector<Number> &out   = chunk_values[k];
       for (std::size_t c = begin; c < end; ++c)
         {
+          work.pointwise          = false;
           const std::size_t count = cell_metric(static_cast<unsigned int>(c), work);
           n_values[c]             = count;
-          for (std::size_t i = 0; i < count; ++i)
-            out.push_back(static_cast<Number>(work.v[i]));
+          if (metric.form[c] != MetricForm::general)
+            for (std::size_t i = 0; i < count; ++i)
+              out.push_back(static_cast<Number>(work.v[i]));
+          else if (storing && work.pointwise)
+            {
+              pointwise[c] = 1;
+              chunk_scales[k].insert(chunk_scales[k].end(), work.v.begin(), work.v.begin() + q3);
+            }
         }
     });
     metric.offset.resize(n_cells + 1);
     metric.offset[0] = 0;
     for (unsigned int c = 0; c < n_cells; ++c)
       metric.offset[c + 1] = metric.offset[c] + n_values[c];
-    if (n_chunks == 1)
-      metric.data = std::move(chunk_values[0]);
-    else
-      {
-        metric.data.resize(metric.offset[n_cells]);
-        parallel_for(n_chunks, 1, [&](const std::size_t k) {
-          std::copy(chunk_values[k].begin(), chunk_values[k].end(), metric.data.begin() + metric.offset[k * chunk]);
-          UninitializedVector<Number>().swap(chunk_values[k]); // freed as it is copied
-        });
-      }
+    metric.data.resize(metric.offset[n_cells]);
+    parallel_for(n_chunks, 1, [&](const std::size_t k) {
+      const std::size_t begin = k * chunk, end = std::min<std::size_t>(n_cells, begin + chunk);
+      Number           *out   = metric.data.data() + metric.offset[begin];
+      const Number     *in    = chunk_values[k].data();
+      const double     *scale = chunk_scales[k].data();
+      std::optional<Work> work;
+      for (std::size_t c = begin; c < end; ++c)
+        {
+          if (metric.form[c] == MetricForm::general && storing)
+            {
+              if (!work)
+                work.emplace(make_work());
+              general_values_of(static_cast<unsigned int>(c), pointwise[c] ? scale : nullptr, *work, out);
+              scale += pointwise[c] ? q3 : 0;
+            }
+          else
+            {
+              std::copy(in, in + n_values[c], out);
+              in += n_values[c];
+            }
+          out += n_values[c];
+        }
+      UninitializedVector<Number>().swap(chunk_values[k]); // freed as it is copied
+      UninitializedVector<double>().swap(chunk_scales[k]);
+    });
     metric.offset.resize(n_cells);
     return metric;
   }

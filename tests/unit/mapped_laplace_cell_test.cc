@@ -188,6 +188,66 @@ TEST(MappedLaplaceCell, OmittedGeneralValuesKeepEverythingElse)
   EXPECT_GT(all_general, 0u) << "the meshes must have general cells";
 }
 
+TEST(MappedLaplaceCell, StoredValuesOfEveryCellLieAtItsOffset)
+{
+  // make_laplace_metric writes the general cells' values in a second pass,
+  // where they end up, and copies the others' from buffers per chunk: on the
+  // ball at L = 2 (448 cells, two chunks; cartesian and general cells) with a
+  // coefficient at the points that varies on some cells (cartesian_coefficient,
+  // general cells scaled point by point) and is constant on others (general
+  // cells scaled by the average), every cell's values are w_q c(x_q) G(x_q)
+  // made here from the mapping, at the cell's offset.
+  const LevelHierarchy hierarchy = make_unstructured_hierarchy(make_ball_coarse_mesh(), 2, 3);
+  const Level         &level     = hierarchy.levels.back();
+  const ScalarFunction c         = [](const Point &x) { return 1.5 + (x[0] > 0.1 ? x[0] * x[1] + 0.3 * x[2] : 0.); };
+  for (const unsigned int degree : {2u, 3u})
+    {
+      SCOPED_TRACE(::testing::Message() << "degree " << degree);
+      const LaplaceMetric<double> metric = make_laplace_metric<double>(level, degree, c);
+      const unsigned int          n_q = degree + 1, q3 = n_q * n_q * n_q;
+      const Quadrature1D          gauss = gauss_quadrature(n_q);
+      std::array<std::size_t, 2>  general_kinds{{0, 0}}; // constant, varying
+      std::vector<Point>                 x;
+      std::vector<std::array<double, 9>> J;
+      for (unsigned int cell = 0; cell < level.n_cells(); ++cell)
+        {
+          const std::size_t end = cell + 1 < level.n_cells() ? metric.offset[cell + 1] : metric.data.size();
+          if (metric.form[cell] == MetricForm::cartesian)
+            {
+              EXPECT_EQ(end, metric.offset[cell]) << "cell " << cell;
+              continue;
+            }
+          evaluate_mapping(level.mapping, cell, gauss.points, x, J);
+          bool varying = false;
+          for (unsigned int q = 0; q < q3; ++q)
+            varying = varying || c(x[q]) != c(x[0]);
+          if (metric.form[cell] == MetricForm::cartesian_coefficient)
+            {
+              ASSERT_EQ(end - metric.offset[cell], q3) << "cell " << cell;
+              continue; // its values: CoefficientAtThePointsOnBoxesEqualsTheQuadrature
+            }
+          ASSERT_EQ(metric.form[cell], MetricForm::general) << "cell " << cell;
+          ASSERT_EQ(end - metric.offset[cell], 6 * q3) << "cell " << cell;
+          ++general_kinds[varying];
+          for (unsigned int qz = 0; qz < n_q; ++qz)
+            for (unsigned int qy = 0; qy < n_q; ++qy)
+              for (unsigned int qx = 0; qx < n_q; ++qx)
+                {
+                  const unsigned int q = (qz * n_q + qy) * n_q + qx;
+                  double             G[6];
+                  kernels::inverse_metric(J[q].data(), G);
+                  const double scale = gauss.weights[qx] * gauss.weights[qy] * gauss.weights[qz] *
+                                       (varying ? c(x[q]) : metric.coefficient_averages[cell]);
+                  for (unsigned int e = 0; e < 6; ++e)
+                    EXPECT_NEAR(metric.data[metric.offset[cell] + 6 * q + e], scale * G[e], 1e-14 * std::abs(scale * G[e]) + 1e-300)
+                      << "cell " << cell << ", point " << q << ", entry " << e;
+                }
+        }
+      EXPECT_GT(general_kinds[0], 0u) << "general cells with a constant coefficient";
+      EXPECT_GT(general_kinds[1], 0u) << "general cells with a varying coefficient";
+    }
+}
+
 TEST(MappedLaplaceCell, InverseMetricIsDetTimesTheInverseOfJtJ)
 {
   const double J[9] = {1.3, 0.2, -0.4, 0.1, 0.9, 0.3, -0.2, 0.5, 1.7};
