@@ -103,10 +103,7 @@ namespace cellwise::dealii
     std::unique_ptr<LaplaceOperator<double>>
     make_host_operator(const Level &level, const unsigned int degree, const MultigridParameters &parameters)
     {
-      auto op = std::make_unique<LaplaceOperator<double>>(level, degree);
-      if (parameters.coefficient)
-        op->set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
-      return op;
+      return std::make_unique<LaplaceOperator<double>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
     }
 
   } // namespace

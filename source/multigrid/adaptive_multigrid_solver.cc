@@ -38,9 +38,8 @@ namespace cellwise
     const auto start = std::chrono::steady_clock::now();
 
     mesh_            = make_active_mesh(hierarchy);
-    active_operator_ = std::make_shared<LaplaceOperator<double>>(mesh_.level, degree);
-    if (parameters.coefficient)
-      active_operator_->set_coefficient(mesh_.level, parameters.coefficient, parameters.coefficient_evaluation);
+    active_operator_ =
+      std::make_shared<LaplaceOperator<double>>(mesh_.level, degree, parameters.coefficient, parameters.coefficient_evaluation);
     // Dirichlet copies of the active cells: those of their level's mask (a
     // Dirichlet DoF lies on a boundary face of every box cell touching it).
     active_mask_.reinit(mesh_.n_active_cells(), degree);
@@ -55,9 +54,7 @@ namespace cellwise
           for (unsigned int i = 0; i < dirichlet.dofs_per_cell(); ++i)
             active_mask_(mesh_.level_offset[l] + j, i) = dirichlet(mesh_.active_cells[l][j], i);
 
-        const auto op = std::make_shared<LaplaceOperator<double>>(level, degree);
-        if (parameters.coefficient)
-          op->set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
+        const auto op = std::make_shared<LaplaceOperator<double>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
         components.operators.push_back(op);
         components.level_shapes.push_back(V(level.n_cells(), degree));
         if (l == 0)

@@ -17,9 +17,8 @@ namespace cellwise
                                                                const ScalarFunction &coefficient)
     {
       // the host operator is needed only for the cell matrices of the set-up
-      ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree);
-      if (coefficient)
-        host_op.set_coefficient(level, coefficient, CoefficientEvaluation::cell_average); // as the device operators
+      const ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree, coefficient,
+                                                                CoefficientEvaluation::cell_average); // as the device operators
       host_solver_ = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask);
       host_u_.reinit(level.n_cells(), degree);
       host_b_.reinit(level.n_cells(), degree);

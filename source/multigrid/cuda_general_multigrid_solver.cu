@@ -145,9 +145,8 @@ namespace cellwise
                     {
                       // the host factorization of the host operator's cell
                       // matrices, with the coefficient where the levels take it
-                      ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree);
-                      if (parameters.coefficient)
-                        host_op.set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
+                      const ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree, parameters.coefficient,
+                                                                                parameters.coefficient_evaluation);
                       const auto host_mask = ::cellwise::make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids);
                       components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(
                         level, degree, std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask));

@@ -91,9 +91,7 @@ namespace cellwise
             components.smoothers.push_back(nullptr);
             // the coarse level, which every rank holds
             const Level                  &coarse_level = hierarchy_->coarse_level();
-            LaplaceOperator<Number>       serial_op(coarse_level, degree);
-            if (parameters.coefficient)
-              serial_op.set_coefficient(coarse_level, parameters.coefficient, parameters.coefficient_evaluation);
+            const LaplaceOperator<Number> serial_op(coarse_level, degree, parameters.coefficient, parameters.coefficient_evaluation);
             auto coarse = std::make_shared<CholeskyCoarseSolver<Number>>(
               coarse_level, serial_op, make_dirichlet_mask<Number>(coarse_level, degree, parameters.dirichlet_ids));
             components.coarse_solver =

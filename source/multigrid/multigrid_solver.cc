@@ -284,11 +284,7 @@ namespace cellwise
           const V      mask  = make_boundary_mask<Number>(level, degree, parameters);
           std::shared_ptr<LaplaceOperator<Number>> op = finest;
           if (l + 1 < hierarchy.n_levels() || !finest)
-            {
-              op = std::make_shared<LaplaceOperator<Number>>(level, degree);
-              if (parameters.coefficient)
-                op->set_coefficient(level, parameters.coefficient, parameters.coefficient_evaluation);
-            }
+            op = std::make_shared<LaplaceOperator<Number>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
           components.operators.push_back(op);
           components.level_shapes.push_back(V(level.n_cells(), degree));
           if (l == 0)
@@ -337,9 +333,7 @@ namespace cellwise
     masks_.push_back(make_boundary_mask<double>(fine, degree, parameters));
     if (parameters.pure_neumann)
       null_space_ = std::make_shared<ConstantNullSpace<double>>(fine, degree);
-    fine_operator_ = std::make_shared<LaplaceOperator<double>>(fine, degree);
-    if (parameters.coefficient)
-      fine_operator_->set_coefficient(fine, parameters.coefficient, parameters.coefficient_evaluation);
+    fine_operator_ = std::make_shared<LaplaceOperator<double>>(fine, degree, parameters.coefficient, parameters.coefficient_evaluation);
     if (log)
       *log << "  finest level " << fine_operator_->metric().describe() << std::endl;
     if (parameters.precision == Precision::fp64)

@@ -28,8 +28,20 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  LaplaceOperator<Number, Layout>::LaplaceOperator(const Level                &level,
+                                                   const unsigned int          degree,
+                                                   const ScalarFunction       &coefficient,
+                                                   const CoefficientEvaluation evaluation)
+  {
+    reinit(level, degree, coefficient, evaluation);
+  }
+
+  template <typename Number, typename Layout>
   void
-  LaplaceOperator<Number, Layout>::reinit(const Level &level, const unsigned int degree)
+  LaplaceOperator<Number, Layout>::reinit(const Level                &level,
+                                          const unsigned int          degree,
+                                          const ScalarFunction       &coefficient,
+                                          const CoefficientEvaluation evaluation)
   {
     check_degree(degree);
     degree_   = degree;
@@ -61,7 +73,7 @@ namespace cellwise
       for (unsigned int j = 0; j < n; ++j)
         for (unsigned int i = 0; i < n; ++i)
           weights_[(k * n + j) * n + i] = static_cast<Number>(gauss.weights[i] * gauss.weights[j] * gauss.weights[k]);
-    metric_ = make_laplace_metric<Number>(level, degree);
+    metric_ = make_laplace_metric<Number>(level, degree, coefficient, evaluation);
   }
 
   std::vector<double>

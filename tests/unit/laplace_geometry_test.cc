@@ -11,12 +11,14 @@
 #include <cellwise/fe/quadrature.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
+#include <cellwise/mesh/kershaw_map.h>
 #include <cellwise/operators/laplace_operator.h>
 
 #include <gtest/gtest.h>
 
 #include "test_utilities.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -267,6 +269,34 @@ TEST(LaplaceGeometry, CoefficientAtThePointsOnBoxesEqualsTheQuadrature)
       for (unsigned int d = 0; d < 3; ++d)
         EXPECT_NEAR(f[d], op.metric().factors[0][d] * op.cell_coefficients()[0], 1e-14 * f[d]);
     }
+}
+
+TEST(LaplaceGeometry, CoefficientGivenAtConstructionEqualsSetCoefficient)
+{
+  // the constructor with a coefficient makes the metric once; it must be
+  // the metric of the constructor without one followed by set_coefficient
+  // (deformed cells and boxes, both evaluations, and an empty coefficient)
+  const ScalarFunction c = coefficient;
+  const LevelHierarchy deformed = mapped_box(kershaw_map(0.3, 0.3), 1);
+  const LevelHierarchy boxes    = make_box_hierarchy(BoxDescription{}, 1);
+  for (const Level *level : {&deformed.levels.back(), &boxes.levels.back()})
+    for (const CoefficientEvaluation evaluation : {CoefficientEvaluation::quadrature_points, CoefficientEvaluation::cell_average})
+      for (const bool with_coefficient : {false, true})
+        {
+          SCOPED_TRACE(::testing::Message() << (level->mapping.empty() ? "boxes" : "deformed cells") << ", " << to_string(evaluation)
+                                            << (with_coefficient ? "" : ", no coefficient"));
+          LaplaceOperator<double> later(*level, 2);
+          if (with_coefficient)
+            later.set_coefficient(*level, c, evaluation);
+          const LaplaceOperator<double> given(*level, 2, with_coefficient ? c : ScalarFunction(), evaluation);
+          EXPECT_EQ(given.metric().form, later.metric().form);
+          EXPECT_EQ(given.metric().offset, later.metric().offset);
+          EXPECT_EQ(given.metric().factors, later.metric().factors);
+          EXPECT_EQ(given.metric().coefficient_averages, later.metric().coefficient_averages);
+          ASSERT_EQ(given.metric().data.size(), later.metric().data.size());
+          EXPECT_TRUE(std::equal(given.metric().data.begin(), given.metric().data.end(), later.metric().data.begin()));
+          EXPECT_EQ(given.metric().count()[static_cast<unsigned int>(MetricForm::general)] > 0, !level->mapping.empty());
+        }
 }
 
 TEST(LaplaceGeometry, InvertedCellsAndBadCoefficientsAreRefusedNamingTheCell)

@@ -563,11 +563,8 @@ namespace cellwise::dealii
     make_operators(const ImportedHierarchy &imported, const MultigridParameters &parameters)
     {
       for (unsigned int l = 0; l < imported.hierarchy.n_levels(); ++l)
-        {
-          operators.push_back(std::make_shared<LaplaceOperator<Number>>(imported.hierarchy.level(l), imported.degree));
-          if (parameters.coefficient)
-            operators.back()->set_coefficient(imported.hierarchy.level(l), parameters.coefficient, parameters.coefficient_evaluation);
-        }
+        operators.push_back(std::make_shared<LaplaceOperator<Number>>(imported.hierarchy.level(l), imported.degree, parameters.coefficient,
+                                                                      parameters.coefficient_evaluation));
       return level_operators();
     }
 

@@ -47,10 +47,21 @@ namespace cellwise
 
     LaplaceOperator() = default;
     LaplaceOperator(const Level &level, unsigned int degree);
+    /// With the coefficient @p coefficient (empty: none) evaluated as
+    /// @p evaluation from the start: what set_coefficient after the
+    /// constructor above gives, the metric made once instead of twice (on a
+    /// curved level, evaluating the mapping at every point is most of an
+    /// operator's set-up).
+    LaplaceOperator(const Level &level, unsigned int degree, const ScalarFunction &coefficient,
+                    CoefficientEvaluation evaluation = CoefficientEvaluation::quadrature_points);
 
-    /// Set up for all cells of @p level with FE_Q(@p degree).
+    /// Set up for all cells of @p level with FE_Q(@p degree), and the
+    /// coefficient as set_coefficient takes it (empty: none).
     void
-    reinit(const Level &level, unsigned int degree);
+    reinit(const Level           &level,
+           unsigned int           degree,
+           const ScalarFunction  &coefficient = {},
+           CoefficientEvaluation  evaluation  = CoefficientEvaluation::quadrature_points);
 
     /// The coefficient c of −∇·(c∇u), at the quadrature points (the operator
     /// of deal.II's MatrixFree with the same coefficient, step-37) or
