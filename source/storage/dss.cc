@@ -101,11 +101,16 @@ namespace cellwise
           }
     };
 
-    std::vector<bool>                                   seen(std::size_t(level.n_cells()) * n3, false);
-    std::vector<std::vector<Copy>>                      groups;
-    std::vector<std::vector<std::uint8_t>>              weights;
-    std::vector<Copy>                                   node, stack;
-    std::vector<unsigned int>                           part;
+    // The groups as they are found, one after another in flat arrays (a
+    // vector per group was most of the time: the ball at L = 6 has 880 000
+    // groups of 2 to 8 copies), and the work arrays of one node, reused.
+    std::vector<bool>         seen(std::size_t(level.n_cells()) * n3, false);
+    std::vector<Copy>         found;
+    std::vector<std::uint8_t> found_weights;
+    std::vector<std::size_t>  found_start(1, 0);
+    std::vector<Copy>         node, stack;
+    std::vector<unsigned int> part, count;
+    std::vector<char>         taken;
     for (const SkeletonFace &f : level.skeleton_faces)
       for (unsigned int b = 0; b < n; ++b)
         for (unsigned int a = 0; a < n; ++a)
@@ -162,32 +167,35 @@ namespace cellwise
               continue;
             // one representative per part (its first copy), weighted by the
             // part's copies
-            std::vector<unsigned int> count(n_parts, 0);
+            count.assign(n_parts, 0);
             for (const unsigned int q : part)
               ++count[q];
-            std::vector<std::uint8_t> w(node.size(), 0);
-            std::vector<bool>         taken(n_parts, false);
+            taken.assign(n_parts, 0);
             for (std::size_t k = 0; k < node.size(); ++k)
-              if (!taken[part[k]])
-                {
-                  taken[part[k]] = true;
-                  w[k]           = static_cast<std::uint8_t>(count[part[k]]);
-                }
-            groups.push_back(node);
-            weights.push_back(std::move(w));
+              {
+                found.push_back(node[k]);
+                found_weights.push_back(taken[part[k]] ? 0 : static_cast<std::uint8_t>(count[part[k]]));
+                taken[part[k]] = 1;
+              }
+            found_start.push_back(found.size());
           }
     // groups in the order of their first copies (cell by cell, as the DSS
     // has always summed them)
-    std::vector<std::size_t> order(groups.size());
+    const std::size_t        n_found = found_start.size() - 1;
+    std::vector<std::size_t> order(n_found);
     std::iota(order.begin(), order.end(), std::size_t(0));
-    std::sort(order.begin(), order.end(), [&](const std::size_t x, const std::size_t y) { return groups[x][0] < groups[y][0]; });
+    std::sort(order.begin(), order.end(),
+              [&](const std::size_t x, const std::size_t y) { return found[found_start[x]] < found[found_start[y]]; });
+    copies_.reserve(found.size());
+    weight_.reserve(found.size());
+    group_start_.reserve(n_found + 1);
     group_start_.push_back(0);
     for (const std::size_t g : order)
       {
-        for (std::size_t k = 0; k < groups[g].size(); ++k)
+        for (std::size_t k = found_start[g]; k < found_start[g + 1]; ++k)
           {
-            copies_.emplace_back(static_cast<unsigned int>(groups[g][k] / n3), static_cast<unsigned int>(groups[g][k] % n3));
-            weight_.push_back(weights[g][k]);
+            copies_.emplace_back(static_cast<unsigned int>(found[k] / n3), static_cast<unsigned int>(found[k] % n3));
+            weight_.push_back(found_weights[k]);
           }
         group_start_.push_back(copies_.size());
       }
