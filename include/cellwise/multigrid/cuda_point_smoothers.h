@@ -14,8 +14,8 @@
  * DSS sum, inversion with the mask folded in (zero on masked copies). The
  * Chebyshev eigenvalue estimate starts from the host's pseudo-random vector
  * (lanczos_start_vector: a counter hash of each entry's position, uniform on
- * [0.5, 1.5), times the mask, made on the host and uploaded), so host and
- * device estimates agree to rounding.
+ * [0.5, 1.5), times the mask; made on the device, cuda_lanczos_start.h), so
+ * host and device estimates agree to rounding.
  *
  * Compiles with a plain C++ compiler (implemented in
  * source/multigrid/cuda_point_smoothers.cu).
