@@ -198,7 +198,7 @@ namespace cellwise
     };
     // The form, factors and coefficient average of @p cell into metric, its
     // values into work.v; returns how many values it has. A general cell's
-    // values are not made here but by general_values() below, written where
+    // values are not made here but by general_values_of below, written where
     // they end up.
     auto cell_metric = [&](const unsigned int cell, Work &work) -> std::size_t {
       std::vector<Point>                 &x  = work.x;
@@ -323,7 +323,8 @@ namespace cellwise
     // The stored values of a general cell, 6 per point, into @p out: its
     // Jacobians evaluated again (pass 1 checked them), scaled by
     // w_q c(x_q) from @p scales where the coefficient varies over the cell,
-    // by w_q times its average otherwise; the products of pass 1, bit for bit.
+    // by w_q times its average otherwise: the products that pass 1 formed
+    // for the diagonal sums, bit for bit.
     auto general_values_of = [&](const unsigned int cell, const double *scales, Work &work, Number *out) {
       work.evaluator->evaluate(cell, work.x, work.J);
       for (unsigned int q = 0; q < q3; ++q)
