@@ -339,8 +339,17 @@ namespace cellwise
     if (parameters.precision == Precision::fp64)
       preconditioner_ = make_cycle<double>(hierarchy, degree, parameters, fine_operator_, log);
     else
-      preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float>>>(
-        make_cycle<float>(hierarchy, degree, parameters, nullptr, log), CellVector<float>(fine.n_cells(), degree));
+      {
+        // Without a coefficient the FP32 finest operator's metric is the FP64
+        // one rounded, bit for bit (rounded_to_float): on a curved level,
+        // evaluating the mapping at every point again was as long as the
+        // FP64 operator's set-up.
+        const auto finest = parameters.coefficient ? nullptr
+                                                   : std::make_shared<LaplaceOperator<float>>(
+                                                       fine, degree, rounded_to_float(fine_operator_->metric()));
+        preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float>>>(
+          make_cycle<float>(hierarchy, degree, parameters, finest, log), CellVector<float>(fine.n_cells(), degree));
+      }
     if (log)
       *log << "  set-up of " << hierarchy.n_levels() << " levels: "
            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;

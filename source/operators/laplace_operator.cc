@@ -37,11 +37,35 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  LaplaceOperator<Number, Layout>::LaplaceOperator(const Level &level, const unsigned int degree, LaplaceMetric<Number> metric)
+  {
+    CELLWISE_CHECK(metric.n_cells() == level.n_cells() && metric.degree == degree && metric.n_q == degree + 1,
+                   "LaplaceOperator: a given metric of " << metric.n_cells() << " cells of degree " << metric.degree
+                                                         << " for a level of " << level.n_cells() << " cells of degree " << degree);
+    CELLWISE_CHECK(metric.offset.size() == metric.n_cells() && metric.factors.size() == metric.n_cells() &&
+                     metric.coefficient_averages.size() == metric.n_cells() &&
+                     metric.data.size() == n_metric_values(metric, GeneralCellValues::stored),
+                   "LaplaceOperator: the given metric has " << metric.data.size() << " values where its forms take "
+                                                            << n_metric_values(metric, GeneralCellValues::stored)
+                                                            << " (the host operator needs the general cells' values stored)");
+    make_tables(degree);
+    metric_ = std::move(metric);
+  }
+
+  template <typename Number, typename Layout>
   void
   LaplaceOperator<Number, Layout>::reinit(const Level                &level,
                                           const unsigned int          degree,
                                           const ScalarFunction       &coefficient,
                                           const CoefficientEvaluation evaluation)
+  {
+    make_tables(degree);
+    metric_ = make_laplace_metric<Number>(level, degree, coefficient, evaluation);
+  }
+
+  template <typename Number, typename Layout>
+  void
+  LaplaceOperator<Number, Layout>::make_tables(const unsigned int degree)
   {
     check_degree(degree);
     degree_   = degree;
@@ -73,7 +97,6 @@ namespace cellwise
       for (unsigned int j = 0; j < n; ++j)
         for (unsigned int i = 0; i < n; ++i)
           weights_[(k * n + j) * n + i] = static_cast<Number>(gauss.weights[i] * gauss.weights[j] * gauss.weights[k]);
-    metric_ = make_laplace_metric<Number>(level, degree, coefficient, evaluation);
   }
 
   std::vector<double>

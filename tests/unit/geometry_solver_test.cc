@@ -198,6 +198,26 @@ TEST(GeometrySolver, KershawConvergesAtTheOptimalRateWithFlatCounts)
       }
 }
 
+TEST(GeometrySolver, KershawMixedPrecisionGivesTheFp64CountsAndSolution)
+{
+  // the FP32 V-cycle on deformed cells (its finest operator from the FP64
+  // metric rounded, without a coefficient; made anew with one) inside the
+  // FP64 CG: the FP64 counts ± 1 and the same solution to the tolerance
+  const LevelHierarchy h = kershaw(1);
+  for (const bool with_coefficient : {false, true})
+    {
+      SCOPED_TRACE(with_coefficient ? "coefficient at the points" : "no coefficient");
+      MultigridParameters fp64;
+      if (with_coefficient)
+        fp64.coefficient = step37_coefficient;
+      MultigridParameters mixed = fp64;
+      mixed.precision           = Precision::mixed;
+      const Outcome a = solve(h, 3, fp64, sine_rhs), b = solve(h, 3, mixed, sine_rhs);
+      EXPECT_LE(std::abs(int(a.iterations) - int(b.iterations)), 1) << a.iterations << " against " << b.iterations;
+      EXPECT_LT(relative_difference(b.u, a.u), 1e-8);
+    }
+}
+
 TEST(GeometrySolver, LShapeConvergesAtTheOptimalRateWithFlatCounts)
 {
   // the L-shape's solution Π sin(π x_d) vanishes on all of its boundary

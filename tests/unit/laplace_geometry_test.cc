@@ -299,6 +299,41 @@ TEST(LaplaceGeometry, CoefficientGivenAtConstructionEqualsSetCoefficient)
         }
 }
 
+TEST(LaplaceGeometry, Fp32OperatorFromTheRoundedFp64MetricIsTheFp32Operator)
+{
+  // what a mixed solve's FP32 finest operator takes: the FP64 metric
+  // rounded gives the FP32 operator bit for bit (deformed cells, boxes); a
+  // metric of another level or degree, or without the general cells'
+  // values, is refused
+  const LevelHierarchy deformed = mapped_box(kershaw_map(0.3, 0.3), 1);
+  const LevelHierarchy boxes    = make_box_hierarchy(BoxDescription{}, 1);
+  for (const Level *level : {&deformed.levels.back(), &boxes.levels.back()})
+    {
+      SCOPED_TRACE(level->mapping.empty() ? "boxes" : "deformed cells");
+      const LaplaceOperator<double> fp64(*level, 3);
+      const LaplaceOperator<float>  made(*level, 3);
+      const LaplaceOperator<float>  rounded(*level, 3, rounded_to_float(fp64.metric()));
+      CellVector<float>             u(level->n_cells(), 3), a(level->n_cells(), 3), b(level->n_cells(), 3);
+      fill_random(u, 5);
+      made.vmult(a, u);
+      rounded.vmult(b, u);
+      ASSERT_EQ(a.storage_size(), b.storage_size());
+      EXPECT_TRUE(std::equal(a.data(), a.data() + a.storage_size(), b.data()));
+      CellVector<float> da(level->n_cells(), 3), db(level->n_cells(), 3);
+      made.compute_cell_diagonals(da);
+      rounded.compute_cell_diagonals(db);
+      EXPECT_TRUE(std::equal(da.data(), da.data() + da.storage_size(), db.data()));
+    }
+  const LaplaceOperator<double> fp64(deformed.levels.back(), 3);
+  EXPECT_THROW(LaplaceOperator<float>(deformed.levels.back(), 2, rounded_to_float(fp64.metric())), Error);
+  EXPECT_THROW(LaplaceOperator<float>(deformed.levels.front(), 3, rounded_to_float(fp64.metric())), Error);
+  EXPECT_THROW(LaplaceOperator<float>(deformed.levels.back(), 3,
+                                      rounded_to_float(make_laplace_metric<double>(deformed.levels.back(), 3, {},
+                                                                                   CoefficientEvaluation::quadrature_points,
+                                                                                   GeneralCellValues::omitted))),
+               Error);
+}
+
 TEST(LaplaceGeometry, InvertedCellsAndBadCoefficientsAreRefusedNamingTheCell)
 {
   // a map that folds the box: x → −x along one axis inverts every cell

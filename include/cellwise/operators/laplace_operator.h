@@ -54,6 +54,12 @@ namespace cellwise
     /// operator's set-up).
     LaplaceOperator(const Level &level, unsigned int degree, const ScalarFunction &coefficient,
                     CoefficientEvaluation evaluation = CoefficientEvaluation::quadrature_points);
+    /// With the metric @p metric of @p level made elsewhere (a mixed
+    /// solve's FP32 operator takes the FP64 one's metric rounded,
+    /// rounded_to_float, instead of evaluating the mapping again); throws
+    /// cellwise::Error if it is not a metric of @p level for @p degree with
+    /// the stored values of its general cells.
+    LaplaceOperator(const Level &level, unsigned int degree, LaplaceMetric<Number> metric);
 
     /// Set up for all cells of @p level with FE_Q(@p degree), and the
     /// coefficient as set_coefficient takes it (empty: none).
@@ -143,6 +149,9 @@ namespace cellwise
       return matrices_;
     }
   private:
+    /// The 1D matrices and the general kernel's tables of FE_Q(@p degree).
+    void
+    make_tables(unsigned int degree);
     template <int p>
     void
     apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode) const;
