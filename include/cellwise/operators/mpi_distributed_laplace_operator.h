@@ -46,19 +46,16 @@ namespace cellwise
                                const ScalarFunction                   &coefficient = {},
                                const CoefficientEvaluation evaluation = CoefficientEvaluation::quadrature_points)
       : level_(std::move(level))
-      , operator_(level_->local->level, degree)
+      , operator_(make_local_operator(level_->local->level, degree, coefficient, evaluation))
     {
-      if (!coefficient)
-        return;
-      if constexpr (std::is_same_v<Memory, MemorySpace::Host>)
-        operator_.set_coefficient(level_->local->level, coefficient, evaluation);
-      else
-        {
-          CELLWISE_CHECK(evaluation == CoefficientEvaluation::cell_average,
-                         "the device operator takes a coefficient as its cell averages only "
-                         "(CoefficientEvaluation::cell_average)");
-          operator_.set_coefficient(level_->local->level, coefficient);
-        }
+      if constexpr (!std::is_same_v<Memory, MemorySpace::Host>)
+        if (coefficient)
+          {
+            CELLWISE_CHECK(evaluation == CoefficientEvaluation::cell_average,
+                           "the device operator takes a coefficient as its cell averages only "
+                           "(CoefficientEvaluation::cell_average)");
+            operator_.set_coefficient(level_->local->level, coefficient);
+          }
     }
 
     /// dst = A src
@@ -116,6 +113,20 @@ namespace cellwise
     }
 
   private:
+    /// The rank's operator, on the host with the coefficient from the start
+    /// (its metric made once); the device operator takes the coefficient's
+    /// cell averages afterwards (constructor). A prvalue either way: the
+    /// operators need not be movable.
+    static LocalOperator
+    make_local_operator(const Level &level, const unsigned int degree, const ScalarFunction &coefficient,
+                        const CoefficientEvaluation evaluation)
+    {
+      if constexpr (std::is_same_v<Memory, MemorySpace::Host>)
+        return LocalOperator(level, degree, coefficient, evaluation);
+      else
+        return LocalOperator(level, degree);
+    }
+
     static void
     shape_like(VectorType &dst, const VectorType &src)
     {
