@@ -12,8 +12,7 @@ namespace cellwise
     {
       constexpr unsigned int block_size = 256;
 
-      /// A thread per storage entry k: its cell and index in the layout
-      /// (storage/layout.h: index = (K / B) B n + i B + K % B).
+      /// A thread per storage entry k: its cell and local index in the layout.
       template <typename Number, typename Layout>
       __global__ void
       lanczos_start_kernel(Number *r, const Number *mask, const unsigned int n_cells, const unsigned int dofs_per_cell,
@@ -22,12 +21,9 @@ namespace cellwise
         const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
         if (k >= n)
           return;
-        constexpr unsigned int B      = Layout::cell_block;
-        const std::size_t      block  = k / (static_cast<std::size_t>(B) * dofs_per_cell);
-        const std::size_t      within = k % (static_cast<std::size_t>(B) * dofs_per_cell);
-        const std::size_t      cell   = block * B + within % B;
-        const unsigned int     i      = static_cast<unsigned int>(within / B);
-        r[k] = cell < n_cells ? Number(lanczos_start_value(cell, i, dofs_per_cell)) * mask[k] : Number(0);
+        const std::size_t cell = Layout::cell_of(k, dofs_per_cell);
+        r[k] = cell < n_cells ? Number(lanczos_start_value(cell, Layout::dof_of(k, dofs_per_cell), dofs_per_cell)) * mask[k]
+                              : Number(0);
       }
     } // namespace
 

@@ -772,10 +772,6 @@ namespace cellwise
                                                                    const GeneralCellMetric      general_cells)
     {
       check_degree(degree);
-      CELLWISE_CHECK(metric.degree == degree && metric.n_cells() == level.n_cells(),
-                     "cuda::GeneralLaplaceOperator: a metric of " << metric.n_cells() << " cells of degree " << metric.degree
-                                                                  << " for a level of " << level.n_cells() << " cells of degree "
-                                                                  << degree);
       build(level, degree, metric, coefficient, evaluation, general_cells);
     }
 
@@ -792,16 +788,11 @@ namespace cellwise
       const GeneralCellChoice choice        = general_cell_choice<Layout>(level, coefficient, evaluation, general_cells);
       const bool              may_recompute = choice.may_recompute, device_values = choice.device_values;
       const auto              computed      = std::chrono::steady_clock::now();
-      {
-        // a metric made with other general values than this operator takes
-        // would be read where it has none
-        const bool        stored   = !(may_recompute || device_values);
-        const std::size_t expected = n_metric_values(metric, stored ? GeneralCellValues::stored : GeneralCellValues::omitted);
-        CELLWISE_CHECK(metric.data.size() == expected,
-                       "cuda::GeneralLaplaceOperator: the metric has " << metric.data.size() << " values, this operator takes "
-                                                                       << expected << " (general cells' values "
-                                                                       << (stored ? "stored" : "omitted") << ")");
-      }
+      // a metric made with other general values than this operator takes
+      // would be read where it has none
+      check_given_metric(metric, level.n_cells(), degree,
+                         may_recompute || device_values ? GeneralCellValues::omitted : GeneralCellValues::stored,
+                         "cuda::GeneralLaplaceOperator");
       degree_      = degree;
       n_cells_     = level.n_cells();
       form_counts_ = metric.count();

@@ -431,6 +431,30 @@ namespace cellwise
   template std::size_t
   n_metric_values<float>(const LaplaceMetric<float> &, GeneralCellValues);
 
+  template <typename Number>
+  void
+  check_given_metric(const LaplaceMetric<Number> &metric,
+                     const unsigned int           n_cells,
+                     const unsigned int           degree,
+                     const GeneralCellValues      general_values,
+                     const char                  *who)
+  {
+    CELLWISE_CHECK(metric.n_cells() == n_cells && metric.degree == degree && metric.n_q == degree + 1,
+                   who << ": a given metric of " << metric.n_cells() << " cells of degree " << metric.degree << " for a level of "
+                       << n_cells << " cells of degree " << degree);
+    CELLWISE_CHECK(metric.offset.size() == n_cells && metric.factors.size() == n_cells && metric.coefficient_averages.size() == n_cells,
+                   who << ": the given metric's per-cell arrays are not of its " << n_cells << " cells");
+    const std::size_t expected = n_metric_values(metric, general_values);
+    CELLWISE_CHECK(metric.data.size() == expected,
+                   who << ": the given metric has " << metric.data.size() << " values, this operator takes " << expected
+                       << " (general cells' values " << (general_values == GeneralCellValues::stored ? "stored" : "omitted") << ")");
+  }
+
+  template void
+  check_given_metric<double>(const LaplaceMetric<double> &, unsigned int, unsigned int, GeneralCellValues, const char *);
+  template void
+  check_given_metric<float>(const LaplaceMetric<float> &, unsigned int, unsigned int, GeneralCellValues, const char *);
+
   LaplaceMetric<float>
   rounded_to_float(const LaplaceMetric<double> &metric)
   {

@@ -39,15 +39,8 @@ namespace cellwise
   template <typename Number, typename Layout>
   LaplaceOperator<Number, Layout>::LaplaceOperator(const Level &level, const unsigned int degree, LaplaceMetric<Number> metric)
   {
-    CELLWISE_CHECK(metric.n_cells() == level.n_cells() && metric.degree == degree && metric.n_q == degree + 1,
-                   "LaplaceOperator: a given metric of " << metric.n_cells() << " cells of degree " << metric.degree
-                                                         << " for a level of " << level.n_cells() << " cells of degree " << degree);
-    CELLWISE_CHECK(metric.offset.size() == metric.n_cells() && metric.factors.size() == metric.n_cells() &&
-                     metric.coefficient_averages.size() == metric.n_cells() &&
-                     metric.data.size() == n_metric_values(metric, GeneralCellValues::stored),
-                   "LaplaceOperator: the given metric has " << metric.data.size() << " values where its forms take "
-                                                            << n_metric_values(metric, GeneralCellValues::stored)
-                                                            << " (the host operator needs the general cells' values stored)");
+    // the host kernels read every general cell's values
+    check_given_metric(metric, level.n_cells(), degree, GeneralCellValues::stored, "LaplaceOperator");
     make_tables(degree);
     metric_ = std::move(metric);
   }

@@ -22,6 +22,25 @@ TEST(CellVector, BlockedLayoutIndexIsCellFastestWithinBlocks)
   EXPECT_EQ(CellContiguous::index(3, 2, 8), 26u);
 }
 
+TEST(CellVector, CellOfAndDofOfInvertTheIndex)
+{
+  // every (cell, i) of both layouts comes back from its storage index
+  const auto check = [](auto layout) {
+    using L = decltype(layout);
+    for (const unsigned int n : {1u, 8u, 27u, 64u})
+      for (std::size_t cell = 0; cell < 70; ++cell)
+        for (unsigned int i = 0; i < n; ++i)
+          {
+            const std::size_t k = L::index(cell, i, n);
+            ASSERT_EQ(L::cell_of(k, n), cell) << "n " << n << ", cell " << cell << ", i " << i;
+            ASSERT_EQ(L::dof_of(k, n), i) << "n " << n << ", cell " << cell << ", i " << i;
+          }
+  };
+  check(CellContiguous());
+  check(CellBlocked<32>());
+  check(CellBlocked<4>());
+}
+
 TEST(CellVector, PaddingStaysOutOfReductions)
 {
   CellVector<double, MemorySpace::Host, CellBlocked<32>> v(33, 2), w(33, 2);

@@ -205,6 +205,18 @@ namespace cellwise
   std::size_t
   n_metric_values(const LaplaceMetric<Number> &metric, GeneralCellValues general_values);
 
+  /// The check of an operator handed a metric: throws cellwise::Error,
+  /// naming @p who, unless @p metric is one of a level of @p n_cells cells for
+  /// FE_Q(@p degree), with per-cell arrays of that size and the values that
+  /// @p general_values says (n_metric_values).
+  template <typename Number>
+  void
+  check_given_metric(const LaplaceMetric<Number> &metric,
+                     unsigned int                 n_cells,
+                     unsigned int                 degree,
+                     GeneralCellValues            general_values,
+                     const char                  *who);
+
   /**
    * The FP32 metric of the FP64 @p metric made without a coefficient: every
    * factor and value rounded once to float. That is, bit for bit,

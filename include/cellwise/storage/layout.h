@@ -32,6 +32,12 @@ namespace cellwise
     {
       return k / dofs_per_cell;
     }
+    /// The local index i of the value at storage index @p k.
+    CELLWISE_HOST_DEVICE static constexpr unsigned int
+    dof_of(const std::size_t k, const unsigned int dofs_per_cell)
+    {
+      return static_cast<unsigned int>(k % dofs_per_cell);
+    }
   };
 
   /// Cells in blocks of B with the cell index fastest inside a block:
@@ -52,6 +58,12 @@ namespace cellwise
     cell_of(const std::size_t k, const unsigned int dofs_per_cell)
     {
       return (k / (std::size_t(B) * dofs_per_cell)) * B + k % B;
+    }
+    /// The local index i of the value (or padding) at storage index @p k.
+    CELLWISE_HOST_DEVICE static constexpr unsigned int
+    dof_of(const std::size_t k, const unsigned int dofs_per_cell)
+    {
+      return static_cast<unsigned int>((k % (std::size_t(B) * dofs_per_cell)) / B);
     }
   };
 
