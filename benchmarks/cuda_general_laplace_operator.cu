@@ -26,7 +26,9 @@
 // the same on the ball (7 coarse cells refined L times, mapping degree = p:
 // the skeleton phase of the device DSS in every smoothing step). Each row
 // with the line kernel and, where it takes the operator (blocked, degrees
-// 2..4), the plane kernel. Last, the GPU time per component of the ball's
+// 2..4), the plane kernel. On the ball's finest level also one smoother
+// step alone (the plane kernel's fused pass against the line kernel's two).
+// Last, the GPU time per component of the ball's
 // solve on its largest mesh (cuda::EventTimer), FP64 and mixed, both kernels.
 //
 // Usage: cellwise-benchmark-geometry [n_runs] [cells per axis] [degree] [largest L] [largest L of the ball]
@@ -132,6 +134,54 @@ namespace
                     double(op.metric_bytes()) / values, double(op.metric_bytes()) / reference.unique_dofs, seconds * 1e3,
                     bytes / seconds * 1e-9, bytes / seconds / reference.copy_bandwidth, reference.unique_dofs / seconds * 1e-9,
                     values / seconds * 1e-9, seconds / reference.box_time, floor * 1e3, floor / seconds);
+      }
+  }
+
+  /// One step of the Chebyshev smoother alone (smoother_step(), a middle
+  /// step: the update d ← α d + β D^{-1} z read and written, u ← u + d, then
+  /// r ← b − A u) on @p level in the general solver's forms, with each
+  /// kernel: the line kernel's two passes (the update, then the residual)
+  /// and the plane kernel's one. Bytes counted: those of the one pass, the
+  /// least any kernel moves — u, d, r (holding z), D^{-1} and b read, u, d
+  /// and r written (8 vectors), and the geometry; the line kernel's two
+  /// passes move one vector more (u written, then read). Floor as in row().
+  template <typename Number>
+  void
+  smoother_step_row(const char *name, const Level &level, const unsigned int degree, const int n_runs, const Reference &reference)
+  {
+    using Layout = CellBlocked<32>;
+    using Vector = CellVector<Number, MemorySpace::CUDA, Layout>;
+    cuda::GeneralLaplaceOperator<Number, Layout> op(level, degree, {}, CoefficientEvaluation::quadrature_points,
+                                                    cuda::GeneralCellMetric::automatic);
+    Vector u(level.n_cells(), degree), r(level.n_cells(), degree), d(level.n_cells(), degree), b(level.n_cells(), degree),
+      inverse_diagonal(level.n_cells(), degree);
+    // values that stay bounded over the repetitions: a small β keeps the
+    // undamped iteration (no DSS here) from growing within the runs
+    inverse_diagonal.fill(Number(0.1));
+    b.fill(Number(1));
+    SmootherStep<Number> step;
+    step.alpha        = Number(0.5);
+    step.beta         = Number(1e-3);
+    step.store_update = true;
+    const double values = double(level.n_cells()) * u.dofs_per_cell();
+    const double bytes  = 8. * values * sizeof(Number) + double(op.metric_bytes());
+    const auto  &forms  = op.form_counts();
+    const double flops  = double(forms[0] + forms[1]) * general_floor_flops(degree, true) +
+                         double(forms[2] + forms[3]) * general_floor_flops(degree, false);
+    const double floor = floor_time(bytes, flops, reference.copy_bandwidth,
+                                    sizeof(Number) == 8 ? reference.fp64_rate : reference.fp32_rate);
+    for (const cuda::GeneralKernel kernel : {cuda::GeneralKernel::lines, cuda::GeneralKernel::planes})
+      {
+        if (kernel == cuda::GeneralKernel::planes && !op.planes_available())
+          continue;
+        op.use_kernel(kernel);
+        u.fill(Number(0));
+        d.fill(Number(0));
+        r.fill(Number(1));
+        const double      seconds = median_time([&] { op.smoother_step(u, r, &d, b, inverse_diagonal, step); }, n_runs);
+        const std::string label   = std::string(name) + (kernel == cuda::GeneralKernel::planes ? " [planes, one pass]" : " [lines, two passes]");
+        std::printf("%-44s %10.3f %9.1f %8.3f %10.3f %8.3f\n", label.c_str(), seconds * 1e3, bytes / seconds * 1e-9,
+                    bytes / seconds / reference.copy_bandwidth, floor * 1e3, floor / seconds);
       }
   }
 
@@ -364,6 +414,11 @@ main(int argc, char **argv)
                                        cuda::GeneralCellMetric::automatic);
           row<float, CellBlocked<32>>("ball, FP32 (the solver's forms)", fine, degree, {}, n_runs, on_ball,
                                       cuda::GeneralCellMetric::automatic);
+          std::printf("\none smoother step (a middle Chebyshev step: update, then the residual) on the same level; bytes: "
+                      "8 vectors and the geometry, the one pass's\n");
+          std::printf("%-44s %10s %9s %8s %10s %8s\n", "step (kernel)", "time [ms]", "GB/s", "of copy", "floor [ms]", "of floor");
+          smoother_step_row<double>("ball, FP64", fine, degree, n_runs, on_ball);
+          smoother_step_row<float>("ball, FP32", fine, degree, n_runs, on_ball);
         }
 
       std::printf("\nKershaw box (eps 0.3), 6 x 2 x 2 cells refined L times, Q%u, CG + Chebyshev(4)-Jacobi V-cycle to 1e-8, "
