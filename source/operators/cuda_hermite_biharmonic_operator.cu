@@ -359,6 +359,7 @@ namespace cellwise
       , mask_vector_(std::exchange(other.mask_vector_, nullptr))
       , mask_data_(std::exchange(other.mask_data_, nullptr))
       , mask_bits_(std::exchange(other.mask_bits_, nullptr))
+      , pairing_partials_(std::exchange(other.pairing_partials_, nullptr))
     {}
 
     template <typename Number, typename Layout>
@@ -375,6 +376,7 @@ namespace cellwise
       std::swap(mask_vector_, other.mask_vector_);
       std::swap(mask_data_, other.mask_data_);
       std::swap(mask_bits_, other.mask_bits_);
+      std::swap(pairing_partials_, other.pairing_partials_);
       return *this;
     }
 
@@ -386,6 +388,7 @@ namespace cellwise
       free_bytes(cell_matrix_);
       free_bytes(cell_scale_);
       free_bytes(mask_bits_);
+      free_bytes(pairing_partials_);
     }
 
     template <typename Number, typename Layout>
@@ -429,15 +432,16 @@ namespace cellwise
     }
 
     template <typename Number, typename Layout>
-    void
+    double
     HermiteBiharmonicOperator<Number, Layout>::apply(VectorType       &dst,
                                                      const VectorType *b,
                                                      const VectorType &u,
                                                      const int         mode,
-                                                     const bool        masked) const
+                                                     const bool        masked,
+                                                     const bool        pairing) const
     {
       if (n_cells_ == 0)
-        return;
+        return 0.;
       if (kernel_ != HermiteOperatorKernel::sum_factorization)
         {
           namespace k         = hermite_uniform_kernels;
@@ -449,18 +453,28 @@ namespace cellwise
                                      : (scaled ? k::uniform_cell_kernel<Number, Layout, false, true>
                                                : k::uniform_cell_kernel<Number, Layout, false, false>);
           const unsigned int groups = (n_cells_ + k::cells_per_group - 1) / k::cells_per_group;
-          launch<<<std::min(groups, uniform_blocks_), k::threads, bytes>>>(cell_matrix_, u.data(), b ? b->data() : nullptr,
-                                                                            dst.data(), n_cells_, mode,
-                                                                            masked ? mask_bits_ : nullptr, cell_scale_);
+          const unsigned int grid   = std::min(groups, uniform_blocks_);
+          CELLWISE_CHECK(!pairing || mode == 0, "cuda::HermiteBiharmonicOperator: the pairing is formed with dst = A u only");
+          if (pairing && !pairing_partials_)
+            pairing_partials_ = allocate<double>(std::size_t(uniform_blocks_) + 1, "the partial sums of the pairing ⟨p, A p⟩");
+          launch<<<grid, k::threads, bytes>>>(cell_matrix_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode,
+                                              masked ? mask_bits_ : nullptr, cell_scale_, pairing ? pairing_partials_ : nullptr);
           CELLWISE_CUDA_CHECK_LAUNCH();
-          return;
+          if (!pairing)
+            return 0.;
+          k::sum_partials_kernel<<<1, 32>>>(pairing_partials_, grid, pairing_partials_ + uniform_blocks_);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+          double result = 0;
+          CELLWISE_CUDA_CHECK(cudaMemcpy(&result, pairing_partials_ + uniform_blocks_, sizeof(double), cudaMemcpyDeviceToHost));
+          return result;
         }
-      CELLWISE_CHECK(!masked, "cuda::HermiteBiharmonicOperator: the sum-factorization kernel takes no mask bits");
+      CELLWISE_CHECK(!masked && !pairing, "cuda::HermiteBiharmonicOperator: the sum-factorization kernel takes no mask bits and forms no pairing");
       const HermiteMatrices<Number> matrices = make_kernel_matrices<Number>();
       const unsigned int            blocks = (n_cells_ + cells_per_block - 1) / cells_per_block;
       hermite_biharmonic_kernel<Number, Layout><<<blocks, cells_per_block * lines_per_cell>>>(
         matrices, widths_, factors_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode);
       CELLWISE_CUDA_CHECK_LAUNCH();
+      return 0.;
     }
 
     template <typename Number, typename Layout>
@@ -502,6 +516,17 @@ namespace cellwise
         return LevelOperator<VectorType>::masked_vmult(dst, src, mask);
       prepare_output(dst, src, "masked_vmult");
       apply(dst, nullptr, src, 0, true);
+    }
+
+    template <typename Number, typename Layout>
+    double
+    HermiteBiharmonicOperator<Number, Layout>::masked_vmult_dot(VectorType &dst, const VectorType &src, const VectorType &mask) const
+    {
+      CELLWISE_CHECK(&dst != &mask, "cuda::HermiteBiharmonicOperator::masked_vmult_dot: the output is the mask");
+      if (!folds_mask(mask) || n_cells_ == 0)
+        return LevelOperator<VectorType>::masked_vmult_dot(dst, src, mask);
+      prepare_output(dst, src, "masked_vmult_dot");
+      return apply(dst, nullptr, src, 0, true, true);
     }
 
     template <typename Number, typename Layout>

@@ -114,6 +114,45 @@ namespace cellwise
           }
       }
 
+      /// The sum of @p value over the block, in a fixed order (a warp's
+      /// shuffle tree, then the warps in turn), written to
+      /// @p partials[blockIdx.x]. Every thread of the block calls it.
+      __device__ inline void
+      write_block_sum(double value, double *partials)
+      {
+        __shared__ double warp_sums[warps];
+#pragma unroll
+        for (unsigned int offset = 16; offset > 0; offset /= 2)
+          value += __shfl_down_sync(0xffffffffu, value, offset);
+        if (threadIdx.x % 32 == 0)
+          warp_sums[threadIdx.x / 32] = value;
+        __syncthreads();
+        if (threadIdx.x == 0)
+          {
+            double sum = 0;
+#pragma unroll
+            for (unsigned int w = 0; w < warps; ++w)
+              sum += warp_sums[w];
+            partials[blockIdx.x] = sum;
+          }
+      }
+
+      /// The sum of the @p n partial sums of the blocks, in a fixed order
+      /// (lane l the partials l, l + 32, ..., then a shuffle tree), written
+      /// to @p result; one warp.
+      __global__ void __launch_bounds__(32)
+      sum_partials_kernel(const double *partials, const unsigned int n, double *result)
+      {
+        double sum = 0;
+        for (unsigned int k = threadIdx.x; k < n; k += 32)
+          sum += partials[k];
+#pragma unroll
+        for (unsigned int offset = 16; offset > 0; offset /= 2)
+          sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        if (threadIdx.x == 0)
+          *result = sum;
+      }
+
       /// mode 0: dst = A u, 1: dst += A u, 2: dst = b − A u (b may be dst),
       /// with the one cell matrix of the level in the kernel-ready order of
       /// matrix_size. With @p mask_bits (one word per cell: the 64 DoFs),
@@ -127,7 +166,12 @@ namespace cellwise
       /// of the width, the fourth-order form t⁻⁴ and the volume t³): u is
       /// scaled by S_t in the load, the product by t⁻¹ S_t before the store.
       /// (A template switch: a run-time one cost the kernel of one cell size
-      /// 38 registers in FP64.)
+      /// 38 registers in FP64.) With @p pairing_partials (mode 0 only: CG's
+      /// ⟨p, A p⟩), each block also sums u_i dst_i over its values in double
+      /// and writes the sum to pairing_partials[blockIdx.x]
+      /// (sum_partials_kernel adds them): u is kept in the registers that
+      /// mode 0 does not use for b, so the pairing costs no second read of
+      /// u and dst.
       template <typename Number, typename Layout, bool even_odd, bool scaled>
       __global__ void __launch_bounds__(threads)
         uniform_cell_kernel(const Number *__restrict__ matrix,
@@ -137,7 +181,8 @@ namespace cellwise
                             const unsigned int n_cells,
                             const int          mode,
                             const std::uint64_t *__restrict__ mask_bits,
-                            const Number *__restrict__ cell_scale)
+                            const Number *__restrict__ cell_scale,
+                            double *pairing_partials)
       {
         static_assert(dofs_per_cell == 64, "one word of mask bits per cell");
         extern __shared__ __align__(16) unsigned char shared_memory[];
@@ -169,6 +214,9 @@ namespace cellwise
         };
         if (blockIdx.x < n_groups)
           load_chunk(u, blockIdx.x, ahead);
+        // the pairing: u of the group in rhs (mode 0 leaves it unused)
+        const bool pairing = pairing_partials != nullptr;
+        double     pairing_sum = 0;
 
         for (unsigned int group = blockIdx.x; group < n_groups; group += gridDim.x)
           {
@@ -180,6 +228,8 @@ namespace cellwise
                 unsigned int c, i;
                 chunk_position<Layout>(threadIdx.x + t * threads, c, i);
                 Number value = ahead[t]; // (zero past the last cell)
+                if (pairing)
+                  rhs[t] = value;
                 if constexpr (scaled)
                   if (c < valid)
                     {
@@ -285,11 +335,15 @@ namespace cellwise
                 if (mask_bits)
                   result *= Number((mask_bits[std::size_t(group) * cells_per_group + c] >> i) & 1u);
                 dst[index] = result;
+                if (pairing)
+                  pairing_sum += double(rhs[t]) * double(result);
               }
             // the next group's load writes P, last read before the
             // synchronization above; its first write to Q follows a
             // synchronization that every thread reaches after this loop
           }
+        if (pairing)
+          write_block_sum(pairing_sum, pairing_partials);
       }
     } // namespace hermite_uniform_kernels
   } // namespace cuda

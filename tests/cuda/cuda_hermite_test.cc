@@ -23,7 +23,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -158,16 +157,6 @@ TYPED_TEST(CudaHermite, masked_operator_equals_the_scaled_result)
         for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
           hmask(c, i) = hmask(c, i) > 0 ? Number(1) : Number(0);
       const Vector du = to_device(hu), db = to_device(hb);
-      auto         bitwise_equal = [](const HostVector &a, const HostVector &b) {
-        for (unsigned int c = 0; c < a.n_cells(); ++c)
-          for (unsigned int i = 0; i < a.dofs_per_cell(); ++i)
-            {
-              const Number x = a(c, i), y = b(c, i);
-              if (std::memcmp(&x, &y, sizeof(Number)) != 0)
-                return false;
-            }
-        return true;
-      };
       using Kernel = cuda::HermiteOperatorKernel;
       for (const Kernel kernel : {Kernel::even_odd, Kernel::dense, Kernel::sum_factorization})
         {
@@ -183,7 +172,7 @@ TYPED_TEST(CudaHermite, masked_operator_equals_the_scaled_result)
             {
               got.fill(nan);
               op.masked_vmult(got, du, *m);
-              EXPECT_TRUE(bitwise_equal(to_host(got), to_host(expected))) << "masked_vmult, " << (m == &mask ? "registered" : "copy");
+              EXPECT_TRUE(values_bitwise_equal(to_host(got), to_host(expected))) << "masked_vmult, " << (m == &mask ? "registered" : "copy");
             }
           op.residual(expected, db, du);
           expected.scale(mask);
@@ -191,7 +180,7 @@ TYPED_TEST(CudaHermite, masked_operator_equals_the_scaled_result)
             {
               got.fill(nan);
               op.masked_residual(got, db, du, *m);
-              EXPECT_TRUE(bitwise_equal(to_host(got), to_host(expected))) << "masked_residual, " << (m == &mask ? "registered" : "copy");
+              EXPECT_TRUE(values_bitwise_equal(to_host(got), to_host(expected))) << "masked_residual, " << (m == &mask ? "registered" : "copy");
             }
 
           // every entry of the registered vector set to 1 after registration
@@ -199,13 +188,90 @@ TYPED_TEST(CudaHermite, masked_operator_equals_the_scaled_result)
           got.fill(nan);
           op.masked_vmult(got, du, mask);
           op.vmult(expected, du);
-          EXPECT_EQ(bitwise_equal(to_host(got), to_host(expected)), kernel == Kernel::sum_factorization)
+          EXPECT_EQ(values_bitwise_equal(to_host(got), to_host(expected)), kernel == Kernel::sum_factorization)
             << "the even-odd and dense kernels read the bits of the registration";
 
           HostVector half = hmask;
           half(3, 5)      = Number(0.5);
           const Vector bad = to_device(half);
           EXPECT_THROW(op.use_dirichlet_mask(bad), Error);
+        }
+    }
+}
+
+// CG's fused pairing: masked_vmult_dot gives masked_vmult's result bit for
+// bit (NaN in the output before) and ⟨src, dst⟩ within rounding of the sum
+// over all values (taken on the host in double from the device's result),
+// with the registered mask (the kernel's pass: even–odd and dense) and
+// without (an unregistered copy, sum factorization: masked_vmult and a
+// dot). Meshes: 105 cells (a partial group), cells of two sizes, and 66495
+// cells (more groups than the persistent grid has blocks, so each block
+// sums several groups). A zero mask gives a zero pairing.
+TYPED_TEST(CudaHermite, masked_vmult_dot_pairs_the_masked_result)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number     = typename TestFixture::Number;
+  using Layout     = typename TestFixture::Layout;
+  using HostVector = typename TestFixture::HostVector;
+  using Vector     = typename TestFixture::Vector;
+  const Number       nan = std::numeric_limits<Number>::quiet_NaN();
+  const unsigned int p   = hermite::storage_degree;
+  BoxDescription     box;
+  box.subdivisions = {{7, 5, 3}};
+  const Level uniform = make_box_hierarchy(box, 0).levels.back();
+  Level       scaled  = uniform; // cells of two sizes, scaled copies (sizes only)
+  for (unsigned int c = 0; c < scaled.n_cells(); c += 3)
+    for (unsigned int d = 0; d < 3; ++d)
+      scaled.boxes[c].size[d] *= 0.5;
+  box.upper        = {{0.9, 0.45, 0.4}};
+  box.subdivisions = {{65, 33, 31}};
+  const Level large = make_box_hierarchy(box, 0).levels.back();
+  unsigned int seed = 80;
+  for (const Level *level_pointer : std::initializer_list<const Level *>{&uniform, &scaled, &large})
+    {
+      const Level       &level = *level_pointer;
+      const unsigned int n     = level.n_cells();
+      HostVector         hu(n, p), hmask(n, p);
+      fill_random(hu, ++seed);
+      fill_random(hmask, ++seed);
+      for (unsigned int c = 0; c < n; ++c)
+        for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+          hmask(c, i) = hmask(c, i) > 0 ? Number(1) : Number(0);
+      const Vector du = to_device(hu);
+      using Kernel    = cuda::HermiteOperatorKernel;
+      for (const Kernel kernel : {Kernel::even_odd, Kernel::dense, Kernel::sum_factorization})
+        {
+          SCOPED_TRACE(::testing::Message() << n << " cells, " << cuda::to_string(kernel));
+          cuda::HermiteBiharmonicOperator<Number, Layout> op(level, kernel);
+          Vector mask = to_device(hmask), copy = to_device(hmask);
+          op.use_dirichlet_mask(mask);
+          Vector expected, got(n, p);
+          op.masked_vmult(expected, du, mask);
+          const HostVector host_expected = to_host(expected);
+          // the pairing over every value, and the size of its terms
+          double pairing = 0, magnitude = 0;
+          for (unsigned int c = 0; c < n; ++c)
+            for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
+              {
+                const double term = double(hu(c, i)) * double(host_expected(c, i));
+                pairing += term;
+                magnitude += std::abs(term);
+              }
+          ASSERT_GT(magnitude, 0.);
+          for (const Vector *m : {&mask, &copy})
+            {
+              SCOPED_TRACE(m == &mask ? "registered" : "an unregistered copy");
+              got.fill(nan);
+              const double fused = op.masked_vmult_dot(got, du, *m);
+              EXPECT_TRUE(values_bitwise_equal(to_host(got), host_expected));
+              EXPECT_LE(std::abs(fused - pairing), (sizeof(Number) == 8 ? 1e-12 : 1e-5) * magnitude)
+                << "pairing " << fused << " against " << pairing;
+            }
+          Vector zero = to_device(hmask);
+          zero.set_zero();
+          op.use_dirichlet_mask(zero);
+          got.fill(nan);
+          EXPECT_EQ(op.masked_vmult_dot(got, du, zero), 0.);
         }
     }
 }

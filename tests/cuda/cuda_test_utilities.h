@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -87,6 +88,24 @@ namespace cellwise::testing
           scale = std::max(scale, std::abs(double(b(cell, i))));
         }
     return scale > 0 ? diff / scale : diff;
+  }
+
+  /// Whether a and b hold the same values bit for bit (the padding not
+  /// compared): a kernel that must equal a composition exactly.
+  template <typename Number, typename Layout>
+  bool
+  values_bitwise_equal(const CellVector<Number, MemorySpace::Host, Layout> &a, const CellVector<Number, MemorySpace::Host, Layout> &b)
+  {
+    if (a.n_cells() != b.n_cells() || a.degree() != b.degree())
+      return false;
+    for (unsigned int cell = 0; cell < a.n_cells(); ++cell)
+      for (unsigned int i = 0; i < a.dofs_per_cell(); ++i)
+        {
+          const Number x = a(cell, i), y = b(cell, i);
+          if (std::memcmp(&x, &y, sizeof(Number)) != 0)
+            return false;
+        }
+    return true;
   }
 
   /// Box [0,3]x[0,2]x[0,1] in 3x2x4 coarse cells refined once: 192 cells.

@@ -113,8 +113,7 @@ namespace cellwise
     q.reinit(r);
     for (unsigned int step = 1; state == IterationControl::iterate; ++step)
       {
-        A.masked_vmult(q, p, mask);
-        const double pq = p.dot(q);
+        const double pq = A.masked_vmult_dot(q, p, mask);
         CELLWISE_CHECK(pq > 0 || !std::isfinite(pq), "CG: ⟨p, A p⟩ = " << pq << " at step " << step << " is not positive: the operator is not positive definite");
         const double alpha = rz / pq;
         u.add(Number(alpha), p);

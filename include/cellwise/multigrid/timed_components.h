@@ -87,6 +87,13 @@ namespace cellwise
     {
       this->timed([&](const LevelOperator<VectorType> &op) { op.masked_vmult(dst, src, mask); });
     }
+    double
+    masked_vmult_dot(VectorType &dst, const VectorType &src, const VectorType &mask) const override
+    {
+      double pairing = 0;
+      this->timed([&](const LevelOperator<VectorType> &op) { pairing = op.masked_vmult_dot(dst, src, mask); });
+      return pairing;
+    }
     void
     masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const override
     {

@@ -122,6 +122,12 @@ namespace cellwise
       /// dst.scale(mask). Bit for bit the same either way.
       void
       masked_vmult(VectorType &dst, const VectorType &src, const VectorType &mask) const override;
+      /// masked_vmult and ⟨src, dst⟩ (CG's ⟨p, A p⟩): where masked_vmult
+      /// folds the mask, the kernel also sums src_i dst_i (in double, a fixed
+      /// order per block, then over the blocks), saving the two reads of
+      /// src.dot(dst); else masked_vmult, then src.dot(dst).
+      double
+      masked_vmult_dot(VectorType &dst, const VectorType &src, const VectorType &mask) const override;
       /// dst = mask ∘ (b − A u), as masked_vmult.
       void
       masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const override;
@@ -157,9 +163,10 @@ namespace cellwise
 
     private:
       /// dst = A u (mode 0), dst += A u (1), dst = b − A u (2); with the
-      /// registered mask's bits where @p masked.
-      void
-      apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode, bool masked = false) const;
+      /// registered mask's bits where @p masked; with @p pairing (mode 0, the
+      /// even–odd or dense kernel) also ⟨u, dst⟩, returned (else 0).
+      double
+      apply(VectorType &dst, const VectorType *b, const VectorType &u, int mode, bool masked = false, bool pairing = false) const;
       /// Whether masked_vmult and masked_residual fold @p mask into the pass.
       bool
       folds_mask(const VectorType &mask) const;
@@ -187,6 +194,9 @@ namespace cellwise
       const VectorType *mask_vector_ = nullptr;
       const Number     *mask_data_   = nullptr;
       std::uint64_t    *mask_bits_   = nullptr;
+      /// masked_vmult_dot: the blocks' partial sums of the pairing, then the
+      /// sum (device, uniform_blocks_ + 1 doubles; made at the first call).
+      mutable double *pairing_partials_ = nullptr;
     };
   } // namespace cuda
 } // namespace cellwise

@@ -30,6 +30,16 @@ namespace cellwise
       vmult(dst, src);
       dst.scale(mask);
     }
+    /// dst = mask ∘ (A src) as masked_vmult, and the pairing ⟨src, dst⟩ (CG's
+    /// ⟨p, A p⟩). A backend may form the pairing in the operator's pass,
+    /// which saves reading both vectors again; dst is then the same bit for
+    /// bit, the pairing the same sum in another order.
+    virtual double
+    masked_vmult_dot(VectorType &dst, const VectorType &src, const VectorType &mask) const
+    {
+      masked_vmult(dst, src, mask);
+      return src.dot(dst);
+    }
     /// dst = mask ∘ (b − A u), as masked_vmult.
     virtual void
     masked_residual(VectorType &dst, const VectorType &b, const VectorType &u, const VectorType &mask) const
