@@ -62,44 +62,13 @@ namespace cellwise
         v[k] = a * x[k];
     }
 
-    /// The kernels that read a vector of the other precision take
-    /// wide_per_thread entries per thread, all loaded before the first
-    /// store: a thread with one FP32 entry has 4 bytes in flight (8 for
-    /// FP64), too few to keep the H200's memory busy (the rounding of an
-    /// FP64 vector to FP32 ran at 0.57 of a copy). Round e of a block takes
-    /// the block_size consecutive entries from (wide_per_thread b + e)
-    /// block_size on.
-    constexpr unsigned int wide_per_thread = 4;
-
-    unsigned int
-    n_wide_blocks(const std::size_t n)
-    {
-      return static_cast<unsigned int>((n + block_size * wide_per_thread - 1) / (block_size * wide_per_thread));
-    }
-
-    __device__ inline std::size_t
-    wide_index(const unsigned int e)
-    {
-      return (static_cast<std::size_t>(blockIdx.x) * wide_per_thread + e) * blockDim.x + threadIdx.x;
-    }
-
     template <typename Number, typename OtherNumber>
     __global__ void
     sadd_kernel(Number *v, const Number s, const Number a, const OtherNumber *x, const std::size_t n)
     {
-      Number      vs[wide_per_thread];
-      OtherNumber xs[wide_per_thread];
-#pragma unroll
-      for (unsigned int e = 0; e < wide_per_thread; ++e)
-        if (const std::size_t k = wide_index(e); k < n)
-          {
-            vs[e] = v[k];
-            xs[e] = x[k];
-          }
-#pragma unroll
-      for (unsigned int e = 0; e < wide_per_thread; ++e)
-        if (const std::size_t k = wide_index(e); k < n)
-          v[k] = s * vs[e] + a * static_cast<Number>(xs[e]);
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] = s * v[k] + a * static_cast<Number>(x[k]);
     }
 
     template <typename Number>
@@ -148,34 +117,18 @@ namespace cellwise
     __global__ void
     add_converted_kernel(Number *v, const Number a, const OtherNumber *x, const std::size_t n)
     {
-      Number      vs[wide_per_thread];
-      OtherNumber xs[wide_per_thread];
-#pragma unroll
-      for (unsigned int e = 0; e < wide_per_thread; ++e)
-        if (const std::size_t k = wide_index(e); k < n)
-          {
-            vs[e] = v[k];
-            xs[e] = x[k];
-          }
-#pragma unroll
-      for (unsigned int e = 0; e < wide_per_thread; ++e)
-        if (const std::size_t k = wide_index(e); k < n)
-          v[k] = vs[e] + multiply_rn(a, static_cast<Number>(xs[e]));
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] = v[k] + multiply_rn(a, static_cast<Number>(x[k]));
     }
 
     template <typename Number, typename OtherNumber>
     __global__ void
     convert_kernel(Number *v, const OtherNumber *x, const std::size_t n)
     {
-      OtherNumber xs[wide_per_thread];
-#pragma unroll
-      for (unsigned int e = 0; e < wide_per_thread; ++e)
-        if (const std::size_t k = wide_index(e); k < n)
-          xs[e] = x[k];
-#pragma unroll
-      for (unsigned int e = 0; e < wide_per_thread; ++e)
-        if (const std::size_t k = wide_index(e); k < n)
-          v[k] = static_cast<Number>(xs[e]);
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        v[k] = static_cast<Number>(x[k]);
     }
 
     /// Tile of 32 cells in both layouts: the 32 n3 values starting at
@@ -518,7 +471,7 @@ namespace cellwise
     if (n_cells_ == 0)
       return;
     if constexpr (std::is_same_v<Layout, OtherLayout>)
-      add_converted_kernel<<<n_wide_blocks(storage_size_), block_size>>>(values_, a, x.data(), storage_size_);
+      add_converted_kernel<<<n_blocks(storage_size_), block_size>>>(values_, a, x.data(), storage_size_);
     else
       {
         static_assert((Layout::cell_block == 1 || Layout::cell_block == relayout_tile) &&
@@ -538,7 +491,7 @@ namespace cellwise
     check_compatible(x);
     if (storage_size_ == 0)
       return;
-    sadd_kernel<<<n_wide_blocks(storage_size_), block_size>>>(values_, s, a, x.values_, storage_size_);
+    sadd_kernel<<<n_blocks(storage_size_), block_size>>>(values_, s, a, x.values_, storage_size_);
     CELLWISE_CUDA_CHECK_LAUNCH();
   }
 
@@ -550,7 +503,7 @@ namespace cellwise
     check_compatible(x);
     if (storage_size_ == 0)
       return;
-    sadd_kernel<<<n_wide_blocks(storage_size_), block_size>>>(values_, s, a, x.data(), storage_size_);
+    sadd_kernel<<<n_blocks(storage_size_), block_size>>>(values_, s, a, x.data(), storage_size_);
     CELLWISE_CUDA_CHECK_LAUNCH();
   }
 
@@ -584,7 +537,7 @@ namespace cellwise
       reinit(other.n_cells(), other.degree());
     if (storage_size_ == 0)
       return;
-    convert_kernel<<<n_wide_blocks(storage_size_), block_size>>>(values_, other.data(), storage_size_);
+    convert_kernel<<<n_blocks(storage_size_), block_size>>>(values_, other.data(), storage_size_);
     CELLWISE_CUDA_CHECK_LAUNCH();
   }
 
