@@ -103,6 +103,21 @@ namespace
     return std::max(bytes / copy_bandwidth, flops / flop_rate);
   }
 
+  /// The floor of one application of @p op that moves @p bytes: its cells'
+  /// fewest flops by form at the same-run FMA rate of Number, or the bytes
+  /// at the copy rate.
+  template <typename Number, typename Layout>
+  double
+  operator_floor(const cuda::GeneralLaplaceOperator<Number, Layout> &op, const unsigned int degree, const double bytes,
+                 const Reference &reference)
+  {
+    // the forms' counts: cartesian, cartesian_coefficient, affine, general
+    const auto  &forms = op.form_counts();
+    const double flops = double(forms[0] + forms[1]) * general_floor_flops(degree, true) +
+                         double(forms[2] + forms[3]) * general_floor_flops(degree, false);
+    return floor_time(bytes, flops, reference.copy_bandwidth, sizeof(Number) == 8 ? reference.fp64_rate : reference.fp32_rate);
+  }
+
   template <typename Number, typename Layout>
   void
   row(const char *name, const Level &level, const unsigned int degree, const ScalarFunction &coefficient, const int n_runs,
@@ -116,12 +131,7 @@ namespace
     x.fill(Number(1.25));
     const double values = double(level.n_cells()) * x.dofs_per_cell();
     const double bytes  = 2. * values * sizeof(Number) + double(op.metric_bytes());
-    // the forms' counts: cartesian, cartesian_coefficient, affine, general
-    const auto  &forms = op.form_counts();
-    const double flops = double(forms[0] + forms[1]) * general_floor_flops(degree, true) +
-                         double(forms[2] + forms[3]) * general_floor_flops(degree, false);
-    const double floor = floor_time(bytes, flops, reference.copy_bandwidth,
-                                    sizeof(Number) == 8 ? reference.fp64_rate : reference.fp32_rate);
+    const double floor  = operator_floor(op, degree, bytes, reference);
     // the line kernel, then the plane kernel where it takes the operator
     for (const cuda::GeneralKernel kernel : {cuda::GeneralKernel::lines, cuda::GeneralKernel::planes})
       {
@@ -165,11 +175,7 @@ namespace
     step.store_update = true;
     const double values = double(level.n_cells()) * u.dofs_per_cell();
     const double bytes  = 8. * values * sizeof(Number) + double(op.metric_bytes());
-    const auto  &forms  = op.form_counts();
-    const double flops  = double(forms[0] + forms[1]) * general_floor_flops(degree, true) +
-                         double(forms[2] + forms[3]) * general_floor_flops(degree, false);
-    const double floor = floor_time(bytes, flops, reference.copy_bandwidth,
-                                    sizeof(Number) == 8 ? reference.fp64_rate : reference.fp32_rate);
+    const double floor  = operator_floor(op, degree, bytes, reference);
     for (const cuda::GeneralKernel kernel : {cuda::GeneralKernel::lines, cuda::GeneralKernel::planes})
       {
         if (kernel == cuda::GeneralKernel::planes && !op.planes_available())

@@ -46,6 +46,26 @@ public:
 };
 TYPED_TEST_SUITE(CudaHermite, NumberLayoutPairs);
 
+namespace
+{
+  /// 7 × 5 × 3 = 105 box cells (not a multiple of 32) of one size, and the
+  /// same with every third cell halved: scaled copies of one box, which the
+  /// even–odd and dense kernels take with a scale per cell (sizes only:
+  /// what the operators read).
+  std::pair<Level, Level>
+  box_cells_of_one_and_two_sizes()
+  {
+    BoxDescription box;
+    box.subdivisions    = {{7, 5, 3}};
+    const Level uniform = make_box_hierarchy(box, 0).levels.back();
+    Level       scaled  = uniform;
+    for (unsigned int c = 0; c < scaled.n_cells(); c += 3)
+      for (unsigned int d = 0; d < 3; ++d)
+        scaled.boxes[c].size[d] *= 0.5;
+    return {uniform, scaled};
+  }
+} // namespace
+
 TYPED_TEST(CudaHermite, biharmonic_operator_matches_host)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
@@ -137,13 +157,7 @@ TYPED_TEST(CudaHermite, masked_operator_equals_the_scaled_result)
   using Vector     = typename TestFixture::Vector;
   const Number       nan = std::numeric_limits<Number>::quiet_NaN();
   const unsigned int p   = hermite::storage_degree;
-  BoxDescription     box;
-  box.subdivisions = {{7, 5, 3}};
-  const Level uniform = make_box_hierarchy(box, 0).levels.back();
-  Level       scaled  = uniform; // cells of two sizes, scaled copies (sizes only)
-  for (unsigned int c = 0; c < scaled.n_cells(); c += 3)
-    for (unsigned int d = 0; d < 3; ++d)
-      scaled.boxes[c].size[d] *= 0.5;
+  const auto [uniform, scaled] = box_cells_of_one_and_two_sizes();
   for (const Level *level_pointer : std::initializer_list<const Level *>{&uniform, &scaled})
     {
       const Level &level = *level_pointer;
@@ -216,17 +230,12 @@ TYPED_TEST(CudaHermite, masked_vmult_dot_pairs_the_masked_result)
   using Vector     = typename TestFixture::Vector;
   const Number       nan = std::numeric_limits<Number>::quiet_NaN();
   const unsigned int p   = hermite::storage_degree;
-  BoxDescription     box;
-  box.subdivisions = {{7, 5, 3}};
-  const Level uniform = make_box_hierarchy(box, 0).levels.back();
-  Level       scaled  = uniform; // cells of two sizes, scaled copies (sizes only)
-  for (unsigned int c = 0; c < scaled.n_cells(); c += 3)
-    for (unsigned int d = 0; d < 3; ++d)
-      scaled.boxes[c].size[d] *= 0.5;
+  const auto [uniform, scaled] = box_cells_of_one_and_two_sizes();
+  BoxDescription box;
   box.upper        = {{0.9, 0.45, 0.4}};
   box.subdivisions = {{65, 33, 31}};
-  const Level large = make_box_hierarchy(box, 0).levels.back();
-  unsigned int seed = 80;
+  const Level  large = make_box_hierarchy(box, 0).levels.back();
+  unsigned int seed  = 80;
   for (const Level *level_pointer : std::initializer_list<const Level *>{&uniform, &scaled, &large})
     {
       const Level       &level = *level_pointer;
