@@ -71,6 +71,35 @@ namespace cellwise
         v[k] = s * v[k] + a * static_cast<Number>(x[k]);
     }
 
+    /// v += a x, then x = s x + z: the two kernels add_kernel and sadd_kernel
+    /// (with a = 1) in one pass.
+    template <typename Number, typename OtherNumber>
+    __global__ void
+    add_and_sadd_kernel(Number *v, const Number a, Number *x, const Number s, const OtherNumber *z, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        {
+          const Number old_x = x[k];
+          v[k] += a * old_x;
+          x[k] = s * old_x + static_cast<Number>(z[k]);
+        }
+    }
+
+    /// v += a x, then converted = OtherNumber(v).
+    template <typename Number, typename OtherNumber>
+    __global__ void
+    add_and_convert_kernel(Number *v, const Number a, const Number *x, OtherNumber *converted, const std::size_t n)
+    {
+      const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+      if (k < n)
+        {
+          const Number sum = v[k] + a * x[k];
+          v[k]             = sum;
+          converted[k]     = static_cast<OtherNumber>(sum);
+        }
+    }
+
     template <typename Number>
     __global__ void
     add_kernel(Number *v, const Number a, const Number *x, const std::size_t n)
@@ -508,6 +537,35 @@ namespace cellwise
   }
 
   template <typename Number, typename Layout>
+  template <typename OtherNumber>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::add_and_sadd(const Number a, CellVector &x, const Number s,
+                                                               const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &z)
+  {
+    check_compatible(x);
+    check_compatible(z);
+    if (storage_size_ == 0)
+      return;
+    add_and_sadd_kernel<<<n_blocks(storage_size_), block_size>>>(values_, a, x.values_, s, z.data(), storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
+  template <typename OtherNumber>
+  void
+  CellVector<Number, MemorySpace::CUDA, Layout>::add_and_convert(const Number a, const CellVector &x,
+                                                                  CellVector<OtherNumber, MemorySpace::CUDA, Layout> &converted)
+  {
+    check_compatible(x);
+    if (!converted.has_shape_of(*this))
+      converted.reinit(n_cells_, degree_);
+    if (storage_size_ == 0)
+      return;
+    add_and_convert_kernel<<<n_blocks(storage_size_), block_size>>>(values_, a, x.values_, converted.data(), storage_size_);
+    CELLWISE_CUDA_CHECK_LAUNCH();
+  }
+
+  template <typename Number, typename Layout>
   void
   CellVector<Number, MemorySpace::CUDA, Layout>::scale(const Number s)
   {
@@ -669,6 +727,19 @@ namespace cellwise
   template void CellVector<double, MemorySpace::CUDA, Layout>::sadd(double, double,                                           \
                                                                     const CellVector<float, MemorySpace::CUDA, Layout> &);    \
   template void CellVector<float, MemorySpace::CUDA, Layout>::sadd(float, float, const CellVector<double, MemorySpace::CUDA, Layout> &);
+
+#define CELLWISE_INSTANTIATE_FUSED_CG(Layout)                                                                                     \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::add_and_sadd(double, CellVector &, double,                         \
+                                                                            const CellVector<double, MemorySpace::CUDA, Layout> &); \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::add_and_sadd(double, CellVector &, double,                         \
+                                                                            const CellVector<float, MemorySpace::CUDA, Layout> &);  \
+  template void CellVector<float, MemorySpace::CUDA, Layout>::add_and_sadd(float, CellVector &, float,                            \
+                                                                           const CellVector<float, MemorySpace::CUDA, Layout> &);   \
+  template void CellVector<double, MemorySpace::CUDA, Layout>::add_and_convert(double, const CellVector &,                        \
+                                                                               CellVector<float, MemorySpace::CUDA, Layout> &);
+  CELLWISE_INSTANTIATE_FUSED_CG(CellContiguous)
+  CELLWISE_INSTANTIATE_FUSED_CG(CellBlocked<32>)
+#undef CELLWISE_INSTANTIATE_FUSED_CG
 
   CELLWISE_INSTANTIATE_MIXED_ADD(CellContiguous)
   CELLWISE_INSTANTIATE_MIXED_ADD(CellBlocked<32>)

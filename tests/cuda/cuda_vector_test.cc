@@ -162,6 +162,56 @@ TYPED_TEST(CudaCellVector, cross_precision_sadd_matches_host)
   EXPECT_THROW(v.sadd(Number(1), Number(1), CellVector<OtherNumber, MemorySpace::CUDA, Layout>(33, 3)), Error);
 }
 
+// CG's fused passes, u += a p with p = s p + z (z of either number type), and
+// r += a q with the copy of r rounded to FP32: the host's results to the
+// device tolerance (the device may contract to FMA); the rounded copy is the
+// rounding of the device's own r exactly; the padding of the blocked layout
+// stays zero, and a NaN in the target of the copy does not survive.
+TYPED_TEST(CudaCellVector, fused_cg_passes_match_host)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Number      = typename TestFixture::Number;
+  using Layout      = typename TestFixture::Layout;
+  using HostVector  = typename TestFixture::HostVector;
+  const double tol  = device_tolerance<Number>();
+  for (const auto &[n_cells, degree] : shapes)
+    {
+      SCOPED_TRACE(::testing::Message() << n_cells << " cells of degree " << degree);
+      HostVector                                   hu(n_cells, degree), hp(n_cells, degree);
+      CellVector<float, MemorySpace::Host, Layout> hz(n_cells, degree);
+      fill_random(hu, 31);
+      fill_random(hp, 32);
+      fill_random(hz, 33);
+      auto du = to_device(hu), dp = to_device(hp);
+      const Number a = Number(0.61), s = Number(-1.3);
+      du.add_and_sadd(a, dp, s, to_device(hz)); // float z: the mixed CG's correction
+      hu.add_and_sadd(a, hp, s, hz);
+      EXPECT_LE(relative_difference(to_host(du), hu), tol) << "u";
+      EXPECT_LE(relative_difference(to_host(dp), hp), tol) << "p";
+      du.add_and_sadd(a, dp, s, to_device(hu)); // z of the vector's own type
+      hu.add_and_sadd(a, hp, s, HostVector(hu));
+      EXPECT_LE(relative_difference(to_host(du), hu), tol) << "u, second pass";
+      EXPECT_LE(relative_difference(to_host(dp), hp), tol) << "p, second pass";
+
+      if constexpr (std::is_same_v<Number, double>)
+        {
+          CellVector<float, MemorySpace::CUDA, Layout> rounded(n_cells, degree);
+          rounded.fill(std::numeric_limits<float>::quiet_NaN());
+          auto dr = to_device(hu);
+          dr.add_and_convert(a, to_device(hp), rounded);
+          hu.add(a, hp);
+          EXPECT_LE(relative_difference(to_host(dr), hu), tol) << "r";
+          CellVector<float, MemorySpace::Host, Layout> expected;
+          expected.copy_from(to_host(dr));
+          const auto host_rounded = to_host(rounded);
+          for (std::size_t k = 0; k < expected.storage_size(); ++k)
+            ASSERT_EQ(host_rounded.data()[k], expected.data()[k]) << "rounded r, storage entry " << k;
+        }
+    }
+  CellVector<Number, MemorySpace::CUDA, Layout> v(33, 2), wrong(33, 3);
+  EXPECT_THROW(v.add_and_sadd(Number(1), wrong, Number(1), v), Error);
+}
+
 TYPED_TEST(CudaCellVector, relayout_conversion_matches_host)
 {
   // copy_from the other layout (cell-contiguous <-> blocked by 32) and either

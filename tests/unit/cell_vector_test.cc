@@ -145,7 +145,59 @@ namespace
     CellVector<OtherNumber, MemorySpace::Host, Layout> other_shape(n_cells, degree + 1);
     EXPECT_THROW(v.sadd(Number(1), Number(1), other_shape), Error);
   }
+
+  /// CG's fused passes against the two operations each replaces, bit for
+  /// bit over the whole storage: u += a p, then p = s p + z (z of @p
+  /// OtherNumber); r += a q, then the copy of r in @p OtherNumber.
+  template <typename Number, typename OtherNumber, typename Layout>
+  void
+  check_fused_cg_passes(const unsigned int n_cells, const unsigned int degree)
+  {
+    SCOPED_TRACE(::testing::Message() << n_cells << " cells of degree " << degree << ", block " << Layout::cell_block);
+    using Vector = CellVector<Number, MemorySpace::Host, Layout>;
+    Vector                                             u(n_cells, degree), p(n_cells, degree);
+    CellVector<OtherNumber, MemorySpace::Host, Layout> z(n_cells, degree);
+    fill_random(u, 21);
+    fill_random(p, 22);
+    fill_random(z, 23);
+    const Number a = Number(-0.37), s = Number(1.9);
+    Vector       u_expected = u, p_expected = p, converted;
+    u_expected.add(a, p_expected);
+    converted.copy_from(z);
+    p_expected.sadd(s, Number(1), converted);
+    u.add_and_sadd(a, p, s, z);
+    for (std::size_t k = 0; k < u.storage_size(); ++k)
+      {
+        ASSERT_EQ(u.data()[k], u_expected.data()[k]) << "u, storage entry " << k;
+        ASSERT_EQ(p.data()[k], p_expected.data()[k]) << "p, storage entry " << k;
+      }
+
+    Vector r = u, r_expected = u;
+    r_expected.add(a, p);
+    CellVector<OtherNumber, MemorySpace::Host, Layout> rounded, rounded_expected;
+    rounded_expected.copy_from(r_expected);
+    r.add_and_convert(a, p, rounded); // rounded takes r's shape
+    ASSERT_TRUE(rounded.has_shape_of(r));
+    for (std::size_t k = 0; k < r.storage_size(); ++k)
+      {
+        ASSERT_EQ(r.data()[k], r_expected.data()[k]) << "r, storage entry " << k;
+        ASSERT_EQ(rounded.data()[k], rounded_expected.data()[k]) << "rounded r, storage entry " << k;
+      }
+
+    Vector other_shape(n_cells + 1, degree);
+    EXPECT_THROW(u.add_and_sadd(a, other_shape, s, z), Error);
+    EXPECT_THROW(r.add_and_convert(a, other_shape, rounded), Error);
+  }
 } // namespace
+
+TEST(CellVector, FusedCgPassesEqualTheSeparateOperations)
+{
+  check_fused_cg_passes<double, double, CellContiguous>(45, 2);
+  check_fused_cg_passes<double, float, CellContiguous>(45, 3);
+  check_fused_cg_passes<double, float, CellBlocked<32>>(45, 3);
+  check_fused_cg_passes<float, float, CellBlocked<32>>(45, 1);
+  check_fused_cg_passes<double, float, CellBlocked<32>>(0, 1);
+}
 
 TEST(CellVector, CrossPrecisionAddEqualsCopyThenAdd)
 {

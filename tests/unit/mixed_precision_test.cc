@@ -322,6 +322,22 @@ TEST(MixedPrecision, CgTakesTheStepOfTheMixedPreconditioner)
       CellVector<double> difference = u_step;
       difference.add(-1., u_widened);
       EXPECT_LE(difference.linfty_norm(), 1e-6 * u_widened.linfty_norm());
+
+      // The hook called at every third step only (prepare_period): between
+      // rebalancings the step rounds r in the pass that updates it
+      // (add_and_convert) — the same arithmetic, so the same iterates and
+      // monitors bit for bit.
+      const ResidualHook<CellVector<double>> rebalance_when_called = [&](CellVector<double> &r, unsigned int step) {
+        EXPECT_EQ(step % 3, 0u) << "the hook is called at the steps of its period only";
+        apply_dss(fine, r, DssMode::mean);
+      };
+      CellVector<double> u_fused(fine.n_cells(), 3);
+      MonitorControl     control_fused(50, 1e-9);
+      const auto fused = solve_cg<CellVector<double>>(solver.fine_operator(), solver.preconditioner(), u_fused, b,
+                                                      solver.dirichlet_mask(), control_fused, rebalance_when_called, 3);
+      ASSERT_EQ(fused.monitor, with_step.monitor);
+      for (std::size_t k = 0; k < u_fused.storage_size(); ++k)
+        ASSERT_EQ(u_fused.data()[k], u_step.data()[k]) << "storage entry " << k;
     }
 }
 

@@ -211,6 +211,19 @@ TEST(TimedComponents, stationary_step_is_the_inner_one_in_two_parts)
   EXPECT_EQ(timer.events, (std::vector<std::string>{"begin correction update (widened) and the next residual",
                                                     "add_correction", "residual", "end"}));
 
+  // CG's fused calls, each one part around the inner step's (here its
+  // defaults: u += α p then the direction; r += a q then apply)
+  timer.events.clear();
+  Vector iterate = u, residual = r, q(2, 1);
+  step->add_step_and_update_direction(iterate, 2., p, 0.5); // iterate += 2 p, p ← 0.5 p + 2 kept
+  EXPECT_EQ(iterate(1, 3), 6. + 2. * 3.75);
+  EXPECT_EQ(p(1, 3), 0.5 * 3.75 + 3.);
+  q(1, 3) = 4.;
+  EXPECT_EQ(step->update_residual_and_apply(residual, -0.25, q), 7.);
+  EXPECT_EQ(residual(1, 3), 0.5);
+  EXPECT_EQ(timer.events, (std::vector<std::string>{"begin correction update (widened) with the iterate", "update_direction", "end",
+                                                    "begin conversions with the residual update", "apply", "end"}));
+
   // a preconditioner without a step of its own: vmult and the pairing in the
   // part, u += z in the default correction part
   timer.events.clear();

@@ -16,9 +16,38 @@
 #include <cellwise/operators/level_operator.h>
 
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 namespace cellwise
 {
+  /// Whether VectorType has add_and_sadd(a, x, s, z) for z an OtherVector
+  /// (the cell vectors: CG's iterate and search direction in one pass).
+  template <typename VectorType, typename OtherVector, typename = void>
+  struct offers_add_and_sadd : std::false_type
+  {};
+  template <typename VectorType, typename OtherVector>
+  struct offers_add_and_sadd<VectorType,
+                             OtherVector,
+                             std::void_t<decltype(std::declval<VectorType &>().add_and_sadd(
+                               typename VectorType::value_type(), std::declval<VectorType &>(), typename VectorType::value_type(),
+                               std::declval<const OtherVector &>()))>> : std::true_type
+  {};
+
+  /// Whether VectorType has add_and_convert(a, x, converted) for converted
+  /// an OtherVector (the cell vectors: a residual update and its rounding in
+  /// one pass).
+  template <typename VectorType, typename OtherVector, typename = void>
+  struct offers_add_and_convert : std::false_type
+  {};
+  template <typename VectorType, typename OtherVector>
+  struct offers_add_and_convert<VectorType,
+                                OtherVector,
+                                std::void_t<decltype(std::declval<VectorType &>().add_and_convert(
+                                  typename VectorType::value_type(), std::declval<const VectorType &>(),
+                                  std::declval<OtherVector &>()))>> : std::true_type
+  {};
+
   /// Order of the sub-steps of a multiplicative smoother (vertex-patch colours:
   /// sweep_colour() in vertex_patch_smoother.h, forward 7..0, reverse 0..7);
   /// additive smoothers ignore it.
@@ -128,6 +157,24 @@ namespace cellwise
     /// p ← z + β p, or p ← z with @p first (p's content is not read).
     virtual void
     update_direction(VectorType &p, double beta, bool first) const = 0;
+    /// CG's deferred update of its iterate with the next search direction:
+    /// u += α p, then update_direction(p, β) — two passes over p that a
+    /// step may fuse into one (the cell vectors' add_and_sadd).
+    virtual void
+    add_step_and_update_direction(VectorType &u, const double alpha, VectorType &p, const double beta) const
+    {
+      u.add(typename VectorType::value_type(alpha), p);
+      update_direction(p, beta, false);
+    }
+    /// CG's residual update r += a q, then apply(r): a step that converts r
+    /// (a mixed-precision one rounds it to FP32) may do so in the update's
+    /// pass (the cell vectors' add_and_convert).
+    virtual double
+    update_residual_and_apply(VectorType &r, const double a, const VectorType &q)
+    {
+      r.add(typename VectorType::value_type(a), q);
+      return apply(r);
+    }
     /// add_correction(u), then r = mask ∘ (b − A u) with the new u: the update
     /// of this step and the residual of the next. The default makes the two
     /// calls; a step that can add its correction inside the residual pass
@@ -188,6 +235,15 @@ namespace cellwise
         p = z_;
       else
         p.sadd(Number(beta), Number(1), z_);
+    }
+    void
+    add_step_and_update_direction(VectorType &u, const double alpha, VectorType &p, const double beta) const override
+    {
+      using Number = typename VectorType::value_type;
+      if constexpr (offers_add_and_sadd<VectorType, VectorType>::value)
+        u.add_and_sadd(Number(alpha), p, Number(beta), z_);
+      else
+        StationaryStep<VectorType>::add_step_and_update_direction(u, alpha, p, beta);
     }
 
   private:

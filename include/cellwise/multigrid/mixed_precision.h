@@ -108,8 +108,7 @@ namespace cellwise
       apply(const OuterVector &r) override
       {
         V_.r_.copy_from(r); // rounding to the inner precision
-        V_.inner_->vmult(V_.z_, V_.r_);
-        return V_.r_.dot(V_.z_);
+        return cycle_and_pairing();
       }
       void
       add_correction(OuterVector &u) const override
@@ -133,6 +132,30 @@ namespace cellwise
             p.add(Number(1), V_.z_);
           }
       }
+      /// u += α p and p ← widen(z) + β p in one pass where the vectors
+      /// offer it (the cell vectors, in one layout).
+      void
+      add_step_and_update_direction(OuterVector &u, const double alpha, OuterVector &p, const double beta) const override
+      {
+        using Number = typename OuterVector::value_type;
+        if constexpr (offers_add_and_sadd<OuterVector, InnerVector>::value)
+          u.add_and_sadd(Number(alpha), p, Number(beta), V_.z_);
+        else
+          StationaryStep<OuterVector>::add_step_and_update_direction(u, alpha, p, beta);
+      }
+      /// r += a q, rounded into the cycle's right-hand side in the same
+      /// pass where the vectors offer it, then the cycle and the pairing.
+      double
+      update_residual_and_apply(OuterVector &r, const double a, const OuterVector &q) override
+      {
+        if constexpr (offers_add_and_convert<OuterVector, InnerVector>::value)
+          {
+            r.add_and_convert(typename OuterVector::value_type(a), q, V_.r_);
+            return cycle_and_pairing();
+          }
+        else
+          return StationaryStep<OuterVector>::update_residual_and_apply(r, a, q);
+      }
       void
       add_correction_and_residual(OuterVector                      &u,
                                   const LevelOperator<OuterVector> &A,
@@ -145,6 +168,14 @@ namespace cellwise
       }
 
     private:
+      /// The FP32 cycle on the rounded residual, and ⟨fl32(r), z⟩.
+      double
+      cycle_and_pairing() const
+      {
+        V_.inner_->vmult(V_.z_, V_.r_);
+        return V_.r_.dot(V_.z_);
+      }
+
       const MixedPrecisionPreconditioner &V_;
     };
 

@@ -319,8 +319,10 @@ namespace cellwise
       rebalance = project_residual;
     try
       {
+        // CG calls the hook at its steps only: between them its
+        // preconditioner's step may round the residual in the update's pass
         if (parameters.outer == OuterIteration::cg)
-          return solve_cg(A, V, u, b, mask, control, rebalance);
+          return solve_cg(A, V, u, b, mask, control, rebalance, rebalance && !project_residual && period > 0 ? period : 1);
         return solve_stationary(A, V, u, b, mask, control, rebalance, parameters.stop_on_extrapolated_monitor,
                                 residual_storage);
       }

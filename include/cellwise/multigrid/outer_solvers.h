@@ -77,11 +77,17 @@ namespace cellwise
     }
   } // namespace internal
 
-  /// Preconditioned CG for A u = b from the given u; throws NoConvergence when
-  /// @p control reports failure.
   template <typename VectorType>
   using ResidualHook = std::function<void(VectorType &, unsigned int)>;
 
+  /// Preconditioned CG for A u = b from the given u; throws NoConvergence when
+  /// @p control reports failure. @p prepare_residual, if given, is called at
+  /// the steps that are multiples of @p prepare_period only (step 0, the
+  /// initial residual, included); at the other steps the residual's update
+  /// goes to the preconditioner's step, which may fuse it with its own first
+  /// pass (the mixed-precision rounding). The iterate's update u += α p is
+  /// deferred into the pass that forms the next search direction (one read
+  /// of p fewer per step) and made at the end.
   template <typename VectorType>
   SolveStatistics
   solve_cg(const LevelOperator<VectorType>  &A,
@@ -90,8 +96,10 @@ namespace cellwise
            const VectorType                 &b,
            const VectorType                 &mask,
            IterationControl                 &control,
-           const ResidualHook<VectorType>   &prepare_residual = {})
+           const ResidualHook<VectorType>   &prepare_residual = {},
+           const unsigned int                prepare_period   = 1)
   {
+    CELLWISE_CHECK(prepare_period > 0, "CG: the residual hook's period must be positive");
     using Number = typename VectorType::value_type;
     // z = V r is kept by the preconditioner's step, in whatever form it
     // computed it (a mixed-precision one: its FP32 correction, never widened
@@ -111,23 +119,32 @@ namespace cellwise
     p.reinit(r); // the shape (and a distributed vector's partition) of r
     cycle->update_direction(p, 0., true);
     q.reinit(r);
+    double alpha = 0; // the step not yet added to u
     for (unsigned int step = 1; state == IterationControl::iterate; ++step)
       {
         const double pq = A.masked_vmult_dot(q, p, mask);
         CELLWISE_CHECK(pq > 0 || !std::isfinite(pq), "CG: ⟨p, A p⟩ = " << pq << " at step " << step << " is not positive: the operator is not positive definite");
-        const double alpha = rz / pq;
-        u.add(Number(alpha), p);
-        r.add(Number(-alpha), q);
-        if (prepare_residual)
-          prepare_residual(r, step);
-        const double rz_new = cycle->apply(r);
+        alpha = rz / pq;
+        // u += α p waits for the next search direction's pass (or the end)
+        double rz_new;
+        if (prepare_residual && step % prepare_period == 0)
+          {
+            r.add(Number(-alpha), q);
+            prepare_residual(r, step);
+            rz_new = cycle->apply(r);
+          }
+        else
+          rz_new = cycle->update_residual_and_apply(r, -alpha, q);
         statistics.monitor.push_back(std::isfinite(rz_new) ? internal::monitor_from_pairing("CG", rz_new, initial_rz, step) : rz_new);
         state = control.check(step, statistics.monitor.back());
         if (state != IterationControl::iterate)
           break;
-        cycle->update_direction(p, rz_new / rz, false);
+        cycle->add_step_and_update_direction(u, alpha, p, rz_new / rz);
+        alpha = 0;
         rz = rz_new;
       }
+    if (alpha != 0)
+      u.add(Number(alpha), p);
     if (state == IterationControl::failure)
       internal::throw_no_convergence("CG", control, statistics.iterations(), statistics.monitor.back());
     return statistics;

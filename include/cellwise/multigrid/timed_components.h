@@ -193,6 +193,22 @@ namespace cellwise
       TimedScope scope(timer_, correction_part_);
       inner_->update_direction(p, beta, first);
     }
+    /// Timed as "<correction part> with the iterate": the pass that also
+    /// adds CG's step to u.
+    void
+    add_step_and_update_direction(VectorType &u, const double alpha, VectorType &p, const double beta) const override
+    {
+      TimedScope scope(timer_, correction_part_ + " with the iterate");
+      inner_->add_step_and_update_direction(u, alpha, p, beta);
+    }
+    /// Timed as "<apply part> with the residual update": the residual's
+    /// update, and the step's own passes (the cycle's parts nested inside).
+    double
+    update_residual_and_apply(VectorType &r, const double a, const VectorType &q) override
+    {
+      TimedScope scope(timer_, apply_part_ + " with the residual update");
+      return inner_->update_residual_and_apply(r, a, q);
+    }
     /// Timed as "<correction part> and the next residual": a fused pass, or
     /// the update with the operator's own part nested inside.
     void

@@ -347,6 +347,50 @@ namespace cellwise
           v[k] = s * v[k] + a * static_cast<Number>(src[k]);
       });
     }
+    /// this += a x, then x = s x + Number(z), in one pass (z of any number
+    /// type, same layout): CG adds α p to its iterate with the search
+    /// direction it then replaces by z + β p, reading p once instead of twice.
+    template <typename OtherNumber>
+    void
+    add_and_sadd(const Number a, CellVector &x, const Number s, const CellVector<OtherNumber, MemorySpace::Host, Layout> &z)
+    {
+      check_compatible(x);
+      check_compatible(z);
+      const std::size_t  n   = values_.size();
+      Number *const      v   = values_.data();
+      Number *const      w   = x.values_.data();
+      const OtherNumber *src = z.data();
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          {
+            v[k] += a * w[k];
+            w[k] = s * w[k] + static_cast<Number>(src[k]);
+          }
+      });
+    }
+    /// this += a x, then converted = OtherNumber(this), in one pass (same
+    /// layout; @p converted takes this vector's shape): the mixed-precision
+    /// CG updates its FP64 residual and rounds it for the FP32 cycle,
+    /// reading the residual once instead of twice.
+    template <typename OtherNumber>
+    void
+    add_and_convert(const Number a, const CellVector &x, CellVector<OtherNumber, MemorySpace::Host, Layout> &converted)
+    {
+      check_compatible(x);
+      if (!converted.has_shape_of(*this))
+        converted.reinit(this->n_cells(), this->degree());
+      const std::size_t n   = values_.size();
+      Number *const     v   = values_.data();
+      const Number     *w   = x.values_.data();
+      OtherNumber      *dst = converted.data();
+      parallel_for_ranges(n, value_grain, [&](const std::size_t begin, const std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+          {
+            v[k] += a * w[k];
+            dst[k] = static_cast<OtherNumber>(v[k]);
+          }
+      });
+    }
     /// this *= s
     void
     scale(const Number s)

@@ -118,6 +118,22 @@ namespace cellwise
     template <typename OtherNumber>
     void
     sadd(Number s, Number a, const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &x);
+    /// this += a x, then x = s x + Number(z), in one pass (z of either number
+    /// type, same layout): CG adds α p to its iterate with the search
+    /// direction it then replaces by z + β p, reading p once instead of
+    /// twice. Instantiated for double and float z with double, float with
+    /// float.
+    template <typename OtherNumber>
+    void
+    add_and_sadd(Number a, CellVector &x, Number s, const CellVector<OtherNumber, MemorySpace::CUDA, Layout> &z);
+    /// this += a x, then converted = OtherNumber(this), in one pass (same
+    /// layout; @p converted takes this vector's shape): the mixed-precision
+    /// CG updates its FP64 residual and rounds it for the FP32 cycle,
+    /// reading the residual once instead of twice. Instantiated for double
+    /// with float.
+    template <typename OtherNumber>
+    void
+    add_and_convert(Number a, const CellVector &x, CellVector<OtherNumber, MemorySpace::CUDA, Layout> &converted);
     /// this *= s
     void
     scale(Number s);
