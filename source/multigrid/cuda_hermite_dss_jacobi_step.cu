@@ -8,13 +8,18 @@
 // (a vertex at the upper end of the box) is updated as well: the DSS leaves
 // its value as it is, and so does the combination here. (Two derivatives
 // per thread in FP32, for more bytes in flight, ran slower: 0.76 against
-// 0.66 ms at 128^3 cells on the H200.)
+// 0.66 ms at 128^3 cells on the H200. What helped is occupancy: with 32-bit
+// storage indices the FP32 kernel runs five blocks per multiprocessor
+// instead of four, 0.78 -> 0.84 of a copy on an H100; six, with spills, did
+// not add to it.)
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/fe/hermite_element.h>
 #include <cellwise/multigrid/cuda_hermite_dss_jacobi_step.h>
 
 #include <cstddef>
+#include <limits>
+#include <type_traits>
 
 #include "../storage/cuda_box_vertex_gather.h"
 
@@ -26,8 +31,23 @@ namespace cellwise
     {
       constexpr unsigned int step_threads = 256;
 
-      template <typename Number, typename Layout>
-      __global__ void __launch_bounds__(step_threads)
+      /// Blocks per multiprocessor the kernel is compiled for (0: no
+      /// minimum, as without the argument). With 32-bit storage indices the
+      /// FP32 kernel fits 47 registers (64 with 64-bit ones), so five blocks
+      /// of 256 threads run at once instead of four; FP64 takes 57 (64), and
+      /// five blocks would spill.
+      template <typename Number, typename Index>
+      constexpr int
+      step_min_blocks()
+      {
+        return std::is_same_v<Number, float> && std::is_same_v<Index, unsigned int> ? 5 : 0;
+      }
+
+      /// Index: the type of the storage indices, unsigned int where the
+      /// vectors have at most 2^32 entries (the indices of the eight copies
+      /// are kept in registers between the loads and the stores).
+      template <typename Number, typename Layout, typename Index>
+      __global__ void __launch_bounds__(step_threads, step_min_blocks<Number, Index>())
       hermite_dss_jacobi_update_kernel(Number *__restrict__ u,
                                        const Number *__restrict__ r,
                                        Number *__restrict__ update,
@@ -49,7 +69,7 @@ namespace cellwise
         bool       below[3];
         sub_box_above(neighbors, static_cast<unsigned int>(cell), c, below);
         for_each_owned_hermite_vertex(c, below, [&](const unsigned int vertex, const bool pair_x, const bool pair_y, const bool pair_z) {
-          std::size_t index[8];
+          Index index[8];
           Number      w[8], x[8];
 #pragma unroll
           for (unsigned int s = 0; s < 8; ++s)
@@ -57,7 +77,7 @@ namespace cellwise
               w[s] = x[s] = Number(0);
               if (holds_copy(c, s, vertex))
                 {
-                  index[s] = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
+                  index[s] = static_cast<Index>(Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs));
                   w[s]     = r[index[s]];
                   if (read_u)
                     x[s] = u[index[s]];
@@ -106,8 +126,15 @@ namespace cellwise
         return;
       constexpr unsigned int B       = Layout::cell_block;
       const std::size_t      threads = ((static_cast<std::size_t>(r.n_cells()) + B - 1) / B) * B * hermite::dofs_per_vertex;
-      hermite_dss_jacobi_update_kernel<Number, Layout><<<static_cast<unsigned int>((threads + step_threads - 1) / step_threads), step_threads>>>(
-        u.data(), r.data(), uses_update ? update->data() : nullptr, inverse_diagonal.data(), level_data.neighbors(), r.n_cells(), step);
+      const unsigned int grid = static_cast<unsigned int>((threads + step_threads - 1) / step_threads);
+      auto launch = [&](auto kernel) {
+        kernel<<<grid, step_threads>>>(u.data(), r.data(), uses_update ? update->data() : nullptr, inverse_diagonal.data(),
+                                       level_data.neighbors(), r.n_cells(), step);
+      };
+      if (r.storage_size() <= std::numeric_limits<unsigned int>::max())
+        launch(hermite_dss_jacobi_update_kernel<Number, Layout, unsigned int>);
+      else
+        launch(hermite_dss_jacobi_update_kernel<Number, Layout, std::size_t>);
       CELLWISE_CUDA_CHECK_LAUNCH();
     }
 
