@@ -252,6 +252,28 @@ TEST(OuterSolvers, IndefinitePreconditionerIsReportedNotRounding)
     }
 }
 
+TEST(OuterSolvers, CgReturnsTheIterateOfItsLastMonitor)
+{
+  // CG adds α p to u in the pass of the next search direction, and the last
+  // step at the end: the u it returns is the one whose residual gave the
+  // last monitor (without the last step its residual is that of the step
+  // before, several times larger).
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
+  const Level         &fine = h.levels.back();
+  MultigridSolver      solver(h, 2, MultigridParameters{});
+  CellVector<double>   b, u(fine.n_cells(), 2), r, z;
+  assemble_right_hand_side(fine, 2, sine_rhs, b);
+  MonitorControl  control(50, 1e-9);
+  const auto      statistics = solve_cg<CellVector<double>>(solver.fine_operator(), solver.preconditioner(), u, b,
+                                                       solver.dirichlet_mask(), control);
+  ASSERT_GE(statistics.iterations(), 2u);
+  solver.fine_operator().masked_residual(r, b, u, solver.dirichlet_mask());
+  z.reinit(r);
+  solver.preconditioner().vmult(z, r);
+  const double eta = std::sqrt(r.dot(z));
+  EXPECT_NEAR(eta, statistics.monitor.back(), 1e-3 * statistics.monitor.back());
+}
+
 TEST(OuterSolvers, GenericStationaryStepIsVmultDotAdd)
 {
   // An FP64 preconditioner keeps the default step: apply is vmult and ⟨r, z⟩,
