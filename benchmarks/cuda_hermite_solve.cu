@@ -19,7 +19,11 @@
 // and the GPU time per component of the FP64 and the mixed Chebyshev solve
 // and of the FP64 patch CG solve at the largest L.
 //
-// Usage: cellwise-benchmark-hermite-solve [n_runs] [largest L] (default 5 6)
+// Usage: cellwise-benchmark-hermite-solve [n_runs] [largest L] [smallest L]
+//        [all | chebyshev] (default 5 6 1 all). "chebyshev" runs only the
+// blocked Chebyshev CG rows (FP64, mixed, mixed rebalanced in every
+// iteration) with their monitor histories, and the breakdowns: at L = 7
+// (16.8 M cells, 8.6 GB per FP64 vector) the finest mesh that fits an H200.
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/cuda_event_timer.h>
@@ -46,6 +50,9 @@ using namespace cellwise;
 
 namespace
 {
+  /// Print the monitor history η_k/η_0 under each row (the "chebyshev" rows)
+  bool print_history = false;
+
   /// One row: the solver in @p Layout (all its vectors) on the box refined
   /// @p L times.
   template <typename Layout>
@@ -66,22 +73,28 @@ namespace
     const ActiveMesh mesh = adaptive_steps == 0 ? ActiveMesh{} : make_active_mesh(hierarchy);
     const Level     &fine = adaptive_steps == 0 ? hierarchy.levels.back() : mesh.level;
 
-    CellVector<double> host_b;
-    assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
-    CellVector<double, MemorySpace::CUDA> staged;
-    staged.copy_from_host(host_b);
     Vector b, u, Au;
-    b.copy_from(staged);
+    {
+      // staged in a scope of its own: at L = 7 each vector is 8.6 GB
+      CellVector<double> host_b;
+      assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
+      CellVector<double, MemorySpace::CUDA> staged;
+      staged.copy_from_host(host_b);
+      b.copy_from(staged);
+    }
     // a solve that does not converge is a row, not the end of the table
-    unsigned int iterations = 0;
-    bool         converged  = true;
-    const double solve      = median_time(
+    unsigned int        iterations = 0;
+    bool                converged  = true;
+    std::vector<double> monitor;
+    const double        solve = median_time(
       [&] {
         u.reinit(b.n_cells(), b.degree());
         MonitorControl control(100, 1e-10);
         try
           {
-            iterations = solver.solve(u, b, control).iterations();
+            const SolveStatistics statistics = solver.solve(u, b, control);
+            iterations                       = statistics.iterations();
+            monitor                          = statistics.monitor;
           }
         catch (const NoConvergence &)
           {
@@ -92,11 +105,10 @@ namespace
     const double cells         = fine.n_cells();
     const double operator_time = median_time([&] { solver.fine_operator().vmult(Au, u); }, std::max(n_runs, 10));
     const double cycle_time    = median_time([&] { solver.preconditioner().vmult(Au, b); }, std::max(n_runs, 10));
-    // the same-run copy of an FP64 vector of this mesh
-    Vector a(fine.n_cells(), hermite::storage_degree), c(fine.n_cells(), hermite::storage_degree);
-    a.fill(1.);
+    // the same-run copy of an FP64 vector of this mesh (u into Au: both are
+    // free now, and two more vectors would not fit at L = 7)
     const double copy_bandwidth =
-      measure_copy_bandwidth(a.data(), c.data(), a.storage_size() * sizeof(double), std::max(n_runs, 10));
+      measure_copy_bandwidth(u.data(), Au.data(), u.storage_size() * sizeof(double), std::max(n_runs, 10));
     // the operator's minimum bytes: 64 values read and written per cell (the
     // even-odd kernel of a uniform level reads no per-cell data; the sum
     // factorization of the active cells of an adaptive mesh 9 numbers)
@@ -109,6 +121,13 @@ namespace
     std::printf("%2d %10.0f %-18s %9.3f %5u %9.3f %10.2f %9.3f %8.3f %9.3f %9.1f %8.2f\n", L, cells, name, setup, iterations,
                 solve * 1e3, cells / solve * 1e-6, operator_time * 1e3, operator_bytes / operator_time / copy_bandwidth,
                 cycle_time * 1e3, copy_bandwidth * 1e-9, solve / (iterations * (cycle_time + operator_time)));
+    if (print_history && !monitor.empty())
+      {
+        std::printf("   eta_k/eta_0:");
+        for (const double eta : monitor)
+          std::printf(" %.2e", eta / monitor.front());
+        std::printf("\n");
+      }
   }
 
   /// GPU time per component of the solve on the box refined @p L times
@@ -126,12 +145,14 @@ namespace
     const Level         &fine      = hierarchy.levels.back();
     cuda::EventTimer                           timer;
     const cuda::HermiteMultigridSolver<Layout> solver(hierarchy, parameters, nullptr, &timer);
-    CellVector<double>                         host_b;
-    assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
-    CellVector<double, MemorySpace::CUDA> staged;
-    staged.copy_from_host(host_b);
-    Vector b, u;
-    b.copy_from(staged);
+    Vector                                     b, u;
+    {
+      CellVector<double> host_b;
+      assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
+      CellVector<double, MemorySpace::CUDA> staged;
+      staged.copy_from_host(host_b);
+      b.copy_from(staged);
+    }
     unsigned int iterations = 0;
     char         title[200];
     const auto   solve = [&] {
@@ -154,6 +175,8 @@ main(int argc, char **argv)
     {
       const int n_runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
       const int L_max  = argc > 2 ? std::atoi(argv[2]) : 6;
+      const int L_min  = argc > 3 ? std::atoi(argv[3]) : 1;
+      const std::string rows = argc > 4 ? argv[4] : "all";
       char      date[64];
       const std::time_t now = std::time(nullptr);
       std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
@@ -168,6 +191,18 @@ main(int argc, char **argv)
           std::fprintf(stderr, "error: the largest L must be 1..7, got %d\n", L_max);
           return 1;
         }
+      if (L_min < 1 || L_min > L_max)
+        {
+          std::fprintf(stderr, "error: the smallest L must be 1..%d, got %d\n", L_max, L_min);
+          return 1;
+        }
+      if (rows != "all" && rows != "chebyshev")
+        {
+          std::fprintf(stderr, "error: the rows must be 'all' or 'chebyshev', got '%s'\n", rows.c_str());
+          return 1;
+        }
+      const bool all_rows = rows == "all";
+      print_history       = !all_rows;
       std::printf("%2s %10s %-18s %9s %5s %9s %10s %9s %8s %9s %9s %8s\n", "L", "cells", "precision", "setup [s]", "iter",
                   "solve[ms]", "Mcells/s", "A u [ms]", "A of cp", "V [ms]", "copy GB/s", "it/V+A");
       struct Variant
@@ -213,12 +248,20 @@ main(int argc, char **argv)
                                   {"mixed, patch CG", Precision::mixed, -1, true, Patch::symmetric},
                                   {"FP64, patch stat.", Precision::fp64, -1, true, Patch::forward},
                                   {"mixed, patch stat.", Precision::mixed, -1, true, Patch::forward}};
-      for (int L = 1; L <= L_max; ++L)
+      for (int L = L_min; L <= L_max; ++L)
         for (const Variant &variant : variants)
-          if (variant.blocked)
+          if (!all_rows && (variant.patch != Patch::none || !variant.blocked || variant.rebalance_every == 0))
+            continue;
+          else if (variant.blocked)
             run<CellBlocked<32>>(L, variant.name, variant.parameters(), n_runs);
           else
             run<CellContiguous>(L, variant.name, variant.parameters(), n_runs);
+      if (!all_rows)
+        {
+          breakdown(L_max, Variant{"", Precision::fp64, -1, true}.parameters(), "FP64", n_runs);
+          breakdown(L_max, Variant{"", Precision::mixed, -1, true}.parameters(), "mixed", n_runs);
+          return 0;
+        }
       // local smoothing (FP64): the octant refined k times after L - 1 global
       // refinements; "cells" are the active cells, L the global refinements
       std::printf("\noctant refinements, local smoothing (FP64, blocked): L global refinements + k adaptive steps\n");
