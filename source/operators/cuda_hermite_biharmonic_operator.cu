@@ -251,15 +251,30 @@ namespace cellwise
         return values;
       }
 
-      /// Blocks of the persistent grid of the kernel of one cell size: as
+      /// The kernel of one cell size for the operator's realisation (even–odd
+      /// or dense) and cells (one size or scaled copies), with or without the
+      /// pairing.
+      template <typename Number, typename Layout, bool pairs>
+      auto
+      uniform_kernel(const bool even_odd, const bool scaled)
+      {
+        namespace k = hermite_uniform_kernels;
+        return even_odd ? (scaled ? k::uniform_cell_kernel<Number, Layout, true, true, pairs>
+                                  : k::uniform_cell_kernel<Number, Layout, true, false, pairs>)
+                        : (scaled ? k::uniform_cell_kernel<Number, Layout, false, true, pairs>
+                                  : k::uniform_cell_kernel<Number, Layout, false, false, pairs>);
+      }
+
+      /// Blocks of the persistent grid of a kernel of one cell size: as
       /// many as fit on the device at once (after raising its shared-memory
       /// limit where it needs more than the default 48 KiB).
-      template <typename Number, typename Layout, bool even_odd, bool scaled>
+      template <typename Number, typename Layout, bool pairs>
       unsigned int
-      uniform_grid_blocks()
+      uniform_grid_blocks(const bool even_odd, const bool scaled)
       {
-        const auto  kernel = hermite_uniform_kernels::uniform_cell_kernel<Number, Layout, even_odd, scaled>;
-        const auto  bytes  = hermite_uniform_kernels::shared_bytes<Number, even_odd>;
+        const auto  kernel = uniform_kernel<Number, Layout, pairs>(even_odd, scaled);
+        const auto  bytes  = even_odd ? hermite_uniform_kernels::shared_bytes<Number, true>
+                                      : hermite_uniform_kernels::shared_bytes<Number, false>;
         int         device = 0, multiprocessors = 0, per_multiprocessor = 0;
         CELLWISE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
         CELLWISE_CUDA_CHECK(cudaGetDevice(&device));
@@ -331,10 +346,8 @@ namespace cellwise
                 cell_scale_ = upload(std::vector<Number>(shape->scale.begin(), shape->scale.end()),
                                      "the cell scales of the Hermite biharmonic operator");
               const bool scaled = shape.has_value();
-              uniform_blocks_   = even_odd ? (scaled ? uniform_grid_blocks<Number, Layout, true, true>()
-                                                     : uniform_grid_blocks<Number, Layout, true, false>())
-                                           : (scaled ? uniform_grid_blocks<Number, Layout, false, true>()
-                                                     : uniform_grid_blocks<Number, Layout, false, false>());
+              uniform_blocks_   = uniform_grid_blocks<Number, Layout, false>(even_odd, scaled);
+              pairing_blocks_   = uniform_grid_blocks<Number, Layout, true>(even_odd, scaled);
             }
         }
       catch (...)
@@ -352,6 +365,7 @@ namespace cellwise
       : n_cells_(std::exchange(other.n_cells_, 0u))
       , kernel_(other.kernel_)
       , uniform_blocks_(other.uniform_blocks_)
+      , pairing_blocks_(other.pairing_blocks_)
       , cell_matrix_(std::exchange(other.cell_matrix_, nullptr))
       , cell_scale_(std::exchange(other.cell_scale_, nullptr))
       , widths_(std::exchange(other.widths_, nullptr))
@@ -369,6 +383,7 @@ namespace cellwise
       std::swap(n_cells_, other.n_cells_);
       std::swap(kernel_, other.kernel_);
       std::swap(uniform_blocks_, other.uniform_blocks_);
+      std::swap(pairing_blocks_, other.pairing_blocks_);
       std::swap(cell_matrix_, other.cell_matrix_);
       std::swap(cell_scale_, other.cell_scale_);
       std::swap(widths_, other.widths_);
@@ -448,24 +463,26 @@ namespace cellwise
           const bool   even   = kernel_ == HermiteOperatorKernel::even_odd;
           const auto   bytes  = even ? k::shared_bytes<Number, true> : k::shared_bytes<Number, false>;
           const bool   scaled = cell_scale_ != nullptr;
-          const auto   launch = even ? (scaled ? k::uniform_cell_kernel<Number, Layout, true, true>
-                                               : k::uniform_cell_kernel<Number, Layout, true, false>)
-                                     : (scaled ? k::uniform_cell_kernel<Number, Layout, false, true>
-                                               : k::uniform_cell_kernel<Number, Layout, false, false>);
           const unsigned int groups = (n_cells_ + k::cells_per_group - 1) / k::cells_per_group;
-          const unsigned int grid   = std::min(groups, uniform_blocks_);
-          CELLWISE_CHECK(!pairing || mode == 0, "cuda::HermiteBiharmonicOperator: the pairing is formed with dst = A u only");
-          if (pairing && !pairing_partials_)
-            pairing_partials_ = allocate<double>(std::size_t(uniform_blocks_) + 1, "the partial sums of the pairing ⟨p, A p⟩");
-          launch<<<grid, k::threads, bytes>>>(cell_matrix_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode,
-                                              masked ? mask_bits_ : nullptr, cell_scale_, pairing ? pairing_partials_ : nullptr);
-          CELLWISE_CUDA_CHECK_LAUNCH();
+          const std::uint64_t *bits = masked ? mask_bits_ : nullptr;
           if (!pairing)
-            return 0.;
-          k::sum_partials_kernel<<<1, 32>>>(pairing_partials_, grid, pairing_partials_ + uniform_blocks_);
+            {
+              uniform_kernel<Number, Layout, false>(even, scaled)<<<std::min(groups, uniform_blocks_), k::threads, bytes>>>(
+                cell_matrix_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode, bits, cell_scale_, nullptr);
+              CELLWISE_CUDA_CHECK_LAUNCH();
+              return 0.;
+            }
+          CELLWISE_CHECK(mode == 0, "cuda::HermiteBiharmonicOperator: the pairing is formed with dst = A u only");
+          if (!pairing_partials_)
+            pairing_partials_ = allocate<double>(std::size_t(pairing_blocks_) + 1, "the partial sums of the pairing ⟨p, A p⟩");
+          const unsigned int grid = std::min(groups, pairing_blocks_);
+          uniform_kernel<Number, Layout, true>(even, scaled)<<<grid, k::threads, bytes>>>(
+            cell_matrix_, u.data(), nullptr, dst.data(), n_cells_, 0, bits, cell_scale_, pairing_partials_);
+          CELLWISE_CUDA_CHECK_LAUNCH();
+          k::sum_partials_kernel<<<1, 32>>>(pairing_partials_, grid, pairing_partials_ + pairing_blocks_);
           CELLWISE_CUDA_CHECK_LAUNCH();
           double result = 0;
-          CELLWISE_CUDA_CHECK(cudaMemcpy(&result, pairing_partials_ + uniform_blocks_, sizeof(double), cudaMemcpyDeviceToHost));
+          CELLWISE_CUDA_CHECK(cudaMemcpy(&result, pairing_partials_ + pairing_blocks_, sizeof(double), cudaMemcpyDeviceToHost));
           return result;
         }
       CELLWISE_CHECK(!masked && !pairing, "cuda::HermiteBiharmonicOperator: the sum-factorization kernel takes no mask bits and forms no pairing");

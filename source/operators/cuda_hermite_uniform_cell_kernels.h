@@ -166,24 +166,27 @@ namespace cellwise
       /// of the width, the fourth-order form t⁻⁴ and the volume t³): u is
       /// scaled by S_t in the load, the product by t⁻¹ S_t before the store.
       /// (A template switch: a run-time one cost the kernel of one cell size
-      /// 38 registers in FP64.) With @p pairing_partials (mode 0 only: CG's
-      /// ⟨p, A p⟩), each block also sums u_i dst_i over its values in double
-      /// and writes the sum to pairing_partials[blockIdx.x]
-      /// (sum_partials_kernel adds them): u is kept in the registers that
-      /// mode 0 does not use for b, so the pairing costs no second read of
-      /// u and dst.
-      template <typename Number, typename Layout, bool even_odd, bool scaled>
+      /// 38 registers in FP64.) With @p pairs (mode 0 only: CG's ⟨p, A p⟩),
+      /// each block also sums u_i dst_i over its values in double and writes
+      /// the sum to pairing_partials[blockIdx.x] (sum_partials_kernel adds
+      /// them): u is kept in the registers that mode 0 does not use for b, so
+      /// the pairing costs no second read of u and dst. A template switch as
+      /// well: the run-time one cost every FP64 kernel of one cell size 38
+      /// registers (128 → 166, four blocks per multiprocessor → three), the
+      /// smoothers' residuals included.
+      template <typename Number, typename Layout, bool even_odd, bool scaled, bool pairs>
       __global__ void __launch_bounds__(threads)
         uniform_cell_kernel(const Number *__restrict__ matrix,
                             const Number *__restrict__ u,
                             const Number *b,
                             Number      *dst,
                             const unsigned int n_cells,
-                            const int          mode,
+                            const int          mode_argument,
                             const std::uint64_t *__restrict__ mask_bits,
                             const Number *__restrict__ cell_scale,
                             double *pairing_partials)
       {
+        const int mode = pairs ? 0 : mode_argument;
         static_assert(dofs_per_cell == 64, "one word of mask bits per cell");
         extern __shared__ __align__(16) unsigned char shared_memory[];
         Number *const A = reinterpret_cast<Number *>(shared_memory);
@@ -215,8 +218,7 @@ namespace cellwise
         if (blockIdx.x < n_groups)
           load_chunk(u, blockIdx.x, ahead);
         // the pairing: u of the group in rhs (mode 0 leaves it unused)
-        const bool pairing = pairing_partials != nullptr;
-        double     pairing_sum = 0;
+        double pairing_sum = 0;
 
         for (unsigned int group = blockIdx.x; group < n_groups; group += gridDim.x)
           {
@@ -228,7 +230,7 @@ namespace cellwise
                 unsigned int c, i;
                 chunk_position<Layout>(threadIdx.x + t * threads, c, i);
                 Number value = ahead[t]; // (zero past the last cell)
-                if (pairing)
+                if constexpr (pairs)
                   rhs[t] = value;
                 if constexpr (scaled)
                   if (c < valid)
@@ -335,14 +337,14 @@ namespace cellwise
                 if (mask_bits)
                   result *= Number((mask_bits[std::size_t(group) * cells_per_group + c] >> i) & 1u);
                 dst[index] = result;
-                if (pairing)
+                if constexpr (pairs)
                   pairing_sum += double(rhs[t]) * double(result);
               }
             // the next group's load writes P, last read before the
             // synchronization above; its first write to Q follows a
             // synchronization that every thread reaches after this loop
           }
-        if (pairing)
+        if constexpr (pairs)
           write_block_sum(pairing_sum, pairing_partials);
       }
     } // namespace hermite_uniform_kernels

@@ -176,8 +176,10 @@ namespace cellwise
 
       unsigned int          n_cells_ = 0;
       HermiteOperatorKernel kernel_  = HermiteOperatorKernel::sum_factorization;
-      /// Blocks of the persistent grid of the even–odd and dense kernels.
+      /// Blocks of the persistent grid of the even–odd and dense kernels,
+      /// without and with the pairing (a kernel of its own, more registers).
       unsigned int uniform_blocks_ = 0;
+      unsigned int pairing_blocks_ = 0;
       /// The level's cell matrix in the order of the even–odd or dense
       /// kernel (device, Number); null for sum factorization.
       Number *cell_matrix_ = nullptr;
@@ -195,7 +197,7 @@ namespace cellwise
       const Number     *mask_data_   = nullptr;
       std::uint64_t    *mask_bits_   = nullptr;
       /// masked_vmult_dot: the blocks' partial sums of the pairing, then the
-      /// sum (device, uniform_blocks_ + 1 doubles; made at the first call).
+      /// sum (device, pairing_blocks_ + 1 doubles; made at the first call).
       mutable double *pairing_partials_ = nullptr;
     };
   } // namespace cuda
