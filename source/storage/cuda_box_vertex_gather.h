@@ -39,6 +39,25 @@ namespace cellwise
           below[d] = row[2 * d] >= 0;
       }
 
+      /// The same from LevelData::sub_boxes() (two 16-byte loads, no
+      /// dependent ones).
+      __device__ __forceinline__ void
+      sub_box_from_table(const int *__restrict__ sub_boxes, const unsigned int cell, int (&c)[8], bool (&below)[3])
+      {
+        const int4 *const slots = reinterpret_cast<const int4 *>(sub_boxes + 8 * static_cast<std::size_t>(cell));
+        const int4        low = slots[0], high = slots[1];
+        c[0] = static_cast<int>(cell);
+        c[1] = low.y;
+        c[2] = low.z;
+        c[3] = low.w;
+        c[4] = high.x;
+        c[5] = high.y;
+        c[6] = high.z;
+        c[7] = high.w;
+#pragma unroll
+        for (int d = 0; d < 3; ++d)
+          below[d] = (low.x >> d) & 1;
+      }
       /// The copies @p w of a node in sub-box slots s = s_x + 2 s_y + 4 s_z
       /// combined in the order of the axis passes, factor · (lower + upper)
       /// once per pair: x, then y, then z (an axis without a pair keeps the

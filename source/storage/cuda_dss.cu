@@ -270,6 +270,10 @@ namespace cellwise
         ((k > 0 || !below_z ? dss_box_plane<p, k, 0, stride>(copy, below_x, below_y, factor) : void()), ...);
       }
 
+      /// (A thread per cell: its sub-box comes from the face table, whose
+      /// three dependent reads the many loads of the cell's planes follow; the
+      /// Hermite kernel below, a thread per vertex DoF with eight loads, reads
+      /// the level's sub-box table instead. Not timed with the table.)
       template <int p, typename Number, typename Layout>
       __global__ void __launch_bounds__(dss_threads)
       dss_box_kernel(Number *v, const int *__restrict__ neighbors, const unsigned int n_cells, const Number factor)
@@ -303,7 +307,7 @@ namespace cellwise
       /// 32 cells side by side at one j in the blocked one.
       template <typename Number, typename Layout>
       __global__ void __launch_bounds__(dss_threads)
-      dss_hermite_vertex_kernel(Number *v, const int *__restrict__ neighbors, const unsigned int n_cells, const Number factor)
+      dss_hermite_vertex_kernel(Number *v, const int *__restrict__ sub_boxes, const unsigned int n_cells, const Number factor)
       {
         constexpr unsigned int dofs = hermite::dofs_per_cell;
         std::size_t            cell;
@@ -313,7 +317,7 @@ namespace cellwise
           return;
         int  c[8];
         bool below[3];
-        sub_box_above(neighbors, static_cast<unsigned int>(cell), c, below);
+        sub_box_from_table(sub_boxes, static_cast<unsigned int>(cell), c, below);
         for_each_owned_hermite_vertex(c, below, [&](const unsigned int vertex, const bool pair_x, const bool pair_y, const bool pair_z) {
           if (!(pair_x || pair_y || pair_z))
             return;
@@ -415,7 +419,7 @@ namespace cellwise
             {
               const std::size_t threads = ((static_cast<std::size_t>(v.n_cells()) + B - 1) / B) * B * hermite::dofs_per_vertex;
               dss_hermite_vertex_kernel<Number, Layout><<<static_cast<unsigned int>((threads + dss_threads - 1) / dss_threads),
-                                                          dss_threads>>>(v.data(), level_data.neighbors(), v.n_cells(), factor);
+                                                          dss_threads>>>(v.data(), level_data.sub_boxes(), v.n_cells(), factor);
               CELLWISE_CUDA_CHECK_LAUNCH();
               return;
             }

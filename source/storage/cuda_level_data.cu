@@ -11,6 +11,40 @@ namespace cellwise
 {
   namespace cuda
   {
+    namespace
+    {
+      /// The table of LevelData::sub_boxes() of @p level (which fills a
+      /// box): the composition of face neighbours that the kernels made
+      /// with dependent loads, once on the host.
+      UninitializedVector<int>
+      make_sub_boxes(const Level &level)
+      {
+        const std::size_t        n = level.n_cells();
+        UninitializedVector<int> table(8 * n);
+        const auto               above = [&level](const int cell, const unsigned int d) {
+          return cell >= 0 && face_neighbor::is_cell(level.neighbors[cell][2 * d + 1]) ? level.neighbors[cell][2 * d + 1] : -1;
+        };
+        parallel_for(n, cell_grain, [&](const std::size_t cell) {
+          int *const slots = table.data() + 8 * cell;
+          int        below = 0;
+          for (unsigned int d = 0; d < 3; ++d)
+            if (face_neighbor::is_cell(level.neighbors[cell][2 * d]))
+              below |= 1 << d;
+          slots[0] = below;
+          slots[1] = above(static_cast<int>(cell), 0);
+          slots[2] = above(static_cast<int>(cell), 1);
+          slots[4] = above(static_cast<int>(cell), 2);
+          // the corners through the cells above along x (and y), as the
+          // kernels composed them: a corner exists where both its edges do
+          slots[3] = slots[1] >= 0 && slots[2] >= 0 ? above(slots[1], 1) : -1;
+          slots[5] = slots[1] >= 0 && slots[4] >= 0 ? above(slots[1], 2) : -1;
+          slots[6] = slots[2] >= 0 && slots[4] >= 0 ? above(slots[2], 2) : -1;
+          slots[7] = slots[3] >= 0 && slots[4] >= 0 ? above(slots[3], 2) : -1;
+        });
+        return table;
+      }
+    } // namespace
+
     LevelData::LevelData(const Level &level, const unsigned int fe_degree)
     {
       reinit(level, fe_degree);
@@ -19,6 +53,7 @@ namespace cellwise
     LevelData::LevelData(LevelData &&other) noexcept
       : n_cells_(std::exchange(other.n_cells_, 0))
       , neighbors_(std::exchange(other.neighbors_, nullptr))
+      , sub_boxes_(std::exchange(other.sub_boxes_, nullptr))
       , sizes_(std::exchange(other.sizes_, nullptr))
       , fills_box_(std::exchange(other.fills_box_, false))
       , skeleton_(std::exchange(other.skeleton_, DeviceDssSkeleton()))
@@ -29,6 +64,7 @@ namespace cellwise
     {
       std::swap(n_cells_, other.n_cells_);
       std::swap(neighbors_, other.neighbors_);
+      std::swap(sub_boxes_, other.sub_boxes_);
       std::swap(sizes_, other.sizes_);
       std::swap(fills_box_, other.fills_box_);
       std::swap(skeleton_, other.skeleton_);
@@ -44,12 +80,14 @@ namespace cellwise
     LevelData::release() noexcept
     {
       free_bytes(neighbors_);
+      free_bytes(sub_boxes_);
       free_bytes(sizes_);
       free_bytes(const_cast<std::size_t *>(skeleton_.group_start));
       free_bytes(const_cast<unsigned int *>(skeleton_.cells));
       free_bytes(const_cast<unsigned int *>(skeleton_.dofs));
       free_bytes(const_cast<std::uint8_t *>(skeleton_.weights));
       neighbors_ = nullptr;
+      sub_boxes_ = nullptr;
       sizes_     = nullptr;
       skeleton_  = DeviceDssSkeleton();
       n_cells_   = 0;
@@ -93,6 +131,8 @@ namespace cellwise
             neighbors_ = upload(reinterpret_cast<const int *>(level.neighbors.data()), 6 * static_cast<std::size_t>(n),
                                 "the neighbour table of a level");
           sizes_ = upload(sizes, "the cell sizes of a level");
+          if (level.fills_box())
+            sub_boxes_ = upload(make_sub_boxes(level), "the sub-boxes of cells above the cells of a level");
         }
       catch (...)
         {

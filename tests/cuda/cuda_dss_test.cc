@@ -4,7 +4,9 @@
 // the skeleton phase. The device Dirichlet mask,
 // built on that DSS, is the host's bit for bit: boxes and a level with a
 // refinement edge, boundary ids that change along a face plane, all ids or a
-// subset.
+// subset. The device level data's table of the sub-boxes above the cells
+// (which the one-pass vertex kernels read) against the cells' lattice
+// positions.
 
 #include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
@@ -14,6 +16,11 @@
 #include <cellwise/storage/dss.h>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <vector>
 
 #include "cuda/cuda_test_utilities.h"
 #include "test_utilities.h"
@@ -234,4 +241,54 @@ TYPED_TEST(CudaDss, rejects_vector_of_another_level)
   const cuda::LevelData edge(local.levels.back());
   Vector                w(local.levels.back().n_cells(), 2);
   EXPECT_THROW(cuda::apply_dss(edge, w, DssMode::sum, cuda::DssSchedule::one_pass), Error);
+}
+
+// The sub-box table of a level that fills a box against the lattice positions
+// of its cells (not the composition of face neighbours that builds it): slot s
+// of a cell is the cell one position up along the axes of s, or -1 past the
+// box; slot 0 holds the bits of the axes with a cell below. A level with a
+// refinement edge has no table.
+TEST(CudaLevelData, sub_boxes_are_the_cells_above_each_cell)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  LevelHierarchy local = make_box_hierarchy(BoxDescription{}, 1);
+  refine_finest_level(local, CellOrdering::child_major, [&](unsigned int c) { return local.level(1).child_slot[c] != 7; });
+  const LevelHierarchy boxes[] = {refined_box(CellOrdering::child_major), refined_box(CellOrdering::cell_major), coarse_box()};
+  for (const LevelHierarchy &mesh : boxes)
+    {
+      const Level          &level = mesh.levels.back();
+      const cuda::LevelData level_data(level);
+      ASSERT_TRUE(level_data.fills_box());
+      ASSERT_NE(level_data.sub_boxes(), nullptr);
+      std::vector<int> table(8 * std::size_t(level.n_cells()));
+      CELLWISE_CUDA_CHECK(cudaMemcpy(table.data(), level_data.sub_boxes(), table.size() * sizeof(int), cudaMemcpyDeviceToHost));
+      std::map<std::array<int, 3>, int> at;
+      std::array<int, 3>                lo = level.coordinates[0], hi = level.coordinates[0];
+      for (unsigned int c = 0; c < level.n_cells(); ++c)
+        {
+          at[level.coordinates[c]] = static_cast<int>(c);
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              lo[d] = std::min(lo[d], level.coordinates[c][d]);
+              hi[d] = std::max(hi[d], level.coordinates[c][d]);
+            }
+        }
+      for (unsigned int c = 0; c < level.n_cells(); ++c)
+        {
+          const std::array<int, 3> x = level.coordinates[c];
+          int                      below = 0;
+          for (unsigned int d = 0; d < 3; ++d)
+            below |= (x[d] > lo[d]) << d;
+          EXPECT_EQ(table[8 * std::size_t(c)], below) << "cell " << c;
+          for (unsigned int s = 1; s < 8; ++s)
+            {
+              const std::array<int, 3> y = {{x[0] + int(s & 1), x[1] + int((s >> 1) & 1), x[2] + int((s >> 2) & 1)}};
+              const bool inside = y[0] <= hi[0] && y[1] <= hi[1] && y[2] <= hi[2];
+              EXPECT_EQ(table[8 * std::size_t(c) + s], inside ? at.at(y) : -1) << "cell " << c << ", slot " << s;
+            }
+        }
+    }
+  const cuda::LevelData edge(local.levels.back());
+  EXPECT_FALSE(edge.fills_box());
+  EXPECT_EQ(edge.sub_boxes(), nullptr);
 }
