@@ -13,35 +13,37 @@ namespace cellwise
   {
     namespace
     {
-      /// The table of LevelData::sub_boxes() of @p level (which fills a
-      /// box): the composition of face neighbours that the kernels made
-      /// with dependent loads, once on the host.
-      UninitializedVector<int>
-      make_sub_boxes(const Level &level)
+      /// The table of LevelData::sub_boxes(), one thread per cell: the
+      /// composition of face neighbours that the vertex kernels made with
+      /// dependent loads in every call, made once.
+      __global__ void
+      sub_boxes_kernel(const int *__restrict__ neighbors, const unsigned int n_cells, int *__restrict__ table)
       {
-        const std::size_t        n = level.n_cells();
-        UninitializedVector<int> table(8 * n);
-        const auto               above = [&level](const int cell, const unsigned int d) {
-          return cell >= 0 && face_neighbor::is_cell(level.neighbors[cell][2 * d + 1]) ? level.neighbors[cell][2 * d + 1] : -1;
+        const unsigned int cell = blockIdx.x * blockDim.x + threadIdx.x;
+        if (cell >= n_cells)
+          return;
+        const auto above = [neighbors](const int c, const unsigned int d) {
+          const int neighbor = c >= 0 ? neighbors[6 * static_cast<std::size_t>(c) + 2 * d + 1] : -1;
+          return neighbor >= 0 ? neighbor : -1;
         };
-        parallel_for(n, cell_grain, [&](const std::size_t cell) {
-          int *const slots = table.data() + 8 * cell;
-          int        below = 0;
-          for (unsigned int d = 0; d < 3; ++d)
-            if (face_neighbor::is_cell(level.neighbors[cell][2 * d]))
-              below |= 1 << d;
-          slots[0] = below;
-          slots[1] = above(static_cast<int>(cell), 0);
-          slots[2] = above(static_cast<int>(cell), 1);
-          slots[4] = above(static_cast<int>(cell), 2);
-          // the corners through the cells above along x (and y), as the
-          // kernels composed them: a corner exists where both its edges do
-          slots[3] = slots[1] >= 0 && slots[2] >= 0 ? above(slots[1], 1) : -1;
-          slots[5] = slots[1] >= 0 && slots[4] >= 0 ? above(slots[1], 2) : -1;
-          slots[6] = slots[2] >= 0 && slots[4] >= 0 ? above(slots[2], 2) : -1;
-          slots[7] = slots[3] >= 0 && slots[4] >= 0 ? above(slots[3], 2) : -1;
-        });
-        return table;
+        int below = 0;
+        for (unsigned int d = 0; d < 3; ++d)
+          if (neighbors[6 * static_cast<std::size_t>(cell) + 2 * d] >= 0)
+            below |= 1 << d;
+        int slots[8];
+        slots[0] = below;
+        slots[1] = above(static_cast<int>(cell), 0);
+        slots[2] = above(static_cast<int>(cell), 1);
+        slots[4] = above(static_cast<int>(cell), 2);
+        // the corners through the cells above along x (and y): a corner
+        // exists where both its edges do
+        slots[3] = slots[1] >= 0 && slots[2] >= 0 ? above(slots[1], 1) : -1;
+        slots[5] = slots[1] >= 0 && slots[4] >= 0 ? above(slots[1], 2) : -1;
+        slots[6] = slots[2] >= 0 && slots[4] >= 0 ? above(slots[2], 2) : -1;
+        slots[7] = slots[3] >= 0 && slots[4] >= 0 ? above(slots[3], 2) : -1;
+        int4 *const out = reinterpret_cast<int4 *>(table + 8 * static_cast<std::size_t>(cell));
+        out[0]          = make_int4(slots[0], slots[1], slots[2], slots[3]);
+        out[1]          = make_int4(slots[4], slots[5], slots[6], slots[7]);
       }
     } // namespace
 
@@ -131,8 +133,6 @@ namespace cellwise
             neighbors_ = upload(reinterpret_cast<const int *>(level.neighbors.data()), 6 * static_cast<std::size_t>(n),
                                 "the neighbour table of a level");
           sizes_ = upload(sizes, "the cell sizes of a level");
-          if (level.fills_box())
-            sub_boxes_ = upload(make_sub_boxes(level), "the sub-boxes of cells above the cells of a level");
         }
       catch (...)
         {
@@ -141,6 +141,25 @@ namespace cellwise
         }
       n_cells_   = n;
       fills_box_ = level.fills_box();
+    }
+
+    const int *
+    LevelData::sub_boxes() const
+    {
+      CELLWISE_CHECK(fills_box_, "cuda::LevelData::sub_boxes: the level of " << n_cells_ << " cells does not fill a box");
+      if (!sub_boxes_ && n_cells_ > 0)
+        {
+          int *const table = allocate<int>(8 * static_cast<std::size_t>(n_cells_), "the sub-boxes of cells above the cells of a level");
+          sub_boxes_kernel<<<(n_cells_ + 255) / 256, 256>>>(neighbors_, n_cells_, table);
+          const cudaError_t launched = cudaGetLastError();
+          if (launched != cudaSuccess)
+            {
+              free_bytes(table);
+              CELLWISE_CUDA_CHECK(launched);
+            }
+          sub_boxes_ = table;
+        }
+      return sub_boxes_;
     }
 
     void

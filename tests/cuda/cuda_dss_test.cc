@@ -246,8 +246,9 @@ TYPED_TEST(CudaDss, rejects_vector_of_another_level)
 // The sub-box table of a level that fills a box against the lattice positions
 // of its cells (not the composition of face neighbours that builds it): slot s
 // of a cell is the cell one position up along the axes of s, or -1 past the
-// box; slot 0 holds the bits of the axes with a cell below. A level with a
-// refinement edge has no table.
+// box; slot 0 holds the bits of the axes with a cell below. The table is made
+// at the first call and kept; a level with a refinement edge has none (a
+// clear error).
 TEST(CudaLevelData, sub_boxes_are_the_cells_above_each_cell)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
@@ -260,6 +261,7 @@ TEST(CudaLevelData, sub_boxes_are_the_cells_above_each_cell)
       const cuda::LevelData level_data(level);
       ASSERT_TRUE(level_data.fills_box());
       ASSERT_NE(level_data.sub_boxes(), nullptr);
+      EXPECT_EQ(level_data.sub_boxes(), level_data.sub_boxes()) << "made once";
       std::vector<int> table(8 * std::size_t(level.n_cells()));
       CELLWISE_CUDA_CHECK(cudaMemcpy(table.data(), level_data.sub_boxes(), table.size() * sizeof(int), cudaMemcpyDeviceToHost));
       std::map<std::array<int, 3>, int> at;
@@ -290,5 +292,5 @@ TEST(CudaLevelData, sub_boxes_are_the_cells_above_each_cell)
     }
   const cuda::LevelData edge(local.levels.back());
   EXPECT_FALSE(edge.fills_box());
-  EXPECT_EQ(edge.sub_boxes(), nullptr);
+  EXPECT_THROW(edge.sub_boxes(), Error);
 }

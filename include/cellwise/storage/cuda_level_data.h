@@ -77,14 +77,14 @@ namespace cellwise
       /// entry 8 cell + 0 the bits of its neighbours below (bit d: one along
       /// d). One 32-byte read instead of the neighbour table's three
       /// dependent ones (row, then the cells above along x and y of the
-      /// cells above, then the corner): the one-pass vertex kernels then wait
-      /// for one memory latency before their loads instead of three. Null
-      /// on other levels.
+      /// cells above, then the corner): the one-pass vertex kernels of the
+      /// Hermite element then wait for one memory latency before their loads
+      /// instead of three. Made on the device from the face table at the
+      /// first call (kept until the level data goes), so that levels whose
+      /// kernels do not read it (FE_Q) pay neither its 32 bytes a cell nor
+      /// its set-up. Throws on a level that does not fill a box.
       const int *
-      sub_boxes() const
-      {
-        return sub_boxes_;
-      }
+      sub_boxes() const;
       /// Device array of 3 n_cells() entries: sizes[3 cell + d] = h_d.
       const double *
       cell_sizes() const
@@ -121,7 +121,7 @@ namespace cellwise
 
       unsigned int      n_cells_   = 0;
       int              *neighbors_ = nullptr;
-      int              *sub_boxes_ = nullptr;
+      mutable int      *sub_boxes_ = nullptr;
       double           *sizes_     = nullptr;
       bool              fills_box_ = false;
       DeviceDssSkeleton skeleton_;
