@@ -82,7 +82,8 @@ namespace cellwise
       /// instead of three. Made on the device from the face table at the
       /// first call (kept until the level data goes), so that levels whose
       /// kernels do not read it (FE_Q) pay neither its 32 bytes a cell nor
-      /// its set-up. Throws on a level that does not fill a box.
+      /// its set-up. Throws on a level that does not fill a box. (The first
+      /// call allocates: not from two host threads at once.)
       const int *
       sub_boxes() const;
       /// Device array of 3 n_cells() entries: sizes[3 cell + d] = h_d.
