@@ -53,6 +53,21 @@ namespace
   /// Print the monitor history η_k/η_0 under each row (the "chebyshev" rows)
   bool print_history = false;
 
+  /// The load vector of f = 1 on @p fine in @p Layout on the device, staged
+  /// in a scope of its own (at L = 7 each vector is 8.6 GB).
+  template <typename Layout>
+  CellVector<double, MemorySpace::CUDA, Layout>
+  device_right_hand_side(const Level &fine)
+  {
+    CellVector<double> host_b;
+    assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
+    CellVector<double, MemorySpace::CUDA> staged;
+    staged.copy_from_host(host_b);
+    CellVector<double, MemorySpace::CUDA, Layout> b;
+    b.copy_from(staged);
+    return b;
+  }
+
   /// One row: the solver in @p Layout (all its vectors) on the box refined
   /// @p L times.
   template <typename Layout>
@@ -73,15 +88,8 @@ namespace
     const ActiveMesh mesh = adaptive_steps == 0 ? ActiveMesh{} : make_active_mesh(hierarchy);
     const Level     &fine = adaptive_steps == 0 ? hierarchy.levels.back() : mesh.level;
 
-    Vector b, u, Au;
-    {
-      // staged in a scope of its own: at L = 7 each vector is 8.6 GB
-      CellVector<double> host_b;
-      assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
-      CellVector<double, MemorySpace::CUDA> staged;
-      staged.copy_from_host(host_b);
-      b.copy_from(staged);
-    }
+    const Vector b = device_right_hand_side<Layout>(fine);
+    Vector       u, Au;
     // a solve that does not converge is a row, not the end of the table
     unsigned int        iterations = 0;
     bool                converged  = true;
@@ -145,14 +153,8 @@ namespace
     const Level         &fine      = hierarchy.levels.back();
     cuda::EventTimer                           timer;
     const cuda::HermiteMultigridSolver<Layout> solver(hierarchy, parameters, nullptr, &timer);
-    Vector                                     b, u;
-    {
-      CellVector<double> host_b;
-      assemble_hermite_right_hand_side(fine, [](const Point &) { return 1.; }, host_b, 4);
-      CellVector<double, MemorySpace::CUDA> staged;
-      staged.copy_from_host(host_b);
-      b.copy_from(staged);
-    }
+    const Vector                               b = device_right_hand_side<Layout>(fine);
+    Vector                                     u;
     unsigned int iterations = 0;
     char         title[200];
     const auto   solve = [&] {
