@@ -50,9 +50,6 @@ using namespace cellwise;
 
 namespace
 {
-  /// Print the monitor history η_k/η_0 under each row (the "chebyshev" rows)
-  bool print_history = false;
-
   /// The load vector of f = 1 on @p fine in @p Layout on the device, staged
   /// in a scope of its own (at L = 7 each vector is 8.6 GB).
   template <typename Layout>
@@ -69,10 +66,11 @@ namespace
   }
 
   /// One row: the solver in @p Layout (all its vectors) on the box refined
-  /// @p L times.
+  /// @p L times; with @p print_history the monitor history η_k/η_0 under it.
   template <typename Layout>
   void
-  run(const int L, const char *name, const HermiteMultigridParameters &parameters, const int n_runs, const int adaptive_steps = 0)
+  run(const int L, const char *name, const HermiteMultigridParameters &parameters, const int n_runs, const int adaptive_steps = 0,
+      const bool print_history = false)
   {
     using Vector = typename cuda::HermiteMultigridSolver<Layout>::VectorType;
     BoxDescription box;
@@ -204,7 +202,6 @@ main(int argc, char **argv)
           return 1;
         }
       const bool all_rows = rows == "all";
-      print_history       = !all_rows;
       std::printf("%2s %10s %-18s %9s %5s %9s %10s %9s %8s %9s %9s %8s\n", "L", "cells", "precision", "setup [s]", "iter",
                   "solve[ms]", "Mcells/s", "A u [ms]", "A of cp", "V [ms]", "copy GB/s", "it/V+A");
       struct Variant
@@ -255,7 +252,7 @@ main(int argc, char **argv)
           if (!all_rows && (variant.patch != Patch::none || !variant.blocked || variant.rebalance_every == 0))
             continue;
           else if (variant.blocked)
-            run<CellBlocked<32>>(L, variant.name, variant.parameters(), n_runs);
+            run<CellBlocked<32>>(L, variant.name, variant.parameters(), n_runs, 0, !all_rows);
           else
             run<CellContiguous>(L, variant.name, variant.parameters(), n_runs);
       if (!all_rows)

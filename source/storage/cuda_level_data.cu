@@ -3,6 +3,8 @@
 #include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/dss.h>
 
+#include "cuda_box_vertex_gather.h"
+
 #include <array>
 #include <utility>
 #include <vector>
@@ -14,36 +16,22 @@ namespace cellwise
     namespace
     {
       /// The table of LevelData::sub_boxes(), one thread per cell: the
-      /// composition of face neighbours that the vertex kernels made with
-      /// dependent loads in every call, made once.
+      /// composition of face neighbours (box_gather::sub_box_above) that the
+      /// vertex kernels made with dependent loads in every call, made once.
       __global__ void
       sub_boxes_kernel(const int *__restrict__ neighbors, const unsigned int n_cells, int *__restrict__ table)
       {
         const unsigned int cell = blockIdx.x * blockDim.x + threadIdx.x;
         if (cell >= n_cells)
           return;
-        const auto above = [neighbors](const int c, const unsigned int d) {
-          const int neighbor = c >= 0 ? neighbors[6 * static_cast<std::size_t>(c) + 2 * d + 1] : -1;
-          return neighbor >= 0 ? neighbor : -1;
-        };
-        int below = 0;
-        for (unsigned int d = 0; d < 3; ++d)
-          if (neighbors[6 * static_cast<std::size_t>(cell) + 2 * d] >= 0)
-            below |= 1 << d;
-        int slots[8];
-        slots[0] = below;
-        slots[1] = above(static_cast<int>(cell), 0);
-        slots[2] = above(static_cast<int>(cell), 1);
-        slots[4] = above(static_cast<int>(cell), 2);
-        // the corners through the cells above along x (and y): a corner
-        // exists where both its edges do
-        slots[3] = slots[1] >= 0 && slots[2] >= 0 ? above(slots[1], 1) : -1;
-        slots[5] = slots[1] >= 0 && slots[4] >= 0 ? above(slots[1], 2) : -1;
-        slots[6] = slots[2] >= 0 && slots[4] >= 0 ? above(slots[2], 2) : -1;
-        slots[7] = slots[3] >= 0 && slots[4] >= 0 ? above(slots[3], 2) : -1;
+        int  c[8];
+        bool below[3];
+        box_gather::sub_box_above(neighbors, cell, c, below);
+        // slot 0 is the cell itself: its place holds the bits of the neighbours below
+        c[0]            = int(below[0]) | int(below[1]) << 1 | int(below[2]) << 2;
         int4 *const out = reinterpret_cast<int4 *>(table + 8 * static_cast<std::size_t>(cell));
-        out[0]          = make_int4(slots[0], slots[1], slots[2], slots[3]);
-        out[1]          = make_int4(slots[4], slots[5], slots[6], slots[7]);
+        out[0]          = make_int4(c[0], c[1], c[2], c[3]);
+        out[1]          = make_int4(c[4], c[5], c[6], c[7]);
       }
     } // namespace
 
