@@ -98,7 +98,8 @@ namespace cellwise
     // averaging DSS it would take is never called. The same checks of u and
     // b as the uniform solvers (shape, aliasing, non-finite values).
     return solve_outer(parameters_, *active_operator_, n_active_cells(), degree_, *cycle_, u, b, active_mask_, control,
-                       [](VectorType &) { CELLWISE_CHECK(false, "the adaptive solver does not rebalance: it runs in FP64 only"); });
+                       [](VectorType &) { CELLWISE_CHECK(false, "the adaptive solver does not rebalance: it runs in FP64 only"); },
+                       &work_);
   }
 
   void

@@ -125,7 +125,8 @@ namespace cellwise
       return solve_outer(parameters_, *active_operator_, n_active_cells(), degree_, *cycle_, u, b, active_mask_, control,
                          [](VectorType &) {
                            CELLWISE_CHECK(false, "the adaptive solver does not rebalance: it runs in FP64 only");
-                         });
+                         },
+                         &work_);
     }
 
     template class AdaptiveMultigridSolver<CellContiguous>;

@@ -200,6 +200,8 @@ namespace cellwise
       std::shared_ptr<const LevelOperator<VectorType>>  outer_operator;
       std::shared_ptr<const Preconditioner<VectorType>> preconditioner;
       ComponentTimer                                   *timer = nullptr;
+      /// the outer iteration's work vectors, kept between solves
+      OuterWorkVectors<VectorType> work;
     };
 
     template <typename Layout>
@@ -304,14 +306,15 @@ namespace cellwise
     SolveStatistics
     GeneralMultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
-      const Components &c = *components_;
+      Components &c = *components_;
       return solve_outer(c.parameters, *c.outer_operator, c.fine_operator->n_cells(), c.degree, *c.preconditioner, u, b, c.mask,
                          control, [&c](VectorType &r) {
                            if (!c.timer)
                              return apply_dss(*c.fine_level_data, r, DssMode::mean);
                            TimedScope scope(*c.timer, "rebalancing (mean DSS)");
                            apply_dss(*c.fine_level_data, r, DssMode::mean);
-                         });
+                         },
+                         &c.work);
     }
 
     template class GeneralMultigridSolver<CellContiguous>;

@@ -200,8 +200,10 @@ namespace cellwise
       std::shared_ptr<Preconditioner<VectorT>> preconditioner;
       /// The finest level's DSS data, for the rebalancing of the residual.
       std::unique_ptr<LevelData> fine_level_data;
-      /// The outer iteration as the shared solve_outer takes it.
-      MultigridParameters outer;
+      /// The outer iteration as the shared solve_outer takes it, and its
+      /// work vectors, kept between solves.
+      MultigridParameters       outer;
+      OuterWorkVectors<VectorT> work;
     };
 
     template <typename Layout>
@@ -306,7 +308,8 @@ namespace cellwise
                          *components_->preconditioner, u, b, mask_, control, [this](VectorType &r) {
                            // called in mixed precision only, which has the finest level's data
                            apply_dss(*components_->fine_level_data, r, DssMode::mean, hermite_trace_layers());
-                         });
+                         },
+                         &components_->work);
     }
 
     template class HermiteMultigridSolver<CellContiguous>;

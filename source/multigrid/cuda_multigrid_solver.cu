@@ -205,7 +205,7 @@ namespace cellwise
                            TimedScope scope(*timer_, "rebalancing (mean DSS)");
                            apply_dss(*fine_level_data_, r, DssMode::mean);
                          },
-                         &residual_);
+                         &work_);
     }
 
     template class MultigridSolver<CellContiguous>;

@@ -65,6 +65,8 @@ namespace cellwise
     /// and the outer iteration as solve_outer takes it.
     const Level        *fine_level = nullptr;
     MultigridParameters outer;
+    /// The outer iteration's work vectors, kept between solves.
+    OuterWorkVectors<VectorT> work;
     /// Locally refined hierarchies only: the active cells (the local-smoothing
     /// cycle keeps a reference, so they are declared before it) and their
     /// operator.
@@ -369,9 +371,10 @@ namespace cellwise
       return solve_outer(components_->outer, fine_operator(), mask_.n_cells(), hermite::storage_degree, preconditioner(), u, b,
                          mask_, control, [this](VectorT &r) {
                            apply_dss(*components_->fine_level, r, DssMode::mean, hermite_trace_layers());
-                         });
+                         },
+                         &components_->work);
     if (stationary_)
-      return solve_stationary(fine_operator(), preconditioner(), u, b, mask_, control);
-    return solve_cg(fine_operator(), preconditioner(), u, b, mask_, control);
+      return solve_stationary(fine_operator(), preconditioner(), u, b, mask_, control, {}, false, &components_->work);
+    return solve_cg(fine_operator(), preconditioner(), u, b, mask_, control, {}, 1, &components_->work);
   }
 } // namespace cellwise

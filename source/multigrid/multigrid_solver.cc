@@ -361,7 +361,7 @@ namespace cellwise
     const auto mean_dss = [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), fine_skeleton_, r, DssMode::mean); };
     if (!null_space_)
       return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(),
-                         control, mean_dss, &residual_);
+                         control, mean_dss, &work_);
     // Pure Neumann: a compatible right-hand side, residuals kept compatible
     // against rounding, and the solution of zero mean.
     CELLWISE_CHECK(&u != &b, "solve: the solution and the right-hand side must be different vectors");
@@ -369,7 +369,7 @@ namespace cellwise
     null_space_->make_compatible(compatible);
     const SolveStatistics statistics =
       solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, compatible, masks_.back(),
-                  control, mean_dss, &residual_,
+                  control, mean_dss, &work_,
                   ResidualHook<VectorType>([this](VectorType &r, unsigned int) { null_space_->make_compatible(r); }));
     null_space_->subtract_mean(u);
     return statistics;

@@ -476,6 +476,51 @@ TEST(CudaHermiteMultigridSolver, MixedPrecisionSolvesAsFp64)
       }
 }
 
+TEST(CudaHermiteMultigridSolver, RepeatedSolvesReuseTheirWorkVectorsUnchanged)
+{
+  // The solver keeps the outer iteration's work vectors (and the
+  // preconditioner's step) between solves, reused without a zero fill: a
+  // solve after another, of a different right-hand side, must give bit for
+  // bit what a fresh solver gives (the old residual, direction and product
+  // must never be read).
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  struct Case
+  {
+    bool      stationary;
+    Precision precision;
+  };
+  for (const Case &c : {Case{false, Precision::fp64}, Case{true, Precision::fp64}, Case{false, Precision::mixed},
+                        Case{true, Precision::mixed}})
+    {
+      SCOPED_TRACE(::testing::Message() << (c.stationary ? "stationary" : "CG") << ", "
+                                        << (c.precision == Precision::mixed ? "mixed" : "FP64"));
+      BoxDescription box;
+      box.subdivisions          = {{2, 2, 1}};
+      const LevelHierarchy h    = make_box_hierarchy(box, 3);
+      const Level         &fine = h.levels.back();
+      HermiteMultigridParameters parameters;
+      parameters.stationary                       = c.stationary;
+      parameters.precision                        = c.precision;
+      const std::unique_ptr<HostVectorSolver> kept  = make_hermite_host_vector_solver(h, parameters, Backend::cuda);
+      const std::unique_ptr<HostVectorSolver> fresh = make_hermite_host_vector_solver(h, parameters, Backend::cuda);
+      CellVector<double> b1, b2, u1, u_kept, u_fresh;
+      assemble_hermite_right_hand_side(fine, clamped_bilaplacian, b1);
+      b2.reinit(b1); // another load: random copies on top of 3 b1
+      fill_random(b2, 17);
+      b2.add(3., b1);
+      MonitorControl control1(60, 1e-10), control_kept(60, 1e-10), control_fresh(60, 1e-10);
+      kept->solve(u1, b1, control1);
+      const SolveStatistics second = kept->solve(u_kept, b2, control_kept);
+      const SolveStatistics first  = fresh->solve(u_fresh, b2, control_fresh);
+      ASSERT_EQ(second.monitor.size(), first.monitor.size());
+      for (std::size_t k = 0; k < first.monitor.size(); ++k)
+        EXPECT_EQ(second.monitor[k], first.monitor[k]) << "monitor " << k;
+      ASSERT_TRUE(u_kept.has_shape_of(u_fresh));
+      for (std::size_t k = 0; k < u_fresh.storage_size(); ++k)
+        ASSERT_EQ(u_kept.data()[k], u_fresh.data()[k]) << "entry " << k;
+    }
+}
+
 TEST(CudaHermiteMultigridSolver, RefusesWhatIsNotOnTheDeviceAndBadData)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();

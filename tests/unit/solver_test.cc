@@ -274,6 +274,39 @@ TEST(OuterSolvers, CgReturnsTheIterateOfItsLastMonitor)
   EXPECT_NEAR(eta, statistics.monitor.back(), 1e-3 * statistics.monitor.back());
 }
 
+TEST(OuterSolvers, RepeatedSolvesReuseTheirWorkVectorsUnchanged)
+{
+  // The solver keeps the outer iteration's work vectors and the
+  // preconditioner's step between solves, reused without a zero fill: the
+  // solve of a second load gives bit for bit what a fresh solver gives.
+  const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
+  const Level         &fine = h.levels.back();
+  for (const OuterIteration outer : {OuterIteration::cg, OuterIteration::stationary})
+    for (const Precision precision : {Precision::fp64, Precision::mixed})
+      {
+        SCOPED_TRACE(::testing::Message() << (outer == OuterIteration::cg ? "CG" : "stationary") << ", "
+                                          << (precision == Precision::mixed ? "mixed" : "FP64"));
+        MultigridParameters parameters;
+        parameters.outer     = outer;
+        parameters.precision = precision;
+        MultigridSolver    kept(h, 2, parameters), fresh(h, 2, parameters);
+        CellVector<double> b1, b2, u1, u_kept, u_fresh;
+        assemble_right_hand_side(fine, 2, sine_rhs, b1);
+        b2.reinit(b1); // another load: random copies on top of 3 b1
+        fill_random(b2, 5);
+        b2.add(3., b1);
+        MonitorControl control1(60, 1e-9), control_kept(60, 1e-9), control_fresh(60, 1e-9);
+        kept.solve(u1, b1, control1);
+        const SolveStatistics second = kept.solve(u_kept, b2, control_kept);
+        const SolveStatistics first  = fresh.solve(u_fresh, b2, control_fresh);
+        ASSERT_EQ(second.monitor.size(), first.monitor.size());
+        for (std::size_t k = 0; k < first.monitor.size(); ++k)
+          EXPECT_EQ(second.monitor[k], first.monitor[k]) << "monitor " << k;
+        for (std::size_t k = 0; k < u_fresh.storage_size(); ++k)
+          ASSERT_EQ(u_kept.data()[k], u_fresh.data()[k]) << "entry " << k;
+      }
+}
+
 TEST(OuterSolvers, GenericStationaryStepIsVmultDotAdd)
 {
   // An FP64 preconditioner keeps the default step: apply is vmult and ⟨r, z⟩,

@@ -116,6 +116,8 @@ namespace cellwise
     ActiveMesh                               mesh_;
     std::shared_ptr<LaplaceOperator<double>> active_operator_;
     VectorType                               active_mask_;
+    /// The outer iteration's work vectors, kept between solves.
+    mutable OuterWorkVectors<VectorType>     work_;
     std::vector<VectorType>                  free_masks_;
     std::shared_ptr<AdaptiveVCycle<double>>  cycle_;
   };

@@ -114,6 +114,8 @@ namespace cellwise
       ActiveMesh                                         mesh_;
       std::shared_ptr<LaplaceOperator<double, Layout>>   active_operator_;
       VectorType                                         active_mask_;
+      /// The outer iteration's work vectors, kept between solves.
+      mutable OuterWorkVectors<VectorType>               work_;
       std::shared_ptr<LocalSmoothingVCycle<VectorType>>  cycle_;
     };
   } // namespace cuda

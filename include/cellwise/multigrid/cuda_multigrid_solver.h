@@ -114,9 +114,9 @@ namespace cellwise
       MultigridParameters                                           parameters_;
       std::unique_ptr<LevelData>                                    fine_level_data_;
       VectorType                                                    mask_;
-      /// The stationary iteration's residual, kept between solves (no
-      /// allocation and zero fill of an FP64 vector per solve).
-      mutable VectorType                                            residual_;
+      /// The outer iteration's work vectors, kept between solves (no
+      /// allocation and zero fill of FP64 vectors per solve).
+      mutable OuterWorkVectors<VectorType>                          work_;
       std::shared_ptr<LaplaceOperator<double, Layout>>              fine_operator_;
       /// The fine operator as the outer iteration calls it (timed or not).
       std::shared_ptr<const LevelOperator<VectorType>>              outer_operator_;

@@ -269,8 +269,8 @@ namespace cellwise
    * NaN or infinity in the right-hand side or the initial guess, rebalances
    * the FP64 residual every k-th iteration in mixed precision (with
    * @p mean_dss, the averaging DSS of the finest level), and runs CG or the
-   * stationary iteration as @p parameters say (the stationary iteration keeps
-   * its residual in @p residual_storage if given). @p project_residual, if
+   * stationary iteration as @p parameters say, in the work vectors @p work
+   * if given (a solver keeps them between its solves). @p project_residual, if
    * given, acts on every residual after the rebalancing (the pure Neumann
    * solve keeps it compatible there).
    */
@@ -286,7 +286,7 @@ namespace cellwise
               const VectorType                   &mask,
               IterationControl                   &control,
               const MeanDss                      &mean_dss,
-              VectorType                         *residual_storage = nullptr,
+              OuterWorkVectors<VectorType>       *work             = nullptr,
               const ResidualHook<VectorType>     &project_residual = {})
   {
     CELLWISE_CHECK(b.n_cells() == n_cells && b.degree() == degree,
@@ -322,9 +322,9 @@ namespace cellwise
         // CG calls the hook at its steps only: between them its
         // preconditioner's step may round the residual in the update's pass
         if (parameters.outer == OuterIteration::cg)
-          return solve_cg(A, V, u, b, mask, control, rebalance, rebalance && !project_residual && period > 0 ? period : 1);
-        return solve_stationary(A, V, u, b, mask, control, rebalance, parameters.stop_on_extrapolated_monitor,
-                                residual_storage);
+          return solve_cg(A, V, u, b, mask, control, rebalance, rebalance && !project_residual && period > 0 ? period : 1,
+                          work);
+        return solve_stationary(A, V, u, b, mask, control, rebalance, parameters.stop_on_extrapolated_monitor, work);
       }
     catch (const NoConvergence &e)
       {
@@ -394,8 +394,8 @@ namespace cellwise
     /// The skeleton phase of the finest level's DSS (unstructured meshes).
     DssSkeleton                                           fine_skeleton_;
     std::shared_ptr<const ConstantNullSpace<double>>      null_space_; // pure Neumann only
-    /// The stationary iteration's residual, kept between solves.
-    mutable VectorType                                    residual_;
+    /// The outer iteration's work vectors, kept between solves.
+    mutable OuterWorkVectors<VectorType>                  work_;
     std::shared_ptr<LaplaceOperator<double>>              fine_operator_;
     std::shared_ptr<const Preconditioner<VectorType>>     preconditioner_;
   };

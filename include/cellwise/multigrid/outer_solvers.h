@@ -28,6 +28,8 @@
 #include <functional>
 #include <memory>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 
 namespace cellwise
 {
@@ -80,6 +82,67 @@ namespace cellwise
   template <typename VectorType>
   using ResidualHook = std::function<void(VectorType &, unsigned int)>;
 
+  /**
+   * The work vectors of the outer iterations (CG's residual, search direction
+   * and operator product; the stationary iteration's residual) and the
+   * preconditioner's step (which keeps z = V r: an FP64 vector, or in mixed
+   * precision nothing of its own), kept by a solver between its solves. At
+   * 10^8 unknowns each vector is a GB or more, and allocating, zeroing and
+   * freeing them in every solve is time the GPU waits (doc/performance.md,
+   * "Work vectors kept between solves"). Vectors that already have the
+   * residual's shape are reused without a zero fill: every step writes them
+   * whole before it reads them. One solve at a time per object, as for the
+   * preconditioners' own work vectors.
+   */
+  template <typename VectorType>
+  struct OuterWorkVectors
+  {
+    VectorType r, p, q;
+
+    /// The step of @p V, made at the first call and again only for another
+    /// preconditioner.
+    StationaryStep<VectorType> &
+    step_of(const Preconditioner<VectorType> &V)
+    {
+      if (!step_ || step_owner_ != &V)
+        {
+          step_       = V.make_stationary_step();
+          step_owner_ = &V;
+        }
+      return *step_;
+    }
+
+  private:
+    std::unique_ptr<StationaryStep<VectorType>> step_;
+    const Preconditioner<VectorType>           *step_owner_ = nullptr;
+  };
+
+  namespace internal
+  {
+    /// Whether VectorType has has_shape_of (the cell vectors).
+    template <typename VectorType, typename = void>
+    struct offers_has_shape_of : std::false_type
+    {};
+    template <typename VectorType>
+    struct offers_has_shape_of<VectorType,
+                               std::void_t<decltype(std::declval<const VectorType &>().has_shape_of(std::declval<const VectorType &>()))>>
+      : std::true_type
+    {};
+
+    /// @p x in the shape (and a distributed vector's partition) of @p model:
+    /// reinit (zeroed) unless x is a cell vector that already has it, whose
+    /// old values the caller overwrites before reading them.
+    template <typename VectorType>
+    void
+    shape_like(VectorType &x, const VectorType &model)
+    {
+      if constexpr (offers_has_shape_of<VectorType>::value)
+        if (x.has_shape_of(model))
+          return;
+      x.reinit(model);
+    }
+  } // namespace internal
+
   /// Preconditioned CG for A u = b from the given u; throws NoConvergence when
   /// @p control reports failure. @p prepare_residual, if given, is called at
   /// the steps that are multiples of @p prepare_period only (step 0, the
@@ -87,7 +150,8 @@ namespace cellwise
   /// goes to the preconditioner's step, which may fuse it with its own first
   /// pass (the mixed-precision rounding). The iterate's update u += α p is
   /// deferred into the pass that forms the next search direction (one read
-  /// of p fewer per step) and made at the end.
+  /// of p fewer per step) and made at the end. @p work, if given, holds the
+  /// work vectors and the preconditioner's step between solves.
   template <typename VectorType>
   SolveStatistics
   solve_cg(const LevelOperator<VectorType>  &A,
@@ -97,15 +161,18 @@ namespace cellwise
            const VectorType                 &mask,
            IterationControl                 &control,
            const ResidualHook<VectorType>   &prepare_residual = {},
-           const unsigned int                prepare_period   = 1)
+           const unsigned int                prepare_period   = 1,
+           OuterWorkVectors<VectorType>     *work             = nullptr)
   {
     CELLWISE_CHECK(prepare_period > 0, "CG: the residual hook's period must be positive");
     using Number = typename VectorType::value_type;
+    OuterWorkVectors<VectorType>  own_work;
+    OuterWorkVectors<VectorType> &w = work ? *work : own_work;
     // z = V r is kept by the preconditioner's step, in whatever form it
     // computed it (a mixed-precision one: its FP32 correction, never widened
     // into a vector here)
-    const std::unique_ptr<StationaryStep<VectorType>> cycle = V.make_stationary_step();
-    VectorType                                        r, p, q;
+    StationaryStep<VectorType> *const cycle = &w.step_of(V);
+    VectorType                       &r = w.r, &p = w.p, &q = w.q;
     A.masked_residual(r, b, u, mask);
     if (prepare_residual)
       prepare_residual(r, 0);
@@ -116,9 +183,9 @@ namespace cellwise
     const double    initial_rz = rz;
     statistics.monitor.push_back(internal::monitor_from_pairing("CG", rz, std::abs(rz), 0));
     IterationControl::State state = control.check(0, statistics.monitor.back());
-    p.reinit(r); // the shape (and a distributed vector's partition) of r
+    internal::shape_like(p, r); // written whole by the first direction
     cycle->update_direction(p, 0., true);
-    q.reinit(r);
+    internal::shape_like(q, r); // written whole by every A p
     double alpha = 0; // the step not yet added to u
     for (unsigned int step = 1; state == IterationControl::iterate; ++step)
       {
@@ -158,8 +225,9 @@ namespace cellwise
   /// η̂_{n+1} = η_n² / η_{n−1} (000 eq. 14) and the iteration stops when the
   /// estimate meets the tolerance, saving the extra cycle; η̂ is an estimate,
   /// not a bound. The last monitor entry is then the estimate.
-  /// @p residual_storage, if given, holds the residual (a solver that keeps
-  /// it saves an allocation and a zero fill per solve: 8.6 GB at L = 8).
+  /// @p work, if given, holds the residual and the preconditioner's step
+  /// between solves (a solver that keeps them saves an allocation and a zero
+  /// fill per solve: 8.6 GB at L = 8).
   ///
   /// The cycle runs through V's StationaryStep: V r stays with the
   /// preconditioner (in mixed precision the FP32 correction, paired with the
@@ -176,13 +244,14 @@ namespace cellwise
                    IterationControl                 &control,
                    const ResidualHook<VectorType>   &prepare_residual             = {},
                    const bool                        stop_on_extrapolated_monitor = false,
-                   VectorType                       *residual_storage             = nullptr)
+                   OuterWorkVectors<VectorType>     *work                         = nullptr)
   {
-    const std::unique_ptr<StationaryStep<VectorType>> cycle = V.make_stationary_step();
-    VectorType                                        own_residual;
-    VectorType &r = residual_storage ? *residual_storage : own_residual;
-    SolveStatistics                                   statistics;
-    double                                            initial_rz = 0;
+    OuterWorkVectors<VectorType>      own_work;
+    OuterWorkVectors<VectorType>     &w     = work ? *work : own_work;
+    StationaryStep<VectorType> *const cycle = &w.step_of(V);
+    VectorType                       &r     = w.r;
+    SolveStatistics                   statistics;
+    double                            initial_rz = 0;
     A.masked_residual(r, b, u, mask);
     for (unsigned int step = 0;; ++step)
       {
