@@ -10,7 +10,9 @@
 // Then one sweep (8 colours) of the vertex-block patch smoother, counting per
 // cell and colour the 64 values of u and the 8 of b~ at the patch vertex
 // read and the 8 of u written (640 values per cell and sweep). Between
-// them, the update of a DSS-Jacobi step with its DSS, composed and fused
+// them, the mixed-precision CG's residual update with its rebalancing and
+// rounding, in three passes and fused (storage/cuda_rebalanced_rounding.h),
+// and the update of a DSS-Jacobi step with its DSS, composed and fused
 // (multigrid/cuda_hermite_dss_jacobi_step.h).
 //
 // Usage: cellwise-benchmark-hermite [n_runs] [cells per axis]
@@ -24,6 +26,7 @@
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 #include <cellwise/storage/cuda_dss.h>
+#include <cellwise/storage/cuda_rebalanced_rounding.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -70,6 +73,38 @@ namespace
     const double seconds = median_time([&] { cuda::apply_dss(level_data, x, DssMode::mean, hermite_trace_layers(), schedule); }, n_runs);
     std::printf("%-40s %10.1f %12.2f %10.1f %8.3f %12.1f\n", name, bytes * 1e-6, seconds * 1e6, bytes / seconds * 1e-9,
                 bytes / seconds / copy_bandwidth, cells / seconds * 1e-6);
+  }
+
+  /// The mixed-precision CG's residual update with the rebalancing and the
+  /// rounding (r ← Π(r + a q), r32 = fl32(r)): the three passes (r, q read
+  /// and r written; r read and written; r read and r32 written: 48 bytes
+  /// per entry) against the fused one (r, q read, r and r32 written: 28).
+  template <typename Layout>
+  void
+  run_rebalanced_rounding(const cuda::LevelData &level_data, const char *layout, const int n_runs, const double copy_bandwidth)
+  {
+    const unsigned int                               p = hermite::storage_degree;
+    CellVector<double, MemorySpace::CUDA, Layout>    r(level_data.n_cells(), p), q(level_data.n_cells(), p);
+    CellVector<float, MemorySpace::CUDA, Layout>     rounded(level_data.n_cells(), p);
+    r.fill(1.);
+    q.fill(0.5);
+    const double entries = double(level_data.n_cells()) * hermite::dofs_per_cell;
+    // a = 0: the values stay bounded over the repetitions; the kernels do
+    // the same work for any a
+    const auto row = [&](const char *variant, const double bytes_per_entry, const auto &apply) {
+      const double seconds = median_time(apply, n_runs);
+      const double bytes   = entries * bytes_per_entry;
+      const std::string name = std::string(variant) + ", " + layout;
+      std::printf("%-40s %10.1f %12.2f %10.1f %8.3f %12.1f\n", name.c_str(), bytes * 1e-6, seconds * 1e6, bytes / seconds * 1e-9,
+                  bytes / seconds / copy_bandwidth, level_data.n_cells() / seconds * 1e-6);
+    };
+    row("add, DSS, round (3 passes)", 48., [&] {
+      r.add(0., q);
+      cuda::apply_dss(level_data, r, DssMode::mean, hermite_trace_layers());
+      rounded.copy_from(r);
+    });
+    row("add, DSS and round fused", 28., [&] { cuda::add_rebalance_and_round(level_data, r, 0., q, rounded); });
+    row("DSS and round fused, r kept", 12., [&] { cuda::round_rebalanced(level_data, r, rounded); });
   }
 
   /// A Chebyshev step's update (α ≠ 0, d stored) of the DSS-Jacobi smoother:
@@ -182,6 +217,11 @@ main(int argc, char **argv)
                                        copy_bandwidth);
       run_dss<float, CellContiguous>(level_data, Schedule::one_pass, "one pass, FP32, contiguous", n_runs, copy_bandwidth);
       run_dss<float, CellContiguous>(level_data, Schedule::axis_passes, "axis passes, FP32, contiguous", n_runs, copy_bandwidth);
+
+      std::printf("\nMixed CG's residual update r <- Pi(r + a q), r32 = fl32(r) (FP64 -> FP32)\n");
+      std::printf("%-40s %10s %12s %10s %8s %12s\n", "variant", "MB moved", "time [us]", "GB/s", "of copy", "Mcells/s");
+      run_rebalanced_rounding<CellBlocked<32>>(level_data, "blocked 32", n_runs, copy_bandwidth);
+      run_rebalanced_rounding<CellContiguous>(level_data, "contiguous", n_runs, copy_bandwidth);
 
       std::printf("\nDSS-Jacobi step: the update with z = S r (alpha != 0, d stored)\n");
       std::printf("%-40s %10s %12s %10s %8s %12s\n", "variant", "MB moved", "time [us]", "GB/s", "of copy", "Mcells/s");

@@ -16,6 +16,7 @@
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/storage/cuda_dss.h>
+#include <cellwise/storage/cuda_rebalanced_rounding.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/multigrid/point_smoothers.h>
 #include <cellwise/multigrid/timed_components.h>
@@ -198,8 +199,10 @@ namespace cellwise
       /// The same, reporting to the solver's timer (null without one).
       std::shared_ptr<LevelOperator<VectorT>> fine_operator_timed;
       std::shared_ptr<Preconditioner<VectorT>> preconditioner;
-      /// The finest level's DSS data, for the rebalancing of the residual.
+      /// The finest level's DSS data, for the rebalancing of the residual,
+      /// and whether the mixed preconditioner's rounding does it (on a box).
       std::unique_ptr<LevelData> fine_level_data;
+      bool                       rebalanced_rounding = false;
       /// The outer iteration as the shared solve_outer takes it, and its
       /// work vectors, kept between solves.
       MultigridParameters       outer;
@@ -245,11 +248,25 @@ namespace cellwise
           using InnerVector = LevelVector<float, Layout>;
           Finest<float, Layout> finest;
           auto                  cycle = make_cycle<float, Layout>(hierarchy, parameters, log, coarse_description_, finest, nullptr, timer);
-          components_->preconditioner =
-            std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(cycle, InnerVector(fine.n_cells(), hermite::storage_degree));
+          auto                  mixed = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(
+            cycle, InnerVector(fine.n_cells(), hermite::storage_degree));
           components_->fine_operator = std::make_shared<Operator<double, Layout>>(fine);
           mask_ = upload_in_layout<double, Layout>(make_hermite_free_mask(fine, parameters.clamped_ids));
           components_->fine_level_data = std::make_unique<LevelData>(fine); // the rebalancing's DSS
+          // On a box the rounding rebalances in its own pass (at every step:
+          // it costs no pass), so the outer iteration does not; 0 (never)
+          // keeps the plain rounding.
+          if (parameters.rebalance_every != 0 && components_->fine_level_data->fills_box())
+            {
+              const LevelData &data = *components_->fine_level_data;
+              mixed->fuse_rebalancing_into_rounding(
+                {[&data](const VectorType &r, InnerVector &rounded) { round_rebalanced(data, r, rounded); },
+                 [&data](VectorType &r, const double a, const VectorType &q, InnerVector &rounded) {
+                   add_rebalance_and_round(data, r, a, q, rounded);
+                 }});
+              components_->rebalanced_rounding = true;
+            }
+          components_->preconditioner = std::move(mixed);
         }
       // the outer iteration's masked operator reads the mask as bits in its
       // pass (the even–odd and dense kernels; sum factorization scales after)
@@ -260,15 +277,17 @@ namespace cellwise
             std::make_shared<TimedLevelOperator<VectorType>>(components_->fine_operator, *timer, "FP64 operator");
           if (parameters.precision == Precision::mixed)
             components_->preconditioner = std::make_shared<TimedPreconditioner<VectorType>>(
-              components_->preconditioner, *timer, "FP64/FP32 conversions", "correction update (widened)");
+              components_->preconditioner, *timer,
+              components_->rebalanced_rounding ? "FP64/FP32 conversions, rebalanced" : "FP64/FP32 conversions",
+              "correction update (widened)");
         }
       MultigridParameters &outer   = components_->outer;
       outer.outer                  = parameters.stationary ? OuterIteration::stationary : OuterIteration::cg;
       outer.precision              = parameters.precision;
       // the Poisson recipe by default (every step of the stationary iteration,
       // every third of CG): the Hermite element needs it no more often, but
-      // needs it (doc/hermite.md)
-      outer.rebalance_every = parameters.rebalance_every;
+      // needs it (doc/hermite.md); none where the rounding rebalances
+      outer.rebalance_every = components_->rebalanced_rounding ? 0 : parameters.rebalance_every;
     }
 
     template <typename Layout>

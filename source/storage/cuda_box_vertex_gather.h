@@ -116,6 +116,42 @@ namespace cellwise
       {
         return (s & ~vertex) == 0 && c[s] >= 0;
       }
+
+      /// The one-pass DSS of the Hermite DoFs thread (cell K, derivative j)
+      /// owns (K's sub-box @p c, @p below): for every vertex K owns, the
+      /// copies' values load(index) (index: the copy's storage index in
+      /// @p Layout) combined as the axis passes would, and store(index,
+      /// combined) for every copy. A vertex without a copy in a cell above
+      /// (a corner of the box) is its own DSS: with @p visit_unpaired it is
+      /// loaded and stored as well (a kernel that writes another vector
+      /// than it reads), else left alone.
+      template <typename Number, typename Layout, bool visit_unpaired, typename Load, typename Store>
+      __device__ __forceinline__ void
+      dss_owned_hermite_vertices(const int (&c)[8], const bool (&below)[3], const unsigned int j, const Number factor, Load &&load, Store &&store)
+      {
+        constexpr unsigned int dofs = hermite::dofs_per_cell;
+        for_each_owned_hermite_vertex(c, below, [&](const unsigned int vertex, const bool pair_x, const bool pair_y, const bool pair_z) {
+          if (!visit_unpaired && !(pair_x || pair_y || pair_z))
+            return;
+          std::size_t index[8];
+          Number      w[8];
+#pragma unroll
+          for (unsigned int s = 0; s < 8; ++s)
+            {
+              w[s] = Number(0);
+              if (holds_copy(c, s, vertex))
+                {
+                  index[s] = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
+                  w[s]     = load(index[s]);
+                }
+            }
+          const Number result = combine_copies(w, pair_x, pair_y, pair_z, factor);
+#pragma unroll
+          for (unsigned int s = 0; s < 8; ++s)
+            if (holds_copy(c, s, vertex))
+              store(index[s], result);
+        });
+      }
     } // namespace box_gather
   } // namespace cuda
 } // namespace cellwise

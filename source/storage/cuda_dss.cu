@@ -309,36 +309,16 @@ namespace cellwise
       __global__ void __launch_bounds__(dss_threads)
       dss_hermite_vertex_kernel(Number *v, const int *__restrict__ sub_boxes, const unsigned int n_cells, const Number factor)
       {
-        constexpr unsigned int dofs = hermite::dofs_per_cell;
-        std::size_t            cell;
-        unsigned int           j;
+        std::size_t  cell;
+        unsigned int j;
         hermite_vertex_item<Layout>(static_cast<std::size_t>(blockIdx.x) * dss_threads + threadIdx.x, cell, j);
         if (cell >= n_cells)
           return;
         int  c[8];
         bool below[3];
         sub_box_from_table(sub_boxes, static_cast<unsigned int>(cell), c, below);
-        for_each_owned_hermite_vertex(c, below, [&](const unsigned int vertex, const bool pair_x, const bool pair_y, const bool pair_z) {
-          if (!(pair_x || pair_y || pair_z))
-            return;
-          std::size_t index[8];
-          Number      w[8];
-#pragma unroll
-          for (unsigned int s = 0; s < 8; ++s)
-            {
-              w[s] = Number(0);
-              if (holds_copy(c, s, vertex))
-                {
-                  index[s] = Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs);
-                  w[s]     = v[index[s]];
-                }
-            }
-          const Number result = combine_copies(w, pair_x, pair_y, pair_z, factor);
-#pragma unroll
-          for (unsigned int s = 0; s < 8; ++s)
-            if (holds_copy(c, s, vertex))
-              v[index[s]] = result;
-        });
+        dss_owned_hermite_vertices<Number, Layout, false>(
+          c, below, j, factor, [&](const std::size_t k) { return v[k]; }, [&](const std::size_t k, const Number x) { v[k] = x; });
       }
 
       /// The skeleton phase (see the header): the host's arithmetic, with

@@ -6,10 +6,12 @@
 // refinement edge, boundary ids that change along a face plane, all ids or a
 // subset. The device level data's table of the sub-boxes above the cells
 // (which the one-pass vertex kernels read) against the cells' lattice
-// positions.
+// positions. The mixed-precision rounding with the Hermite rebalancing
+// inside against the passes it fuses.
 
 #include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
+#include <cellwise/storage/cuda_rebalanced_rounding.h>
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/unstructured_builder.h>
 #include <cellwise/storage/dirichlet_mask.h>
@@ -19,6 +21,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -249,6 +252,84 @@ TYPED_TEST(CudaDss, rejects_vector_of_another_level)
 // box; slot 0 holds the bits of the axes with a cell below. The table is made
 // at the first call and kept; a level with a refinement edge has none (a
 // clear error).
+namespace
+{
+  /// cuda::add_rebalance_and_round and round_rebalanced against the three
+  /// device passes they fuse, bit for bit, and the host's DSS: FP64
+  /// residuals of random copies, the FP32 output poisoned with NaN (every
+  /// entry must be written, the corners of the box included).
+  template <typename Layout>
+  void
+  check_rebalanced_rounding()
+  {
+    using Vector   = CellVector<double, MemorySpace::CUDA, Layout>;
+    using Vector32 = CellVector<float, MemorySpace::CUDA, Layout>;
+    using Host     = CellVector<double, MemorySpace::Host, Layout>;
+    const TraceLayers layers = hermite_trace_layers();
+    unsigned int      seed   = 90;
+    for (const LevelHierarchy &mesh : {coarse_box(), refined_box(CellOrdering::child_major)})
+      {
+        const Level          &level = mesh.levels.back();
+        const cuda::LevelData level_data(level);
+        SCOPED_TRACE(::testing::Message() << level.n_cells() << " cells");
+        Host r_host(level.n_cells(), 3), q_host(level.n_cells(), 3);
+        fill_random(r_host, ++seed);
+        fill_random(q_host, ++seed);
+        const double a = -0.37;
+        const Vector q = to_device(q_host);
+
+        // the update form: r ← Π(r + a q), rounded = fl32(r)
+        Vector expected = to_device(r_host);
+        expected.add(a, q);
+        cuda::apply_dss(level_data, expected, DssMode::mean, layers);
+        Vector32 expected32(level.n_cells(), 3);
+        expected32.copy_from(expected);
+        Host expected_host = r_host;
+        expected_host.add(a, q_host);
+        apply_dss(level, expected_host, DssMode::mean, layers);
+        // the device's add contracts a q + r to one FMA, the host's does not
+        EXPECT_LE(relative_difference(to_host(expected), expected_host), 1e-15);
+
+        Vector   r = to_device(r_host);
+        Vector32 rounded(level.n_cells(), 3);
+        rounded.fill(std::numeric_limits<float>::quiet_NaN());
+        cuda::add_rebalance_and_round(level_data, r, a, q, rounded);
+        EXPECT_EQ(relative_difference(to_host(r), to_host(expected)), 0.);
+        EXPECT_EQ(relative_difference(to_host(rounded), to_host(expected32)), 0.);
+
+        // the rounding form: rounded = fl32(Π r), r untouched
+        Vector plain = to_device(r_host);
+        cuda::apply_dss(level_data, plain, DssMode::mean, layers);
+        expected32.copy_from(plain);
+        const Vector r0 = to_device(r_host);
+        rounded.fill(std::numeric_limits<float>::quiet_NaN());
+        cuda::round_rebalanced(level_data, r0, rounded);
+        EXPECT_EQ(relative_difference(to_host(rounded), to_host(expected32)), 0.);
+        EXPECT_EQ(relative_difference(to_host(r0), r_host), 0.);
+        // Π changed the copies: the test compares something
+        EXPECT_GT(relative_difference(to_host(plain), r_host), 1e-3);
+
+        Vector quadratic(level.n_cells(), 2);
+        EXPECT_THROW(cuda::round_rebalanced(level_data, quadratic, rounded), Error);
+        EXPECT_THROW(cuda::add_rebalance_and_round(level_data, r, a, r, rounded), Error);
+      }
+    // a level that does not fill a box has no sub-box table: refused
+    LevelHierarchy local = make_box_hierarchy(BoxDescription{}, 1);
+    refine_finest_level(local, CellOrdering::child_major, [&](unsigned int c) { return local.level(1).child_slot[c] != 7; });
+    const cuda::LevelData local_data(local.levels.back());
+    Vector                r(local.levels.back().n_cells(), 3);
+    Vector32              rounded;
+    EXPECT_THROW(cuda::round_rebalanced(local_data, r, rounded), Error);
+  }
+} // namespace
+
+TEST(CudaRebalancedRounding, is_the_update_the_mean_dss_and_the_rounding_bit_for_bit)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  check_rebalanced_rounding<CellContiguous>();
+  check_rebalanced_rounding<CellBlocked<32>>();
+}
+
 TEST(CudaLevelData, sub_boxes_are_the_cells_above_each_cell)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();

@@ -26,8 +26,16 @@
  * α, β) then differ from ⟨r, widen(z32)⟩ by more than the rounding of r:
  * between rebalancings the copies of r cancel in the pairing (up to 5e-4
  * relative measured on the unit cube); the iteration counts did not change.
+ *
+ * A backend may also fuse the rebalancing into the rounding
+ * (fuse_rebalancing_into_rounding: the device Hermite solver on box levels).
+ * Every residual the cycle sees is then rebalanced, fl32(Π r), in the pass
+ * that rounds it, and CG's update r += a q, the averaging and the rounding
+ * are one pass (r and q read, r and fl32(r) written), whatever the step:
+ * the outer iteration needs no rebalancing of its own.
  */
 
+#include <cellwise/base/exceptions.h>
 #include <cellwise/multigrid/interfaces.h>
 
 #include <functional>
@@ -64,7 +72,7 @@ namespace cellwise
     void
     vmult(OuterVector &z, const OuterVector &r) const override
     {
-      r_.copy_from(r); // rounding to the inner precision
+      round(r);
       inner_->vmult(z_, r_);
       z.copy_from(z_); // exact widening
     }
@@ -88,6 +96,26 @@ namespace cellwise
       corrected_residual_ = std::move(corrected_residual);
     }
 
+    /// A backend's rounding with the rebalancing Π inside: round(r, r32)
+    /// sets r32 = fl32(Π r) and leaves r; update_and_round(r, a, q, r32)
+    /// sets r ← Π(r + a q) and r32 = fl32(r). Both must be given.
+    struct RebalancedRounding
+    {
+      std::function<void(const OuterVector &r, InnerVector &rounded)>                            round;
+      std::function<void(OuterVector &r, double a, const OuterVector &q, InnerVector &rounded)> update_and_round;
+    };
+
+    /// Every rounding of the residual (vmult and the steps) then rebalances
+    /// it in the same pass; the outer iteration should not rebalance too
+    /// (that would be a pass for nothing: Π is idempotent).
+    void
+    fuse_rebalancing_into_rounding(RebalancedRounding rebalanced_rounding)
+    {
+      CELLWISE_CHECK(rebalanced_rounding.round && rebalanced_rounding.update_and_round,
+                     "MixedPrecisionPreconditioner: the rebalanced rounding needs both its forms");
+      rebalanced_rounding_ = std::move(rebalanced_rounding);
+    }
+
     /// The fused step; it works in this preconditioner's FP32 vectors, as
     /// vmult does (a vmult between its apply and add_correction would
     /// overwrite the kept correction).
@@ -107,7 +135,7 @@ namespace cellwise
       double
       apply(const OuterVector &r) override
       {
-        V_.r_.copy_from(r); // rounding to the inner precision
+        V_.round(r);
         return cycle_and_pairing();
       }
       void
@@ -143,11 +171,17 @@ namespace cellwise
         else
           StationaryStep<OuterVector>::add_step_and_update_direction(u, alpha, p, beta);
       }
-      /// r += a q, rounded into the cycle's right-hand side in the same
-      /// pass where the vectors offer it, then the cycle and the pairing.
+      /// r += a q, rounded (and rebalanced, where the backend fused it)
+      /// into the cycle's right-hand side in the same pass where the
+      /// vectors offer it, then the cycle and the pairing.
       double
       update_residual_and_apply(OuterVector &r, const double a, const OuterVector &q) override
       {
+        if (V_.rebalanced_rounding_.update_and_round)
+          {
+            V_.rebalanced_rounding_.update_and_round(r, a, q, V_.r_);
+            return cycle_and_pairing();
+          }
         if constexpr (offers_add_and_convert<OuterVector, InnerVector>::value)
           {
             r.add_and_convert(typename OuterVector::value_type(a), q, V_.r_);
@@ -179,8 +213,19 @@ namespace cellwise
       const MixedPrecisionPreconditioner &V_;
     };
 
+    /// r_ = fl32(r), or fl32(Π r) where the backend fused the rebalancing.
+    void
+    round(const OuterVector &r) const
+    {
+      if (rebalanced_rounding_.round)
+        rebalanced_rounding_.round(r, r_);
+      else
+        r_.copy_from(r); // rounding to the inner precision
+    }
+
     std::shared_ptr<const Preconditioner<InnerVector>> inner_;
     mutable InnerVector                                r_, z_;
     CorrectedResidual                                  corrected_residual_;
+    RebalancedRounding                                 rebalanced_rounding_;
   };
 } // namespace cellwise
