@@ -9,7 +9,7 @@
  * (Precision::mixed, which the host solver does not have) with
  * the FP32 hierarchy inside the FP64 outer iteration, the residual
  * rebalanced over both trace layers as it is rounded, in one pass with
- * CG's residual update (000 §4; cuda::add_rebalance_and_round,
+ * CG's residual update in the blocked layout (000 §4; cuda::add_rebalance_and_round,
  * storage/cuda_rebalanced_rounding.h; the findings for the h⁻⁴
  * conditioning in doc/hermite.md); on a locally
  * refined hierarchy in FP64 with local smoothing (the shared

@@ -88,9 +88,10 @@ namespace cellwise
     /// both trace layers) before it is rounded, every k-th outer iteration;
     /// 0: never (the FP32 cycle then does not converge, doc/hermite.md); -1
     /// (default): as for Poisson, every iteration of the stationary
-    /// iteration, every third of CG. The device solver on a box rebalances
-    /// in the pass that rounds the residual, at every iteration whatever
-    /// k ≥ 1 or -1 (it costs no pass there); 0 turns that off too.
+    /// iteration, every third of CG. The device solver on a box, in the
+    /// blocked layout, rebalances in the pass that rounds the residual, at
+    /// every iteration whatever k ≥ 1 or -1 (it costs no pass there); 0
+    /// turns that off too.
     int rebalance_every = -1;
 
     /// Throws cellwise::Error naming a bad value.
