@@ -246,12 +246,6 @@ TYPED_TEST(CudaDss, rejects_vector_of_another_level)
   EXPECT_THROW(cuda::apply_dss(edge, w, DssMode::sum, cuda::DssSchedule::one_pass), Error);
 }
 
-// The sub-box table of a level that fills a box against the lattice positions
-// of its cells (not the composition of face neighbours that builds it): slot s
-// of a cell is the cell one position up along the axes of s, or -1 past the
-// box; slot 0 holds the bits of the axes with a cell below. The table is made
-// at the first call and kept; a level with a refinement edge has none (a
-// clear error).
 namespace
 {
   /// cuda::add_rebalance_and_round and round_rebalanced against the three
@@ -330,6 +324,12 @@ TEST(CudaRebalancedRounding, is_the_update_the_mean_dss_and_the_rounding_bit_for
   check_rebalanced_rounding<CellBlocked<32>>();
 }
 
+// The sub-box table of a level that fills a box against the lattice positions
+// of its cells (not the composition of face neighbours that builds it): slot s
+// of a cell is the cell one position up along the axes of s, or -1 past the
+// box; slot 0 holds the bits of the axes with a cell below. The table is made
+// at the first call and kept; a level with a refinement edge has none (a
+// clear error).
 TEST(CudaLevelData, sub_boxes_are_the_cells_above_each_cell)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
