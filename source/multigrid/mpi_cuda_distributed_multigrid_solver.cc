@@ -26,6 +26,8 @@ namespace cellwise
     std::shared_ptr<const DistributedLaplaceOperator<double, CellContiguous, MemorySpace::CUDA>> fine_operator;
     Vector                                                                                fine_mask;
     std::shared_ptr<const Preconditioner<Vector>>                                         cycle;
+    /// the outer iteration's work vectors, kept between solves
+    OuterWorkVectors<Vector> work;
   };
 
   namespace
@@ -100,7 +102,7 @@ namespace cellwise
     const auto   mean_dss = [this](DeviceSolve::Vector &r) { outer_level_->dss.apply(r.local(), DssMode::mean); };
     const SolveStatistics statistics =
       solve_outer(parameters_, *device_->fine_operator, device_->fine_operator->n_cells(), degree_, *device_->cycle, device_u,
-                  device_b, device_->fine_mask, control, mean_dss);
+                  device_b, device_->fine_mask, control, mean_dss, &device_->work);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
     last_solve_seconds_    = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     last_exchange_seconds_ = exchange_seconds() - exchange;

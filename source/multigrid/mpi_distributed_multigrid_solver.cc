@@ -275,7 +275,7 @@ namespace cellwise
     // monitors and all_finite are global)
     const auto mean_dss = [this](VectorType &r) { outer_level_->dss.apply(r.local(), DssMode::mean); };
     const SolveStatistics statistics = solve_outer(parameters_, *outer_operator_, outer_operator_->n_cells(), degree_, *cycle_,
-                                                   distributed_u, distributed_b, outer_mask_, control, mean_dss);
+                                                   distributed_u, distributed_b, outer_mask_, control, mean_dss, &work_);
     last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     last_exchange_seconds_           = exchange_seconds() - exchange;
     return statistics;

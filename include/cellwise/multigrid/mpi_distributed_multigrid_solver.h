@@ -233,6 +233,8 @@ namespace cellwise
     VectorType                                                outer_mask_;
     /// The V-cycle: FP64, or FP32 inside MixedPrecisionPreconditioner.
     std::shared_ptr<const Preconditioner<VectorType>>         cycle_;
+    /// The outer iteration's work vectors, kept between solves.
+    mutable OuterWorkVectors<VectorType>                      work_;
     /// Bytes per value of the cycle's levels (8 or 4).
     std::size_t value_bytes_ = sizeof(double);
     /// Per level 1..: the patch smoother's halo values and messages per

@@ -87,6 +87,13 @@ namespace cellwise
       level_ = other.level_;
       local_.reinit(other.local_);
     }
+    /// Whether this vector has @p other's level (the same partition) and
+    /// local shape: what reinit(other) would give, up to the values.
+    bool
+    has_shape_of(const DistributedCellVector &other) const
+    {
+      return level_ == other.level_ && local_.has_shape_of(other.local_);
+    }
 
     void
     set_zero()
