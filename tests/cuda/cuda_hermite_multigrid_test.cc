@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "cuda/cuda_test_utilities.h"
+#include "repeated_solve_check.h"
 #include "test_utilities.h"
 #include "unit/hermite_test_problem.h"
 
@@ -503,21 +504,12 @@ TEST(CudaHermiteMultigridSolver, RepeatedSolvesReuseTheirWorkVectorsUnchanged)
       parameters.precision                        = c.precision;
       const std::unique_ptr<HostVectorSolver> kept  = make_hermite_host_vector_solver(h, parameters, Backend::cuda);
       const std::unique_ptr<HostVectorSolver> fresh = make_hermite_host_vector_solver(h, parameters, Backend::cuda);
-      CellVector<double> b1, b2, u1, u_kept, u_fresh;
+      CellVector<double> b1, b2;
       assemble_hermite_right_hand_side(fine, clamped_bilaplacian, b1);
       b2.reinit(b1); // another load: random copies on top of 3 b1
       fill_random(b2, 17);
       b2.add(3., b1);
-      MonitorControl control1(60, 1e-10), control_kept(60, 1e-10), control_fresh(60, 1e-10);
-      kept->solve(u1, b1, control1);
-      const SolveStatistics second = kept->solve(u_kept, b2, control_kept);
-      const SolveStatistics first  = fresh->solve(u_fresh, b2, control_fresh);
-      ASSERT_EQ(second.monitor.size(), first.monitor.size());
-      for (std::size_t k = 0; k < first.monitor.size(); ++k)
-        EXPECT_EQ(second.monitor[k], first.monitor[k]) << "monitor " << k;
-      ASSERT_TRUE(u_kept.has_shape_of(u_fresh));
-      for (std::size_t k = 0; k < u_fresh.storage_size(); ++k)
-        ASSERT_EQ(u_kept.data()[k], u_fresh.data()[k]) << "entry " << k;
+      expect_second_solve_as_a_fresh_one(*kept, *fresh, b1, b2, 60, 1e-10);
     }
 }
 

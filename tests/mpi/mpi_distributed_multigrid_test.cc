@@ -33,6 +33,7 @@
 #include <limits>
 #include <string>
 
+#include "repeated_solve_check.h"
 #include "test_utilities.h"
 
 using namespace cellwise;
@@ -268,18 +269,9 @@ TEST(DistributedMultigrid, RepeatedSolvesReuseTheirWorkVectorsUnchanged)
         parameters.outer     = outer;
         parameters.precision = precision;
         const DistributedMultigridSolver kept(h, 2, parameters, MPI_COMM_WORLD), fresh(h, 2, parameters, MPI_COMM_WORLD);
-        CellVector<double> b1(h.levels.back().n_cells(), 2), b2(h.levels.back().n_cells(), 2), u1, u_kept, u_fresh;
+        CellVector<double> b1(h.levels.back().n_cells(), 2), b2(h.levels.back().n_cells(), 2);
         fill_random(b1, 8);
         fill_random(b2, 9);
-        MonitorControl control1(100, 1e-9), control_kept(100, 1e-9), control_fresh(100, 1e-9);
-        kept.solve(u1, b1, control1);
-        const SolveStatistics second = kept.solve(u_kept, b2, control_kept);
-        const SolveStatistics first  = fresh.solve(u_fresh, b2, control_fresh);
-        ASSERT_EQ(second.monitor.size(), first.monitor.size());
-        for (std::size_t k = 0; k < first.monitor.size(); ++k)
-          EXPECT_EQ(second.monitor[k], first.monitor[k]) << "monitor " << k;
-        ASSERT_TRUE(u_kept.has_shape_of(u_fresh));
-        for (std::size_t k = 0; k < u_fresh.storage_size(); ++k)
-          ASSERT_EQ(u_kept.data()[k], u_fresh.data()[k]) << "entry " << k;
+        expect_second_solve_as_a_fresh_one(kept, fresh, b1, b2, 100, 1e-9);
       }
 }

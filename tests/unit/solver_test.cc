@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "repeated_solve_check.h"
 #include "test_utilities.h"
 
 using namespace cellwise;
@@ -290,20 +291,12 @@ TEST(OuterSolvers, RepeatedSolvesReuseTheirWorkVectorsUnchanged)
         parameters.outer     = outer;
         parameters.precision = precision;
         MultigridSolver    kept(h, 2, parameters), fresh(h, 2, parameters);
-        CellVector<double> b1, b2, u1, u_kept, u_fresh;
+        CellVector<double> b1, b2;
         assemble_right_hand_side(fine, 2, sine_rhs, b1);
         b2.reinit(b1); // another load: random copies on top of 3 b1
         fill_random(b2, 5);
         b2.add(3., b1);
-        MonitorControl control1(60, 1e-9), control_kept(60, 1e-9), control_fresh(60, 1e-9);
-        kept.solve(u1, b1, control1);
-        const SolveStatistics second = kept.solve(u_kept, b2, control_kept);
-        const SolveStatistics first  = fresh.solve(u_fresh, b2, control_fresh);
-        ASSERT_EQ(second.monitor.size(), first.monitor.size());
-        for (std::size_t k = 0; k < first.monitor.size(); ++k)
-          EXPECT_EQ(second.monitor[k], first.monitor[k]) << "monitor " << k;
-        for (std::size_t k = 0; k < u_fresh.storage_size(); ++k)
-          ASSERT_EQ(u_kept.data()[k], u_fresh.data()[k]) << "entry " << k;
+        expect_second_solve_as_a_fresh_one(kept, fresh, b1, b2, 60, 1e-9);
       }
 }
 
