@@ -7,14 +7,17 @@
 // A warp holds 32 consecutive cells at one j: in the blocked layout each load
 // and store is one 32-cell run. A vertex DoF without copies in other cells
 // (a vertex at the upper end of the box) is updated as well: the DSS leaves
-// its value as it is, and so does the combination here. (Two derivatives
-// per thread in FP32, for more bytes in flight, ran slower: 0.76 against
-// 0.66 ms at 128^3 cells on the H200. What helped is occupancy: with 32-bit
-// storage indices the FP32 kernel runs five blocks per multiprocessor
-// instead of four, 0.78 -> 0.84 of a copy on an H100; six, with spills, did
-// not add to it. Then the sub-box of cells from one table read instead of
-// three dependent reads of the face table (LevelData::sub_boxes): 0.83 ->
-// 0.92 in FP32, 0.94 -> 0.98 in FP64 on an H100.)
+// its value as it is, and so does the combination here. In FP32 a thread
+// takes two derivatives of the vertex, j and j + 4 (derivatives_per_thread).
+// (History, 128^3 cells: two derivatives per thread first ran slower, 0.76
+// against 0.66 ms on the H200, with 64-bit indices and three dependent reads
+// of the face table. What helped then is occupancy: with 32-bit storage
+// indices the FP32 kernel ran five blocks per multiprocessor instead of
+// four, 0.78 -> 0.84 of a copy on an H100; six, with spills, did not add to
+// it. Then the sub-box of cells from one table read (LevelData::sub_boxes):
+// 0.83 -> 0.92 in FP32, 0.94 -> 0.98 in FP64 on an H100. With both, two
+// derivatives whose copies share their indices fit 64 registers without
+// spills: 703.6 -> 692.1 us in FP32 on an H100, 0.91 -> 0.93 of a copy.)
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/fe/hermite_element.h>
@@ -34,16 +37,25 @@ namespace cellwise
     {
       constexpr unsigned int step_threads = 256;
 
+      /// Derivatives a thread updates: in FP32 two, j and j + 4 of the same
+      /// vertex (one z-derivative apart: the same copies, their storage
+      /// indices a constant apart), so that a thread keeps twice the bytes
+      /// of a four-byte gather in flight, and the sub-box table is read once
+      /// for both; in FP64 one.
+      template <typename Number>
+      constexpr unsigned int derivatives_per_thread = std::is_same_v<Number, float> ? 2 : 1;
+
       /// Blocks per multiprocessor the kernel is compiled for (0: no
       /// minimum, as without the argument). With 32-bit storage indices the
-      /// FP32 kernel fits 47 registers (64 with 64-bit ones), so five blocks
-      /// of 256 threads run at once instead of four; FP64 takes 57 (64), and
-      /// five blocks would spill.
+      /// FP32 kernel of two derivatives fits 64 registers without spills:
+      /// four blocks of 256 threads (five would spill; with one derivative
+      /// it ran five blocks of 47 registers). FP64 takes 62, and five blocks
+      /// would spill.
       template <typename Number, typename Index>
       constexpr int
       step_min_blocks()
       {
-        return std::is_same_v<Number, float> && std::is_same_v<Index, unsigned int> ? 5 : 0;
+        return std::is_same_v<Number, float> && std::is_same_v<Index, unsigned int> ? 4 : 0;
       }
 
       /// Index: the type of the storage indices, unsigned int where the
@@ -60,10 +72,12 @@ namespace cellwise
                                        const SmootherStep<Number> step)
       {
         using namespace box_gather;
-        constexpr unsigned int dofs = hermite::dofs_per_cell;
+        constexpr unsigned int dofs  = hermite::dofs_per_cell;
+        constexpr unsigned int items = derivatives_per_thread<Number>;
+        constexpr unsigned int n_j   = hermite::dofs_per_vertex / items;
         std::size_t            cell;
         unsigned int           j;
-        hermite_vertex_item<Layout>(static_cast<std::size_t>(blockIdx.x) * step_threads + threadIdx.x, cell, j);
+        hermite_vertex_item<Layout, n_j>(static_cast<std::size_t>(blockIdx.x) * step_threads + threadIdx.x, cell, j);
         if (cell >= n_cells)
           return;
         const bool read_update = step.alpha != Number(0);
@@ -71,32 +85,48 @@ namespace cellwise
         int        c[8];
         bool       below[3];
         sub_box_from_table(sub_boxes, static_cast<unsigned int>(cell), c, below);
+        // the copies of derivative j + t n_j sit a constant apart from those
+        // of j: local_index(v, j + 4) = local_index(v, j) + 16, and both
+        // layouts are linear in the local index (immediate offsets of the
+        // loads and stores, no registers of their own)
+        const Index apart = static_cast<Index>(Layout::index(0, 16, dofs) - Layout::index(0, 0, dofs));
+        static_assert(items == 1 || n_j == 4, "a second derivative is j + 4");
         for_each_owned_hermite_vertex(c, below, [&](const unsigned int vertex, const bool pair_x, const bool pair_y, const bool pair_z) {
-          Index index[8];
-          Number      w[8], x[8];
+          Index  index[8];
+          Number w[items][8], x[items][8];
 #pragma unroll
           for (unsigned int s = 0; s < 8; ++s)
             {
-              w[s] = x[s] = Number(0);
               if (holds_copy(c, s, vertex))
+                index[s] = static_cast<Index>(Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs));
+#pragma unroll
+              for (unsigned int t = 0; t < items; ++t)
                 {
-                  index[s] = static_cast<Index>(Layout::index(static_cast<unsigned int>(c[s]), hermite::local_index(vertex & ~s, j), dofs));
-                  w[s]     = r[index[s]];
-                  if (read_u)
-                    x[s] = u[index[s]];
+                  w[t][s] = x[t][s] = Number(0);
+                  if (holds_copy(c, s, vertex))
+                    {
+                      w[t][s] = r[index[s] + t * apart];
+                      if (read_u)
+                        x[t][s] = u[index[s] + t * apart];
+                    }
                 }
             }
-          // slot 0 is the cell itself: the lowest copy
-          const Number inverse = inverse_diagonal[index[0]];
-          const Number d_old   = read_update ? update[index[0]] : Number(0);
-          const Number z       = combine_copies(w, pair_x, pair_y, pair_z, Number(1));
-          const Number d       = smoother_correction(step.alpha, step.beta, read_update, z, inverse, d_old);
-          if (step.store_update)
-            update[index[0]] = d;
 #pragma unroll
-          for (unsigned int s = 0; s < 8; ++s)
-            if (holds_copy(c, s, vertex))
-              u[index[s]] = read_u ? x[s] + d : d;
+          for (unsigned int t = 0; t < items; ++t)
+            {
+              // slot 0 is the cell itself: the lowest copy
+              const Index  own     = index[0] + t * apart;
+              const Number inverse = inverse_diagonal[own];
+              const Number d_old   = read_update ? update[own] : Number(0);
+              const Number z       = combine_copies(w[t], pair_x, pair_y, pair_z, Number(1));
+              const Number d       = smoother_correction(step.alpha, step.beta, read_update, z, inverse, d_old);
+              if (step.store_update)
+                update[own] = d;
+#pragma unroll
+              for (unsigned int s = 0; s < 8; ++s)
+                if (holds_copy(c, s, vertex))
+                  u[index[s] + t * apart] = read_u ? x[t][s] + d : d;
+            }
         });
       }
     } // namespace
@@ -128,7 +158,8 @@ namespace cellwise
       if (r.n_cells() == 0)
         return;
       constexpr unsigned int B       = Layout::cell_block;
-      const std::size_t      threads = ((static_cast<std::size_t>(r.n_cells()) + B - 1) / B) * B * hermite::dofs_per_vertex;
+      const std::size_t      threads =
+        ((static_cast<std::size_t>(r.n_cells()) + B - 1) / B) * B * (hermite::dofs_per_vertex / derivatives_per_thread<Number>);
       const unsigned int grid = static_cast<unsigned int>((threads + step_threads - 1) / step_threads);
       auto launch = [&](auto kernel) {
         kernel<<<grid, step_threads>>>(u.data(), r.data(), uses_update ? update->data() : nullptr, inverse_diagonal.data(),

@@ -78,14 +78,16 @@ namespace cellwise
 
       /// Thread item -> (cell, derivative j) of the Hermite vertex kernels,
       /// in the order of the layout: j fastest in the cell-contiguous layout,
-      /// 32 cells side by side at one j in the blocked one.
-      template <typename Layout>
+      /// 32 cells side by side at one j in the blocked one. A kernel whose
+      /// threads take several derivatives each passes their number
+      /// @p n_j of first ones (j < n_j).
+      template <typename Layout, unsigned int n_j = hermite::dofs_per_vertex>
       __device__ __forceinline__ void
       hermite_vertex_item(const std::size_t item, std::size_t &cell, unsigned int &j)
       {
         constexpr unsigned int B    = Layout::cell_block;
-        const unsigned int     rest = static_cast<unsigned int>(item % (hermite::dofs_per_vertex * B));
-        cell                        = (item / (hermite::dofs_per_vertex * B)) * B + rest % B;
+        const unsigned int     rest = static_cast<unsigned int>(item % (n_j * B));
+        cell                        = (item / (n_j * B)) * B + rest % B;
         j                           = rest / B;
       }
 
