@@ -7,6 +7,7 @@
  * monitors and solution. Shared by the host, device and MPI solver tests.
  */
 
+#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
 #include <cellwise/storage/cell_vector.h>
 
@@ -39,5 +40,24 @@ namespace cellwise::testing
     ASSERT_TRUE(u_kept.has_shape_of(u_fresh));
     for (std::size_t k = 0; k < u_fresh.storage_size(); ++k)
       ASSERT_EQ(u_kept.data()[k], u_fresh.data()[k]) << "entry " << k;
+  }
+
+  /// Calls body(parameters) for CG and the stationary iteration, each in
+  /// FP64 and mixed precision (MultigridParameters otherwise default),
+  /// inside a trace that names the combination.
+  template <typename Body>
+  void
+  for_each_outer_iteration_and_precision(Body &&body)
+  {
+    for (const OuterIteration outer : {OuterIteration::cg, OuterIteration::stationary})
+      for (const Precision precision : {Precision::fp64, Precision::mixed})
+        {
+          SCOPED_TRACE(::testing::Message() << (outer == OuterIteration::cg ? "CG" : "stationary") << ", "
+                                            << (precision == Precision::mixed ? "mixed" : "FP64"));
+          MultigridParameters parameters;
+          parameters.outer     = outer;
+          parameters.precision = precision;
+          body(parameters);
+        }
   }
 } // namespace cellwise::testing

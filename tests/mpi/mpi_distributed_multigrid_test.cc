@@ -260,18 +260,11 @@ TEST(DistributedMultigrid, RepeatedSolvesReuseTheirWorkVectorsUnchanged)
   // reused without a zero fill: the solve of a second load gives, on every
   // rank, bit for bit what a fresh solver gives.
   const LevelHierarchy h = make_box_hierarchy(unequal_box(), 2);
-  for (const OuterIteration outer : {OuterIteration::cg, OuterIteration::stationary})
-    for (const Precision precision : {Precision::fp64, Precision::mixed})
-      {
-        SCOPED_TRACE(::testing::Message() << (outer == OuterIteration::cg ? "CG" : "stationary") << ", "
-                                          << (precision == Precision::mixed ? "mixed" : "FP64"));
-        MultigridParameters parameters;
-        parameters.outer     = outer;
-        parameters.precision = precision;
-        const DistributedMultigridSolver kept(h, 2, parameters, MPI_COMM_WORLD), fresh(h, 2, parameters, MPI_COMM_WORLD);
-        CellVector<double> b1(h.levels.back().n_cells(), 2), b2(h.levels.back().n_cells(), 2);
-        fill_random(b1, 8);
-        fill_random(b2, 9);
-        expect_second_solve_as_a_fresh_one(kept, fresh, b1, b2, 100, 1e-9);
-      }
+  for_each_outer_iteration_and_precision([&](const MultigridParameters &parameters) {
+    const DistributedMultigridSolver kept(h, 2, parameters, MPI_COMM_WORLD), fresh(h, 2, parameters, MPI_COMM_WORLD);
+    CellVector<double> b1(h.levels.back().n_cells(), 2), b2(h.levels.back().n_cells(), 2);
+    fill_random(b1, 8);
+    fill_random(b2, 9);
+    expect_second_solve_as_a_fresh_one(kept, fresh, b1, b2, 100, 1e-9);
+  });
 }

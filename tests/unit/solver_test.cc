@@ -282,22 +282,15 @@ TEST(OuterSolvers, RepeatedSolvesReuseTheirWorkVectorsUnchanged)
   // solve of a second load gives bit for bit what a fresh solver gives.
   const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 2);
   const Level         &fine = h.levels.back();
-  for (const OuterIteration outer : {OuterIteration::cg, OuterIteration::stationary})
-    for (const Precision precision : {Precision::fp64, Precision::mixed})
-      {
-        SCOPED_TRACE(::testing::Message() << (outer == OuterIteration::cg ? "CG" : "stationary") << ", "
-                                          << (precision == Precision::mixed ? "mixed" : "FP64"));
-        MultigridParameters parameters;
-        parameters.outer     = outer;
-        parameters.precision = precision;
-        MultigridSolver    kept(h, 2, parameters), fresh(h, 2, parameters);
-        CellVector<double> b1, b2;
-        assemble_right_hand_side(fine, 2, sine_rhs, b1);
-        b2.reinit(b1); // another load: random copies on top of 3 b1
-        fill_random(b2, 5);
-        b2.add(3., b1);
-        expect_second_solve_as_a_fresh_one(kept, fresh, b1, b2, 60, 1e-9);
-      }
+  for_each_outer_iteration_and_precision([&](const MultigridParameters &parameters) {
+    MultigridSolver    kept(h, 2, parameters), fresh(h, 2, parameters);
+    CellVector<double> b1, b2;
+    assemble_right_hand_side(fine, 2, sine_rhs, b1);
+    b2.reinit(b1); // another load: random copies on top of 3 b1
+    fill_random(b2, 5);
+    b2.add(3., b1);
+    expect_second_solve_as_a_fresh_one(kept, fresh, b1, b2, 60, 1e-9);
+  });
 }
 
 TEST(OuterSolvers, GenericStationaryStepIsVmultDotAdd)
