@@ -6,6 +6,7 @@
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/exceptions.h>
+#include <cellwise/fe/hermite_affine_part.h>
 #include <cellwise/fe/hermite_matrices_1d.h>
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
@@ -112,6 +113,18 @@ namespace cellwise
 #pragma unroll
             for (unsigned int i = 0; i < 4; ++i)
               x[i] = u[Layout::index(cell, base + i, dofs_per_cell)] * s_yz * ((i & 1) ? h[0] : Number(1));
+            if constexpr (hermite::subtracts_affine_part<Number>)
+              {
+                // FP32: the line without the cell's affine part, formed in
+                // reference DoFs as the host's apply_cell does (every line
+                // reads vertex 0's four values; fe/hermite_affine_part.h)
+                const auto vertex_0 = [&](const unsigned int i) { return u[Layout::index(cell, i, dofs_per_cell)]; };
+                const hermite::AffinePart<Number> affine = hermite::make_affine_part(
+                  vertex_0(0), vertex_0(1) * h[0], vertex_0(4) * h[1], vertex_0(16) * h[2], Number(1), Number(1), Number(1));
+#pragma unroll
+                for (unsigned int i = 0; i < 4; ++i)
+                  x[i] = hermite::without_affine_part(base + i, x[i], affine);
+              }
             Number ym[4] = {0, 0, 0, 0}, yk[4] = {0, 0, 0, 0}, yb[4] = {0, 0, 0, 0};
             add_contraction(M, Number(1), x, ym);
             add_contraction(K, Number(1), x, yk);
@@ -340,7 +353,10 @@ namespace cellwise
           if (kernel_ != HermiteOperatorKernel::sum_factorization)
             {
               const bool even_odd = kernel_ == HermiteOperatorKernel::even_odd;
-              cell_matrix_   = upload(make_uniform_cell_matrix<Number>(size ? *size : shape->size, even_odd),
+              const std::array<double, 3> &box = size ? *size : shape->size;
+              for (unsigned int d = 0; d < 3; ++d)
+                matrix_box_[d] = static_cast<Number>(box[d]);
+              cell_matrix_   = upload(make_uniform_cell_matrix<Number>(box, even_odd),
                                     "the cell matrix of the Hermite biharmonic operator");
               if (shape)
                 cell_scale_ = upload(std::vector<Number>(shape->scale.begin(), shape->scale.end()),
@@ -368,6 +384,7 @@ namespace cellwise
       , pairing_blocks_(other.pairing_blocks_)
       , cell_matrix_(std::exchange(other.cell_matrix_, nullptr))
       , cell_scale_(std::exchange(other.cell_scale_, nullptr))
+      , matrix_box_(other.matrix_box_)
       , widths_(std::exchange(other.widths_, nullptr))
       , factors_(std::exchange(other.factors_, nullptr))
       , mask_vector_(std::exchange(other.mask_vector_, nullptr))
@@ -386,6 +403,7 @@ namespace cellwise
       std::swap(pairing_blocks_, other.pairing_blocks_);
       std::swap(cell_matrix_, other.cell_matrix_);
       std::swap(cell_scale_, other.cell_scale_);
+      std::swap(matrix_box_, other.matrix_box_);
       std::swap(widths_, other.widths_);
       std::swap(factors_, other.factors_);
       std::swap(mask_vector_, other.mask_vector_);
@@ -465,10 +483,11 @@ namespace cellwise
           const bool   scaled = cell_scale_ != nullptr;
           const unsigned int groups = (n_cells_ + k::cells_per_group - 1) / k::cells_per_group;
           const std::uint64_t *bits = masked ? mask_bits_ : nullptr;
+          const k::MatrixBox<Number> box{{matrix_box_[0], matrix_box_[1], matrix_box_[2]}};
           if (!pairing)
             {
               uniform_kernel<Number, Layout, false>(even, scaled)<<<std::min(groups, uniform_blocks_), k::threads, bytes>>>(
-                cell_matrix_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode, bits, cell_scale_, nullptr);
+                cell_matrix_, u.data(), b ? b->data() : nullptr, dst.data(), n_cells_, mode, bits, cell_scale_, box, nullptr);
               CELLWISE_CUDA_CHECK_LAUNCH();
               return 0.;
             }
@@ -477,7 +496,7 @@ namespace cellwise
             pairing_partials_ = allocate<double>(std::size_t(pairing_blocks_) + 1, "the partial sums of the pairing ⟨p, A p⟩");
           const unsigned int grid = std::min(groups, pairing_blocks_);
           uniform_kernel<Number, Layout, true>(even, scaled)<<<grid, k::threads, bytes>>>(
-            cell_matrix_, u.data(), nullptr, dst.data(), n_cells_, 0, bits, cell_scale_, pairing_partials_);
+            cell_matrix_, u.data(), nullptr, dst.data(), n_cells_, 0, bits, cell_scale_, box, pairing_partials_);
           CELLWISE_CUDA_CHECK_LAUNCH();
           k::sum_partials_kernel<<<1, 32>>>(pairing_partials_, grid, pairing_partials_ + pairing_blocks_);
           CELLWISE_CUDA_CHECK_LAUNCH();

@@ -21,8 +21,11 @@
 //      Q → P; backward transform (warp w: i_z = w) P → Q;
 //      dense: warp w the rows 16 w .. 16 w + 15 of A x, P → Q;
 //   3. store: Q → the vector, coalesced, with the mode (=, +=, b −).
+// In FP32 the products take each cell's values without their affine part
+// (read from P by every thread of the cell; fe/hermite_affine_part.h).
 // Shared memory: the matrix, then P and Q (32 × 65 numbers each).
 
+#include <cellwise/fe/hermite_affine_part.h>
 #include <cellwise/fe/hermite_even_odd.h>
 #include <cellwise/fe/hermite_element.h>
 
@@ -58,6 +61,39 @@ namespace cellwise
       /// 16-byte vectors of the matrix reads: 2 doubles or 4 floats.
       template <typename Number>
       using Vector16 = std::conditional_t<std::is_same_v<Number, double>, double2, float4>;
+
+      /// The widths of the box whose matrix a kernel applies: the values in P
+      /// are that box's physical DoFs (scaled cells' too), so the affine
+      /// part of an FP32 cell is formed with them.
+      template <typename Number>
+      struct MatrixBox
+      {
+        Number h[3];
+      };
+
+      /// The affine part of the cell whose values start at @p p in P, or
+      /// nothing (all zero) where @p Number keeps it (FP64).
+      template <typename Number>
+      __device__ inline hermite::AffinePart<Number>
+      cell_affine_part(const Number *p, const MatrixBox<Number> &box)
+      {
+        if constexpr (hermite::subtracts_affine_part<Number>)
+          return hermite::make_affine_part(p, box.h[0], box.h[1], box.h[2]);
+        else
+          return {};
+      }
+
+      /// @p x of local DoF @p i without the affine part @p a where @p Number
+      /// subtracts it.
+      template <typename Number>
+      __device__ inline Number
+      product_input(const unsigned int i, const Number x, const hermite::AffinePart<Number> &a)
+      {
+        if constexpr (hermite::subtracts_affine_part<Number>)
+          return hermite::without_affine_part(i, x, a);
+        else
+          return x;
+      }
 
       /// y[o + k] += a_k x for the components a_k of a 16-byte vector.
       __device__ inline void
@@ -184,6 +220,7 @@ namespace cellwise
                             const int          mode_argument,
                             const std::uint64_t *__restrict__ mask_bits,
                             const Number *__restrict__ cell_scale,
+                            const MatrixBox<Number>    box,
                             double *pairing_partials)
       {
         const int mode = pairs ? 0 : mode_argument;
@@ -249,6 +286,7 @@ namespace cellwise
             // lanes past the last cell compute on stale values that are
             // never stored
             Number *const p = P + lane * cell_stride, *const q = Q + lane * cell_stride;
+            const hermite::AffinePart<Number> affine = cell_affine_part(p, box);
             if constexpr (even_odd)
               {
                 // forward: the 16 values of i_z = w into the sectors, Q[s·16 + l]
@@ -257,10 +295,13 @@ namespace cellwise
 #pragma unroll
                   for (unsigned int jx = 0; jx < 2; ++jx)
                     {
-                      const Number members[4] = {p[hermite::group_member(jx, jy, w, 0, 0)],
-                                                 p[hermite::group_member(jx, jy, w, 1, 0)],
-                                                 p[hermite::group_member(jx, jy, w, 0, 1)],
-                                                 p[hermite::group_member(jx, jy, w, 1, 1)]};
+                      Number members[4];
+#pragma unroll
+                      for (unsigned int m = 0; m < 4; ++m)
+                        {
+                          const unsigned int i = hermite::group_member(jx, jy, w, m & 1, m >> 1);
+                          members[m]           = product_input(i, p[i], affine);
+                        }
                       Number       sector[4];
                       hermite::forward_quad(members, jx, jy, sector);
 #pragma unroll
@@ -310,7 +351,7 @@ namespace cellwise
                     Number x[16];
 #pragma unroll
                     for (unsigned int l = 0; l < 16; ++l)
-                      x[l] = p[16 * chunk + l];
+                      x[l] = product_input(16 * chunk + l, p[16 * chunk + l], affine);
                     add_block_product<Number, 16, dofs_per_cell>(A + 16 * chunk * dofs_per_cell + 16 * w, x, y);
                   }
 #pragma unroll

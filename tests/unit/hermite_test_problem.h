@@ -1,8 +1,11 @@
 #pragma once
 // The manufactured clamped problem of the Hermite tests: u = Π_d sin²(π x_d)
-// on the unit cube (u = ∂ₙu = 0 on its boundary) and f = Δ²u.
+// on the unit cube (u = ∂ₙu = 0 on its boundary) and f = Δ²u; and a smooth
+// field made mostly of its affine part, on which an FP32 operator loses its
+// digits unless it subtracts that part (fe/hermite_affine_part.h).
 
 #include <cellwise/base/function.h>
+#include <cellwise/operators/hermite_function_tools.h>
 
 #include <cmath>
 
@@ -45,5 +48,24 @@ namespace cellwise::testing
     for (unsigned int f = 0; f < 3; ++f)
       sum += 2 * sin_squared(x[(f + 1) % 3], 2) * sin_squared(x[(f + 2) % 3], 2) * sin_squared(x[f], 0);
     return sum;
+  }
+
+  /// The jet of 10 + 3x − 2y + z + 0.1 Π_d sin(π x_d): on a fine cell its
+  /// values are the affine part up to a few per cent, what an FP32 cycle's
+  /// finest level applies A to after the coarse correction.
+  inline HermiteJet
+  affine_dominated_jet(const Point &x)
+  {
+    const double pi = M_PI, a = 0.1;
+    double       s[3], c[3];
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        s[d] = std::sin(pi * x[d]);
+        c[d] = pi * std::cos(pi * x[d]);
+      }
+    // u, ∂x, ∂y, ∂xy, ∂z, ∂xz, ∂yz, ∂xyz (hermite_element.h)
+    return {{10 + 3 * x[0] - 2 * x[1] + x[2] + a * s[0] * s[1] * s[2], 3 + a * c[0] * s[1] * s[2],
+             -2 + a * s[0] * c[1] * s[2], a * c[0] * c[1] * s[2], 1 + a * s[0] * s[1] * c[2], a * c[0] * s[1] * c[2],
+             a * s[0] * c[1] * c[2], a * c[0] * c[1] * c[2]}};
   }
 } // namespace cellwise::testing

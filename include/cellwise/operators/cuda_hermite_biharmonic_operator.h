@@ -39,6 +39,7 @@
 #include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
+#include <array>
 #include <cstdint>
 
 namespace cellwise
@@ -187,6 +188,10 @@ namespace cellwise
       /// where the even–odd and dense kernels serve cells of several sizes;
       /// null on a level of one cell size and for sum factorization.
       Number *cell_scale_ = nullptr;
+      /// The widths of the box of cell_matrix_ (cell 0's), in Number: the
+      /// FP32 kernels form each cell's affine part with them
+      /// (fe/hermite_affine_part.h).
+      std::array<Number, 3> matrix_box_{};
       /// Device arrays: per cell the widths (h_x, h_y, h_z) and the six
       /// metric factors (hermite_biharmonic_factors), in Number.
       Number *widths_  = nullptr;

@@ -12,6 +12,8 @@
  * factorization: three contractions along x, six along y, three along z.
  * Input primal, output dual (unassembled); no boundary treatment here, every
  * consumer of a dual vector masks it (as for the Laplace operator).
+ * In FP32 each cell's affine part is subtracted first (A_K annihilates it;
+ * fe/hermite_affine_part.h says why the FP32 cycle needs that).
  */
 
 #include <cellwise/base/dense_matrix.h>
