@@ -25,6 +25,18 @@
 
 namespace cellwise::testing
 {
+  /// The same values in another layout (host).
+  template <typename To, typename Number, typename From>
+  CellVector<Number, MemorySpace::Host, To>
+  relayout(const CellVector<Number, MemorySpace::Host, From> &v)
+  {
+    CellVector<Number, MemorySpace::Host, To> w(v.n_cells(), v.degree());
+    for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
+      for (unsigned int i = 0; i < v.dofs_per_cell(); ++i)
+        w(cell, i) = v(cell, i);
+    return w;
+  }
+
   /// Global numbering by the physical coordinates of the Gauss–Lobatto nodes.
   struct CoordinateNumbering
   {

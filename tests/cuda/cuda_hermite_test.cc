@@ -166,10 +166,8 @@ TYPED_TEST(CudaHermite, products_keep_their_digits_on_fields_mostly_affine)
       const unsigned int n = level.n_cells(), p = hermite::storage_degree;
       HostVector         hu;
       interpolate_hermite(level, affine_dominated_jet, hu);
-      CellVector<double> u(n, p), expected;
-      for (unsigned int c = 0; c < n; ++c)
-        for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
-          u(c, i) = hu(c, i);
+      CellVector<double> u, expected;
+      u.copy_from(relayout<CellContiguous>(hu));
       HermiteBiharmonicOperator<double>(level).vmult(expected, u);
       const Vector du = to_device(hu), zero(n, p);
       using Kernel    = cuda::HermiteOperatorKernel;

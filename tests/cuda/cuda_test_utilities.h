@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_utilities.h" // (relayout)
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -36,18 +38,6 @@ namespace cellwise::testing
   device_tolerance()
   {
     return std::is_same_v<Number, double> ? 1e-13 : 1e-5;
-  }
-
-  /// The same values in another layout (host).
-  template <typename To, typename Number, typename From>
-  CellVector<Number, MemorySpace::Host, To>
-  relayout(const CellVector<Number, MemorySpace::Host, From> &v)
-  {
-    CellVector<Number, MemorySpace::Host, To> w(v.n_cells(), v.degree());
-    for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
-      for (unsigned int i = 0; i < v.dofs_per_cell(); ++i)
-        w(cell, i) = v(cell, i);
-    return w;
   }
 
   template <typename Number, typename Layout>

@@ -472,10 +472,8 @@ TEST(HermiteElement, FloatOperatorKeepsItsDigitsOnFieldsMostlyAffine)
       HermiteBiharmonicOperator<double>(level).vmult(Au, u);
       CellVector<float> Au32;
       HermiteBiharmonicOperator<float>(level).vmult(Au32, u32);
-      CellVector<float, MemorySpace::Host, CellBlocked<32>> u32_blocked(level.n_cells(), hermite::storage_degree), Au32_blocked;
-      for (unsigned int c = 0; c < level.n_cells(); ++c)
-        for (unsigned int i = 0; i < dofs_per_cell; ++i)
-          u32_blocked(c, i) = u32(c, i);
+      const auto u32_blocked = cellwise::testing::relayout<CellBlocked<32>>(u32);
+      CellVector<float, MemorySpace::Host, CellBlocked<32>> Au32_blocked;
       HermiteBiharmonicOperator<float, CellBlocked<32>>(level).vmult(Au32_blocked, u32_blocked);
       double error = 0, error_blocked = 0, scale = 0;
       for (unsigned int c = 0; c < level.n_cells(); ++c)

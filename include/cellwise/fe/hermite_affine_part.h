@@ -84,6 +84,8 @@ namespace cellwise
               x -= a.offset[d];
           return x;
         }
+      // (not gradient[k >> 1]: in the even–odd kernel k depends on the warp,
+      // and that index cost the FP32 kernel 23 registers and spills)
       if (k == 1 || k == 2 || k == 4)
         return x - a.gradient[k == 1 ? 0 : (k == 2 ? 1 : 2)];
       return x;
