@@ -71,30 +71,6 @@ namespace cellwise
         Number h[3];
       };
 
-      /// The affine part of the cell whose values start at @p p in P, or
-      /// nothing (all zero) where @p Number keeps it (FP64).
-      template <typename Number>
-      __device__ inline hermite::AffinePart<Number>
-      cell_affine_part(const Number *p, const MatrixBox<Number> &box)
-      {
-        if constexpr (hermite::subtracts_affine_part<Number>)
-          return hermite::make_affine_part(p, box.h[0], box.h[1], box.h[2]);
-        else
-          return {};
-      }
-
-      /// @p x of local DoF @p i without the affine part @p a where @p Number
-      /// subtracts it.
-      template <typename Number>
-      __device__ inline Number
-      product_input(const unsigned int i, const Number x, const hermite::AffinePart<Number> &a)
-      {
-        if constexpr (hermite::subtracts_affine_part<Number>)
-          return hermite::without_affine_part(i, x, a);
-        else
-          return x;
-      }
-
       /// y[o + k] += a_k x for the components a_k of a 16-byte vector.
       __device__ inline void
       add_scaled(const double2 a, const double x, double *y)
@@ -286,7 +262,7 @@ namespace cellwise
             // lanes past the last cell compute on stale values that are
             // never stored
             Number *const p = P + lane * cell_stride, *const q = Q + lane * cell_stride;
-            const hermite::AffinePart<Number> affine = cell_affine_part(p, box);
+            const hermite::AffinePart<Number> affine = hermite::product_affine_part(p, box.h[0], box.h[1], box.h[2]);
             if constexpr (even_odd)
               {
                 // forward: the 16 values of i_z = w into the sectors, Q[s·16 + l]
@@ -300,7 +276,7 @@ namespace cellwise
                       for (unsigned int m = 0; m < 4; ++m)
                         {
                           const unsigned int i = hermite::group_member(jx, jy, w, m & 1, m >> 1);
-                          members[m]           = product_input(i, p[i], affine);
+                          members[m]           = hermite::product_input(i, p[i], affine);
                         }
                       Number       sector[4];
                       hermite::forward_quad(members, jx, jy, sector);
@@ -351,7 +327,7 @@ namespace cellwise
                     Number x[16];
 #pragma unroll
                     for (unsigned int l = 0; l < 16; ++l)
-                      x[l] = product_input(16 * chunk + l, p[16 * chunk + l], affine);
+                      x[l] = hermite::product_input(16 * chunk + l, p[16 * chunk + l], affine);
                     add_block_product<Number, 16, dofs_per_cell>(A + 16 * chunk * dofs_per_cell + 16 * w, x, y);
                   }
 #pragma unroll

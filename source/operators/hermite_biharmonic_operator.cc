@@ -130,13 +130,10 @@ namespace cellwise
     Number x[dofs_per_cell], xm[dofs_per_cell], xk[dofs_per_cell], xb[dofs_per_cell];
     for (unsigned int i = 0; i < dofs_per_cell; ++i)
       x[i] = x_physical[i] * hermite::derivative_scaling(i, h[0], h[1], h[2]);
-    if constexpr (hermite::subtracts_affine_part<Number>)
-      {
-        // A_K x without the cancellation of x's affine part (fe/hermite_affine_part.h)
-        const hermite::AffinePart<Number> affine = hermite::make_affine_part(x, Number(1), Number(1), Number(1));
-        for (unsigned int i = 0; i < dofs_per_cell; ++i)
-          x[i] = hermite::without_affine_part(i, x[i], affine);
-      }
+    // FP32: A_K x without the cancellation of x's affine part (fe/hermite_affine_part.h)
+    const hermite::AffinePart<Number> affine = hermite::product_affine_part(x, Number(1), Number(1), Number(1));
+    for (unsigned int i = 0; i < dofs_per_cell; ++i)
+      x[i] = hermite::product_input(i, x[i], affine);
     contract<0>(mass_, x, xm);
     contract<0>(stiffness_, x, xk);
     contract<0>(bending_, x, xb);

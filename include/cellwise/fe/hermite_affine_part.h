@@ -90,5 +90,30 @@ namespace cellwise
         return x - a.gradient[k == 1 ? 0 : (k == 2 ? 1 : 2)];
       return x;
     }
+
+    /// make_affine_part of the values @p x where @p Number subtracts the
+    /// affine part, else nothing (zeros, which product_input ignores).
+    template <typename Number>
+    CELLWISE_HOST_DEVICE AffinePart<Number>
+    product_affine_part(const Number *x, const Number hx, const Number hy, const Number hz)
+    {
+      if constexpr (subtracts_affine_part<Number>)
+        return make_affine_part(x, hx, hy, hz);
+      else
+        return {};
+    }
+
+    /// The value @p x of local DoF @p i as an operator application in
+    /// @p Number takes it: without the affine part @p a where @p Number
+    /// subtracts it, else unchanged.
+    template <typename Number>
+    CELLWISE_HOST_DEVICE Number
+    product_input(const unsigned int i, const Number x, const AffinePart<Number> &a)
+    {
+      if constexpr (subtracts_affine_part<Number>)
+        return without_affine_part(i, x, a);
+      else
+        return x;
+    }
   } // namespace hermite
 } // namespace cellwise
