@@ -153,7 +153,7 @@ namespace
       rows.push_back({"DSS mean, blocked<32>, one pass", one_pass, median_time([&] { cuda::apply_dss(level_data, zb, DssMode::mean); }, n_runs)});
       {
         // the rebalancing and rounding of the mixed solve's residual: the
-        // mean DSS in place and the rounding relayout (doc/performance.md:
+        // mean DSS in place and the rounding relayout (doc/performance-log.md:
         // a one-pass gather of the two ran slower)
         VectorF r32(level.n_cells(), degree);
         rows.push_back({"mean DSS + round to FP32 (2 passes)", one_pass + 1.5 * vector_bytes, median_time([&] {

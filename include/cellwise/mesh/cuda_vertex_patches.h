@@ -8,7 +8,7 @@
  * the patch smoothers' set-up of all levels took 0.87–0.90 s of the
  * solver's 1.4 s with the host search and the upload of its lists, and
  * 0.19 s with this search, which uploads the neighbour table and the
- * coordinates (36 bytes per cell) instead (doc/performance.md).
+ * coordinates (36 bytes per cell) instead (doc/performance-log.md).
  *
  * For a serial level without skeleton faces (can_find_vertex_patches): a
  * rank's part of a distributed level (ghost cells) and unstructured levels

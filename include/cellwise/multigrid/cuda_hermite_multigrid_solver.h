@@ -37,7 +37,7 @@
  * Layout is that of every vector of the solver, FP64 and FP32 (instantiated
  * for CellContiguous and CellBlocked<32>); blocked by 32 cells the one-pass
  * DSS of both trace layers streams at 0.79 of a device copy against 0.30
- * cell-contiguous (doc/performance.md), so the host-vector solver takes it.
+ * cell-contiguous (doc/performance-log.md), so the host-vector solver takes it.
  *
  * On host vectors: make_hermite_host_vector_solver(hierarchy, parameters,
  * Backend::cuda) (multigrid/host_vector_solvers.h).

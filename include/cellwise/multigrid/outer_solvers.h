@@ -88,7 +88,7 @@ namespace cellwise
    * preconditioner's step (which keeps z = V r: an FP64 vector, or in mixed
    * precision nothing of its own), kept by a solver between its solves. At
    * 10^8 unknowns each vector is a GB or more, and allocating, zeroing and
-   * freeing them in every solve is time the GPU waits (doc/performance.md,
+   * freeing them in every solve is time the GPU waits (doc/performance-log.md,
    * "Work vectors kept between solves"). Vectors that already have the
    * residual's shape are reused without a zero fill: every step writes them
    * whole before it reads them. One solve at a time per object, as for the

@@ -68,7 +68,7 @@ namespace cellwise
     {
       /// recomputed for trilinear cells (mapping of degree 1), stored for
       /// higher degrees: the faster of the two on the H200 in the blocked
-      /// layout of the solvers (doc/performance.md, cellwise-benchmark-geometry)
+      /// layout of the solvers (doc/performance-log.md, cellwise-benchmark-geometry)
       automatic,
       /// recomputed at the points from the mapping nodes (mappings of degree
       /// 1..3; stored otherwise): the least memory and traffic
