@@ -80,11 +80,7 @@ namespace cellwise
     if (hierarchy.n_levels() > 1)
       components.transfer = std::make_shared<CellTransfer<double>>(hierarchy, degree);
 
-    AdaptiveVCycle<double>::Parameters cycle;
-    cycle.pre_smoothing  = parameters.smoothing_steps;
-    cycle.post_smoothing = parameters.smoothing_steps;
-    cycle.pre_direction  = SweepDirection::forward;
-    cycle.post_direction = parameters.post_smoothing_direction();
+    const VCycleParameters cycle = parameters.cycle_parameters();
     cycle_               = std::make_shared<AdaptiveVCycle<double>>(mesh_, std::move(components), cycle);
     if (log)
       *log << "  adaptive set-up of " << hierarchy.n_levels() << " levels, " << mesh_.n_active_cells() << " active cells: "

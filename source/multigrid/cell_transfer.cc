@@ -132,8 +132,5 @@ namespace cellwise
     restrict_residual_add(from_level, coarse, fine, zero);
   }
 
-  template class CellTransfer<double, CellContiguous>;
-  template class CellTransfer<float, CellContiguous>;
-  template class CellTransfer<double, CellBlocked<32>>;
-  template class CellTransfer<float, CellBlocked<32>>;
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(CellTransfer)
 } // namespace cellwise

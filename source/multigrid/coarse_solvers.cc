@@ -91,8 +91,5 @@ namespace cellwise
     gather(numbering_, global, u);
   }
 
-  template class CholeskyCoarseSolver<double, CellContiguous>;
-  template class CholeskyCoarseSolver<float, CellContiguous>;
-  template class CholeskyCoarseSolver<double, CellBlocked<32>>;
-  template class CholeskyCoarseSolver<float, CellBlocked<32>>;
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(CholeskyCoarseSolver)
 } // namespace cellwise

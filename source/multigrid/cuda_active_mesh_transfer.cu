@@ -245,9 +245,6 @@ namespace cellwise
         reassemble_level(l, level_vectors[l], active);
     }
 
-    template class ActiveMeshTransfer<double, CellContiguous>;
-    template class ActiveMeshTransfer<float, CellContiguous>;
-    template class ActiveMeshTransfer<double, CellBlocked<32>>;
-    template class ActiveMeshTransfer<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(ActiveMeshTransfer)
   } // namespace cuda
 } // namespace cellwise

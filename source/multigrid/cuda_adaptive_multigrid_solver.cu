@@ -100,11 +100,7 @@ namespace cellwise
       if (hierarchy.n_levels() > 1)
         components.transfer = std::make_shared<CellTransfer<double, Layout>>(hierarchy, degree);
 
-      typename LocalSmoothingVCycle<V>::Parameters cycle;
-      cycle.pre_smoothing  = parameters.smoothing_steps;
-      cycle.post_smoothing = parameters.smoothing_steps;
-      cycle.pre_direction  = SweepDirection::forward;
-      cycle.post_direction = parameters.post_smoothing_direction();
+      const VCycleParameters cycle = parameters.cycle_parameters();
       cycle_ = std::make_shared<LocalSmoothingVCycle<V>>(std::make_shared<ActiveMeshTransfer<double, Layout>>(mesh_),
                                                          std::move(components), cycle);
       if (log)
@@ -129,7 +125,6 @@ namespace cellwise
                          &work_);
     }
 
-    template class AdaptiveMultigridSolver<CellContiguous>;
-    template class AdaptiveMultigridSolver<CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_LAYOUTS(AdaptiveMultigridSolver)
   } // namespace cuda
 } // namespace cellwise

@@ -191,9 +191,6 @@ namespace cellwise
       return children_[fine_level - 1];
     }
 
-    template class CellTransfer<double, CellContiguous>;
-    template class CellTransfer<float, CellContiguous>;
-    template class CellTransfer<double, CellBlocked<32>>;
-    template class CellTransfer<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(CellTransfer)
   } // namespace cuda
 } // namespace cellwise

@@ -47,9 +47,6 @@ namespace cellwise
       u.copy_from_host(host_u_);
     }
 
-    template class CholeskyCoarseSolver<double, CellContiguous>;
-    template class CholeskyCoarseSolver<float, CellContiguous>;
-    template class CholeskyCoarseSolver<double, CellBlocked<32>>;
-    template class CholeskyCoarseSolver<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(CholeskyCoarseSolver)
   } // namespace cuda
 } // namespace cellwise

@@ -176,11 +176,7 @@ namespace cellwise
           device_stage(times, "transfers", [&] { components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree); });
         if (timer)
           time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
-        typename VCycle<V>::Parameters cycle;
-        cycle.pre_smoothing  = parameters.smoothing_steps;
-        cycle.post_smoothing = parameters.smoothing_steps;
-        cycle.pre_direction  = SweepDirection::forward;
-        cycle.post_direction = parameters.post_smoothing_direction();
+        const VCycleParameters cycle = parameters.cycle_parameters();
         auto v_cycle         = std::make_shared<VCycle<V>>(std::move(components), cycle);
         if (!timer)
           return v_cycle;
@@ -317,7 +313,6 @@ namespace cellwise
                          &c.work);
     }
 
-    template class GeneralMultigridSolver<CellContiguous>;
-    template class GeneralMultigridSolver<CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_LAYOUTS(GeneralMultigridSolver)
   } // namespace cuda
 } // namespace cellwise

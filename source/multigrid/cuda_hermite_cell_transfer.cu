@@ -136,9 +136,6 @@ namespace cellwise
       restrict_residual_add(from_level, coarse, fine, zero);
     }
 
-    template class HermiteCellTransfer<double, CellContiguous>;
-    template class HermiteCellTransfer<float, CellContiguous>;
-    template class HermiteCellTransfer<double, CellBlocked<32>>;
-    template class HermiteCellTransfer<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(HermiteCellTransfer)
   } // namespace cuda
 } // namespace cellwise

@@ -333,7 +333,6 @@ namespace cellwise
                          &components_->work);
     }
 
-    template class HermiteMultigridSolver<CellContiguous>;
-    template class HermiteMultigridSolver<CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_LAYOUTS(HermiteMultigridSolver)
   } // namespace cuda
 } // namespace cellwise

@@ -250,9 +250,6 @@ namespace cellwise
           apply_colour(u, b, sweep_colour(step, direction));
     }
 
-    template class HermiteVertexPatchSmoother<double, CellContiguous>;
-    template class HermiteVertexPatchSmoother<float, CellContiguous>;
-    template class HermiteVertexPatchSmoother<double, CellBlocked<32>>;
-    template class HermiteVertexPatchSmoother<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(HermiteVertexPatchSmoother)
   } // namespace cuda
 } // namespace cellwise

@@ -334,9 +334,6 @@ namespace cellwise
       });
     }
 
-    template class LaplaceResidualRestriction<double, CellContiguous>;
-    template class LaplaceResidualRestriction<float, CellContiguous>;
-    template class LaplaceResidualRestriction<double, CellBlocked<32>>;
-    template class LaplaceResidualRestriction<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(LaplaceResidualRestriction)
   } // namespace cuda
 } // namespace cellwise

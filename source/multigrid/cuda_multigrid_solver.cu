@@ -113,11 +113,7 @@ namespace cellwise
         if (timer)
           time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
 
-        typename VCycle<V>::Parameters cycle;
-        cycle.pre_smoothing  = parameters.smoothing_steps;
-        cycle.post_smoothing = parameters.smoothing_steps;
-        cycle.pre_direction  = SweepDirection::forward;
-        cycle.post_direction = parameters.post_smoothing_direction();
+        const VCycleParameters cycle = parameters.cycle_parameters();
         auto v_cycle = std::make_shared<VCycle<V>>(std::move(components), cycle);
         if (!timer)
           return v_cycle;
@@ -208,7 +204,6 @@ namespace cellwise
                          &work_);
     }
 
-    template class MultigridSolver<CellContiguous>;
-    template class MultigridSolver<CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_LAYOUTS(MultigridSolver)
   } // namespace cuda
 } // namespace cellwise

@@ -56,12 +56,6 @@ namespace cellwise
     apply_in_place(dst);
   }
 
-  template class DssJacobiPreconditioner<double, CellContiguous>;
-  template class DssJacobiPreconditioner<float, CellContiguous>;
-  template class DssJacobiPreconditioner<double, CellBlocked<32>>;
-  template class DssJacobiPreconditioner<float, CellBlocked<32>>;
-  template class DssJacobiPreconditioner<double, CellContiguous, HermiteBiharmonicOperator<double, CellContiguous>>;
-  template class DssJacobiPreconditioner<float, CellContiguous, HermiteBiharmonicOperator<float, CellContiguous>>;
-  template class DssJacobiPreconditioner<double, CellBlocked<32>, HermiteBiharmonicOperator<double, CellBlocked<32>>>;
-  template class DssJacobiPreconditioner<float, CellBlocked<32>, HermiteBiharmonicOperator<float, CellBlocked<32>>>;
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(DssJacobiPreconditioner)
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS_OF_OPERATOR(DssJacobiPreconditioner, HermiteBiharmonicOperator)
 } // namespace cellwise

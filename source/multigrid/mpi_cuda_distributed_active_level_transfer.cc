@@ -108,7 +108,6 @@ namespace cellwise
         }
     }
 
-    template class DistributedActiveLevelTransfer<double, CellContiguous>;
-    template class DistributedActiveLevelTransfer<float, CellContiguous>;
+    CELLWISE_INSTANTIATE_NUMBERS(DistributedActiveLevelTransfer, CellContiguous)
   } // namespace cuda
 } // namespace cellwise

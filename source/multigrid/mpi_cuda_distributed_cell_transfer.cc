@@ -166,9 +166,6 @@ namespace cellwise
       return 2 * children_.at(fine_level)->messages();
     }
 
-    template class DistributedLevelTransfer<double, CellContiguous>;
-    template class DistributedLevelTransfer<float, CellContiguous>;
-    template class DistributedLevelTransfer<double, CellBlocked<32>>;
-    template class DistributedLevelTransfer<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(DistributedLevelTransfer)
   } // namespace cuda
 } // namespace cellwise

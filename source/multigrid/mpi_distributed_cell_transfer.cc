@@ -345,8 +345,5 @@ namespace cellwise
     return count_cells(children_sent_);
   }
 
-  template class DistributedCellTransfer<double, CellContiguous>;
-  template class DistributedCellTransfer<float, CellContiguous>;
-  template class DistributedCellTransfer<double, CellBlocked<32>>;
-  template class DistributedCellTransfer<float, CellBlocked<32>>;
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(DistributedCellTransfer)
 } // namespace cellwise

@@ -169,11 +169,7 @@ namespace cellwise
       }
     synchronize();
     setup_stages_.add("transfers", std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer_start).count());
-    typename VCycle<V>::Parameters cycle;
-    cycle.pre_smoothing  = parameters.smoothing_steps;
-    cycle.post_smoothing = parameters.smoothing_steps;
-    cycle.pre_direction  = SweepDirection::forward;
-    cycle.post_direction = parameters.post_smoothing_direction();
+    const VCycleParameters cycle = parameters.cycle_parameters();
     if (active_mesh_)
       {
         // local smoothing: the distribution and reassembly of the memory space

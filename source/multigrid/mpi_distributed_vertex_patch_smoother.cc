@@ -5,6 +5,5 @@
 
 namespace cellwise
 {
-  template class DistributedVertexPatchSmoother<double, CellContiguous>;
-  template class DistributedVertexPatchSmoother<float, CellContiguous>;
+  CELLWISE_INSTANTIATE_NUMBERS(DistributedVertexPatchSmoother, CellContiguous)
 } // namespace cellwise

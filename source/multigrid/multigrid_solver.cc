@@ -14,69 +14,6 @@
 
 namespace cellwise
 {
-  SmootherType
-  parse_smoother_type(const std::string &name)
-  {
-    if (name == "jacobi")
-      return SmootherType::jacobi;
-    if (name == "chebyshev")
-      return SmootherType::chebyshev;
-    if (name == "patch")
-      return SmootherType::patch;
-    CELLWISE_CHECK(false, "unknown smoother '" << name << "': use jacobi, chebyshev or patch");
-  }
-  std::string
-  to_string(const SmootherType type)
-  {
-    switch (type)
-      {
-        case SmootherType::jacobi:
-          return "jacobi";
-        case SmootherType::chebyshev:
-          return "chebyshev";
-        default:
-          return "patch";
-      }
-  }
-  OuterIteration
-  parse_outer_iteration(const std::string &name)
-  {
-    if (name == "cg")
-      return OuterIteration::cg;
-    if (name == "stationary")
-      return OuterIteration::stationary;
-    CELLWISE_CHECK(false, "unknown outer iteration '" << name << "': use cg or stationary");
-  }
-  std::string
-  to_string(const OuterIteration type)
-  {
-    return type == OuterIteration::cg ? "cg" : "stationary";
-  }
-  CoarseSolverType
-  parse_coarse_solver_type(const std::string &name)
-  {
-    if (name == "auto")
-      return CoarseSolverType::automatic;
-    if (name == "cholesky")
-      return CoarseSolverType::cholesky;
-    if (name == "smoother")
-      return CoarseSolverType::smoother;
-    if (name == "cg")
-      return CoarseSolverType::cg;
-    if (name == "amg")
-      return CoarseSolverType::amg;
-    CELLWISE_CHECK(false, "unknown coarse solver '" << name << "': use auto, cholesky, smoother, cg or amg");
-  }
-  std::string
-  to_string(const CoarseSolverType type)
-  {
-    return type == CoarseSolverType::automatic  ? "auto"
-           : type == CoarseSolverType::cholesky ? "cholesky"
-           : type == CoarseSolverType::cg       ? "cg"
-           : type == CoarseSolverType::amg      ? "amg"
-                                                : "smoother";
-  }
-
   namespace
   {
     unsigned int
@@ -170,86 +107,6 @@ namespace cellwise
     return text;
   }
 
-  void
-  MultigridParameters::check() const
-  {
-    CELLWISE_CHECK(smoothing_steps >= 1, "smoothing steps " << smoothing_steps << " must be at least 1");
-    CELLWISE_CHECK(jacobi_omega > 0 && jacobi_omega < 2, "Jacobi damping " << jacobi_omega << " is not in (0, 2)");
-    CELLWISE_CHECK(jacobi_steps >= 1, "Jacobi steps " << jacobi_steps << " must be at least 1");
-    CELLWISE_CHECK(chebyshev_degree >= 1, "Chebyshev degree " << chebyshev_degree << " must be at least 1");
-    CELLWISE_CHECK(smoothing_range > 1, "smoothing range " << smoothing_range << " must exceed 1");
-    CELLWISE_CHECK(eigenvalue_iterations >= 1, "eigenvalue iterations " << eigenvalue_iterations << " must be at least 1");
-    CELLWISE_CHECK(patch_sweeps >= 1, "patch sweeps " << patch_sweeps << " must be at least 1");
-    CELLWISE_CHECK(coarse_smoother_applications >= 1,
-                   "coarse smoother applications " << coarse_smoother_applications << " must be at least 1");
-    CELLWISE_CHECK(rebalance_every >= -1, "rebalancing period " << rebalance_every << " is not allowed: use -1 (default), 0 (never) or k >= 1");
-    // The forward cycle with the multiplicative patch smoother is not
-    // symmetric; CG would lose its short recurrence.
-    CELLWISE_CHECK(!(outer == OuterIteration::cg && smoother == SmootherType::patch && cycle == CycleType::forward),
-                   "CG needs the symmetric cycle with the vertex-patch smoother; use --cycle symmetric or the stationary iteration");
-    CELLWISE_CHECK(!pure_neumann || dirichlet_ids.empty(),
-                   "a pure Neumann problem has no Dirichlet boundary: leave dirichlet_ids empty");
-    CELLWISE_CHECK(!pure_neumann || smoother != SmootherType::patch,
-                   "the vertex-patch smoother does not update the boundary DoFs, which a pure Neumann problem solves "
-                   "for: use the Chebyshev or the Jacobi smoother");
-  }
-
-  CycleType
-  parse_cycle_type(const std::string &name)
-  {
-    if (name == "auto")
-      return CycleType::automatic;
-    if (name == "symmetric")
-      return CycleType::symmetric;
-    if (name == "forward")
-      return CycleType::forward;
-    CELLWISE_CHECK(false, "unknown cycle '" << name << "': use auto, symmetric or forward");
-  }
-  std::string
-  to_string(const CycleType type)
-  {
-    switch (type)
-      {
-        case CycleType::automatic:
-          return "auto";
-        case CycleType::symmetric:
-          return "symmetric";
-        default:
-          return "forward";
-      }
-  }
-
-  Precision
-  parse_precision(const std::string &name)
-  {
-    if (name == "double")
-      return Precision::fp64;
-    if (name == "mixed")
-      return Precision::mixed;
-    CELLWISE_CHECK(false, "unknown precision '" << name << "': use double or mixed");
-  }
-  Backend
-  parse_backend(const std::string &name)
-  {
-    if (name == "host")
-      return Backend::host;
-    if (name == "cuda")
-      return Backend::cuda;
-    CELLWISE_CHECK(false, "unknown backend '" << name << "': use host or cuda");
-  }
-
-  std::string
-  to_string(const Backend backend)
-  {
-    return backend == Backend::host ? "host" : "cuda";
-  }
-
-  std::string
-  to_string(const Precision precision)
-  {
-    return precision == Precision::fp64 ? "double" : "mixed";
-  }
-
   namespace
   {
     /// The Dirichlet mask of @p level, or all ones for the pure Neumann problem.
@@ -308,11 +165,7 @@ namespace cellwise
       if (hierarchy.n_levels() > 1)
         components.transfer = std::make_shared<CellTransfer<Number>>(hierarchy, degree);
 
-      typename VCycle<V>::Parameters cycle;
-      cycle.pre_smoothing  = parameters.smoothing_steps;
-      cycle.post_smoothing = parameters.smoothing_steps;
-      cycle.pre_direction  = SweepDirection::forward;
-      cycle.post_direction = parameters.post_smoothing_direction();
+      const VCycleParameters cycle = parameters.cycle_parameters();
       return std::make_shared<VCycle<V>>(std::move(components), cycle);
     }
   } // namespace

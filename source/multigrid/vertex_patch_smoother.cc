@@ -433,8 +433,5 @@ namespace cellwise
       }
   }
 
-  template class VertexPatchSmoother<double, CellContiguous>;
-  template class VertexPatchSmoother<float, CellContiguous>;
-  template class VertexPatchSmoother<double, CellBlocked<32>>;
-  template class VertexPatchSmoother<float, CellBlocked<32>>;
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(VertexPatchSmoother)
 } // namespace cellwise

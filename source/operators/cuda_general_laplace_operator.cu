@@ -1255,9 +1255,6 @@ namespace cellwise
       });
     }
 
-    template class GeneralLaplaceOperator<double, CellContiguous>;
-    template class GeneralLaplaceOperator<float, CellContiguous>;
-    template class GeneralLaplaceOperator<double, CellBlocked<32>>;
-    template class GeneralLaplaceOperator<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(GeneralLaplaceOperator)
   } // namespace cuda
 } // namespace cellwise

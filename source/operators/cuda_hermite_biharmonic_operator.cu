@@ -611,9 +611,6 @@ namespace cellwise
       CELLWISE_CUDA_CHECK_LAUNCH();
     }
 
-    template class HermiteBiharmonicOperator<double, CellContiguous>;
-    template class HermiteBiharmonicOperator<float, CellContiguous>;
-    template class HermiteBiharmonicOperator<double, CellBlocked<32>>;
-    template class HermiteBiharmonicOperator<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(HermiteBiharmonicOperator)
   } // namespace cuda
 } // namespace cellwise

@@ -779,9 +779,6 @@ namespace cellwise
       CELLWISE_CUDA_CHECK_LAUNCH();
     }
 
-    template class LaplaceOperator<double, CellContiguous>;
-    template class LaplaceOperator<float, CellContiguous>;
-    template class LaplaceOperator<double, CellBlocked<32>>;
-    template class LaplaceOperator<float, CellBlocked<32>>;
+    CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(LaplaceOperator)
   } // namespace cuda
 } // namespace cellwise

@@ -261,8 +261,5 @@ namespace cellwise
     return hermite_biharmonic_cell_matrix(widths_[cell], cell);
   }
 
-  template class HermiteBiharmonicOperator<double, CellContiguous>;
-  template class HermiteBiharmonicOperator<float, CellContiguous>;
-  template class HermiteBiharmonicOperator<double, CellBlocked<32>>;
-  template class HermiteBiharmonicOperator<float, CellBlocked<32>>;
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(HermiteBiharmonicOperator)
 } // namespace cellwise

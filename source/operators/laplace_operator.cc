@@ -349,8 +349,5 @@ namespace cellwise
       residual(r, b, u);
   }
 
-  template class LaplaceOperator<double, CellContiguous>;
-  template class LaplaceOperator<float, CellContiguous>;
-  template class LaplaceOperator<double, CellBlocked<32>>;
-  template class LaplaceOperator<float, CellBlocked<32>>;
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(LaplaceOperator)
 } // namespace cellwise

@@ -55,8 +55,5 @@ namespace cellwise
     });
   }
 
-  template class ConstantNullSpace<double, CellContiguous>;
-  template class ConstantNullSpace<float, CellContiguous>;
-  template class ConstantNullSpace<double, CellBlocked<32>>;
-  template class ConstantNullSpace<float, CellBlocked<32>>;
+  CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(ConstantNullSpace)
 } // namespace cellwise

@@ -15,7 +15,7 @@
 #include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/interfaces.h>
-#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_parameters.h>
 #include <cellwise/storage/cuda_cell_vector.h>
 
 #include <memory>

@@ -57,6 +57,16 @@ namespace cellwise
     reverse
   };
 
+  /// Smoothing steps and sweep directions of a V-cycle (every cycle of the
+  /// library: VCycle, LocalSmoothingVCycle and their users).
+  struct VCycleParameters
+  {
+    unsigned int   pre_smoothing  = 1;
+    unsigned int   post_smoothing = 1;
+    SweepDirection pre_direction  = SweepDirection::forward;
+    SweepDirection post_direction = SweepDirection::reverse;
+  };
+
   /// A smoother of one level: consumes the residual through its assembly and
   /// returns a continuous correction (003 Assumption 1).
   template <typename VectorType>

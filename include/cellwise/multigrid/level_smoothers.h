@@ -13,7 +13,7 @@
 
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/interfaces.h>
-#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_parameters.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/cell_vector.h>
 

@@ -36,7 +36,7 @@
  * L = 4, estimate 170 and 171).
  */
 
-#include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_parameters.h>
 
 #include <cstddef>
 

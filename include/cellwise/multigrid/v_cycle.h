@@ -26,13 +26,7 @@ namespace cellwise
   class VCycle : public Preconditioner<VectorType>
   {
   public:
-    struct Parameters
-    {
-      unsigned int   pre_smoothing  = 1;
-      unsigned int   post_smoothing = 1;
-      SweepDirection pre_direction  = SweepDirection::forward;
-      SweepDirection post_direction = SweepDirection::reverse;
-    };
+    using Parameters = VCycleParameters;
 
     /// Components per level 0..L; smoothers[0] is not used.
     struct Components

@@ -76,3 +76,31 @@ namespace cellwise
     return ((n_cells + B - 1) / B) * B * dofs_per_cell;
   }
 } // namespace cellwise
+
+/**
+ * Explicit instantiation of a class template of the library over what it is
+ * compiled for, written once: each macro stands for the `template class`
+ * lines of its set, in namespace scope of the template.
+ *
+ * - CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(T): T<Number, Layout> for
+ *   Number double and float, Layout CellContiguous and CellBlocked<32>;
+ * - CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS_OF_OPERATOR(T, Op): the same
+ *   four with a third argument Op<Number, Layout> (a smoother of an operator
+ *   other than its default);
+ * - CELLWISE_INSTANTIATE_NUMBERS(T, Layout): T<double, Layout>, T<float, Layout>;
+ * - CELLWISE_INSTANTIATE_LAYOUTS(T): T<CellContiguous>, T<CellBlocked<32>>.
+ */
+#define CELLWISE_INSTANTIATE_NUMBERS(Template, Layout) \
+  template class Template<double, Layout>;             \
+  template class Template<float, Layout>;
+#define CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS(Template)                \
+  CELLWISE_INSTANTIATE_NUMBERS(Template, ::cellwise::CellContiguous)      \
+  CELLWISE_INSTANTIATE_NUMBERS(Template, ::cellwise::CellBlocked<32>)
+#define CELLWISE_INSTANTIATE_NUMBERS_AND_LAYOUTS_OF_OPERATOR(Template, Operator)                                     \
+  template class Template<double, ::cellwise::CellContiguous, Operator<double, ::cellwise::CellContiguous>>;       \
+  template class Template<float, ::cellwise::CellContiguous, Operator<float, ::cellwise::CellContiguous>>;          \
+  template class Template<double, ::cellwise::CellBlocked<32>, Operator<double, ::cellwise::CellBlocked<32>>>;     \
+  template class Template<float, ::cellwise::CellBlocked<32>, Operator<float, ::cellwise::CellBlocked<32>>>;
+#define CELLWISE_INSTANTIATE_LAYOUTS(Template)           \
+  template class Template<::cellwise::CellContiguous>; \
+  template class Template<::cellwise::CellBlocked<32>>;
