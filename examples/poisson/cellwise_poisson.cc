@@ -4,6 +4,7 @@
 // `mpirun -np N` the solve is distributed over the ranks (doc/mpi.md).
 
 #include "biharmonic_solve.h"
+#include "capability_table.h"
 #include "command_line.h"
 #include "manufactured_solutions.h"
 #include "mpi_session.h"
@@ -191,6 +192,19 @@ namespace
     }, L);
   }
 
+  /// One line on stderr from every rank: the same options on every rank
+  /// refuse alike, and every rank says why (the first rank to exit ends the
+  /// job, and a rank's message can be lost with it). One write of the whole
+  /// line: std::cerr is unbuffered, and the ranks' pieces interleaved
+  /// mid-line ("on on 22 MPI ranks").
+  void
+  refuse_on_every_rank(const std::string &why)
+  {
+    const std::string line = "cellwise-poisson: " + why + "\n";
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
+  }
+
   int
   run(const ProgramOptions &options)
   {
@@ -209,19 +223,10 @@ namespace
         std::cout << backend_description(Backend::cuda) << std::endl;
       }
 
-    if (mpi_ranks() > 1 && (!options.problem_file.empty() || options.problem == "biharmonic" || options.geometry == "ball"))
+    if (mpi_ranks() > 1 && !options.problem_file.empty())
       {
-        // the same options on every rank: every rank refuses alike and says
-        // why (the first rank to exit ends the job, and a rank's message
-        // can be lost with it). One write of the whole line: std::cerr is
-        // unbuffered, and the ranks' pieces interleaved mid-line
-        // ("on on 22 MPI ranks"), which the refusal test could not match.
-        const std::string line = "cellwise-poisson: on " + std::to_string(mpi_ranks()) +
-                                 " MPI ranks the program solves the Poisson problem on uniform box, L-shape and Kershaw "
-                                 "meshes (host or device) and locally refined boxes; not yet problem files, the "
-                                 "biharmonic problem or the ball (doc/mpi.md)\n";
-        std::fputs(line.c_str(), stderr);
-        std::fflush(stderr);
+        refuse_on_every_rank("on " + std::to_string(mpi_ranks()) +
+                             " MPI ranks the program does not solve problem files yet (run it on one rank; doc/mpi.md)");
         return 2;
       }
     if (mpi_ranks() > 1)
@@ -426,6 +431,19 @@ main(int argc, char **argv)
       std::cout << usage_text();
       return 0;
     }
+  if (options.capabilities)
+    {
+      print_capability_table(std::cout);
+      return 0;
+    }
+  // the combination of the axes, before anything is built (a problem
+  // file's comes from the file: its solver checks it)
+  if (options.problem_file.empty())
+    if (const std::string why = program_unsupported_reason(program_configuration(options, mpi.size())); !why.empty())
+      {
+        refuse_on_every_rank(why + " (cellwise-poisson --capabilities lists what runs)");
+        return 2;
+      }
   int status = 1;
   try
     {

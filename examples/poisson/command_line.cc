@@ -72,8 +72,8 @@ Options:
   --cycle NAME             auto | symmetric | forward: post-smoothing sweeps
                            reverse (symmetric) or forward; auto: symmetric
                            for cg, forward for stationary (default auto)
-  --precision NAME         double | mixed: the V-cycle in FP64, or in FP32
-                           inside the FP64 outer iteration (default double)
+  --precision NAME         fp64 | mixed: the V-cycle in FP64, or in FP32
+                           inside the FP64 outer iteration (default fp64)
   --rebalance WHEN         every | never | K: rebalance the FP64 residual
                            every K-th outer iteration (default: every cycle
                            for stationary, every 3rd for cg)
@@ -112,6 +112,9 @@ Options:
                            boxes) and --degree 3
   --backend NAME           host | cuda (default host)
   --threads N              OpenMP threads (default: OpenMP's choice)
+  --capabilities           print which combinations of problem, geometry,
+                           mesh, precision, smoother, backend and ranks run
+                           (doc/capabilities.md), and exit
   --help                   this text
 
 Under mpirun -np N (N > 1) the Poisson solve is distributed over the ranks
@@ -133,6 +136,11 @@ parse_command_line(const int argc, const char *const *argv)
       if (option == "--help" || option == "-h")
         {
           options.help = true;
+          return options;
+        }
+      if (option == "--capabilities")
+        {
+          options.capabilities = true;
           return options;
         }
       if (option.rfind("--", 0) != 0)
@@ -321,9 +329,6 @@ parse_command_line(const int argc, const char *const *argv)
       if (options.degree != 3)
         throw UsageError("--problem biharmonic: the C¹ Hermite element is cubic; --degree " +
                          std::to_string(options.degree) + " is not available (use 3 or leave it out)");
-      if (mg.smoother == cellwise::SmootherType::jacobi)
-        throw UsageError("--problem biharmonic: --smoother jacobi is not built for the Hermite element (use chebyshev, "
-                         "the masked Chebyshev-Jacobi of 001 §5.1, or patch, the vertex-block smoother of 001 §5.2)");
     }
   if (options.geometry != "box")
     {
@@ -331,8 +336,6 @@ parse_command_line(const int argc, const char *const *argv)
       for (const std::string &option : given)
         if (option == "--box" || option == "--subdivisions")
           throw UsageError(option + " does not go with --geometry " + options.geometry + ", which defines the domain");
-      if (options.problem != "poisson")
-        throw UsageError("--geometry " + options.geometry + ": the biharmonic problem takes box cells only (use --geometry box)");
       if (options.geometry == "lshape")
         {
           options.box = cellwise::make_lshape_description();
@@ -348,18 +351,14 @@ parse_command_line(const int argc, const char *const *argv)
             for (const std::string &option : given)
               if (option == "--solution")
                 throw UsageError("--geometry ball has its own solution, u = 1 - |x|^2 (drop --solution)");
-          if (options.backend == "cuda" && mg.smoother == cellwise::SmootherType::patch)
-            throw UsageError("--geometry " + options.geometry + " --backend cuda: the vertex-patch smoother of mapped cells "
-                             "is not built on the device (use --smoother chebyshev or jacobi, or --backend host)");
-          if (options.adaptive_steps > 0)
-            throw UsageError("--geometry " + options.geometry + ": the adaptive solver takes box cells only so far (drop --adaptive-steps)");
         }
     }
   else
     for (const std::string &option : given)
       if (option == "--kershaw-epsilon")
         throw UsageError("--kershaw-epsilon goes with --geometry kershaw");
-  if (options.adaptive_steps > 0 && mg.precision == cellwise::Precision::mixed)
-    throw UsageError("--adaptive-steps: the adaptive solver runs in double precision only (drop --precision mixed)");
+  // the combination of problem, geometry, mesh, precision, smoother,
+  // backend and ranks is checked against the capability table in main,
+  // where the number of ranks is known
   return options;
 }

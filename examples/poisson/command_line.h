@@ -39,6 +39,8 @@ struct ProgramOptions
   /// Whether --chebyshev-degree was given (the biharmonic default is 3).
   bool                          chebyshev_degree_given = false;
   bool                          help = false;
+  /// --capabilities: print the capability table and exit.
+  bool                          capabilities = false;
 };
 
 /// Parse argv; throws UsageError.

@@ -3,6 +3,7 @@
 #include "solve_control.h"
 
 #include <cellwise/base/exceptions.h>
+#include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/storage/dof_numbering.h>
 #include <cellwise/storage/problem_file.h>
@@ -71,9 +72,8 @@ solve_problem_file(const ProgramOptions &options)
       parameters.coefficient            = cell_coefficient_function(problem);
       parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
     }
-  if (problem.locally_refined)
-    CELLWISE_CHECK(parameters.precision == Precision::fp64,
-                   "the problem is locally refined: the adaptive solver runs in double precision only (drop --precision mixed)");
+  // before the set-up: what the file's mesh needs of the solvers
+  check_supported(configuration_of(h, parameters), "--problem-file " + options.problem_file);
 
   const auto         setup_start = std::chrono::steady_clock::now();
   // uniform or locally refined, on the backend of the options

@@ -1,5 +1,6 @@
 #include <cellwise/base/config.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/level_smoothers.h>
@@ -33,8 +34,9 @@ namespace cellwise
     // cell's mapping), and every DSS happens on the levels, whose smoothers
     // hold their skeletons.
     check_no_pure_neumann(parameters, "cellwise::AdaptiveMultigridSolver");
-    CELLWISE_CHECK(parameters.precision == Precision::fp64,
-                   "the adaptive solver runs in double precision only, not " << to_string(parameters.precision));
+    Configuration configuration = configuration_of(hierarchy, parameters);
+    configuration.backend       = Backend::host;
+    check_supported(configuration, "cellwise::AdaptiveMultigridSolver");
     const auto start = std::chrono::steady_clock::now();
 
     mesh_            = make_active_mesh(hierarchy);

@@ -9,6 +9,7 @@
 #include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
 #include <cellwise/multigrid/cuda_level_smoothers.h>
+#include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/storage/dirichlet_mask.h>
@@ -32,11 +33,11 @@ namespace cellwise
     {
       check_solver_set_up(hierarchy, degree, parameters);
       check_no_pure_neumann(parameters, "cellwise::cuda::AdaptiveMultigridSolver");
-      check_device_geometry_and_coefficient(hierarchy, parameters, "cellwise::cuda::AdaptiveMultigridSolver");
       // Validate before any device work, so that the error is the first thing seen.
-      CELLWISE_CHECK(parameters.precision == Precision::fp64,
-                     "the adaptive solver runs in double precision only, not " << to_string(parameters.precision)
-                                                                                << " (also on the CUDA backend)");
+      Configuration configuration = configuration_of(hierarchy, parameters);
+      configuration.backend       = Backend::cuda;
+      check_supported(configuration, "cellwise::cuda::AdaptiveMultigridSolver");
+      check_device_geometry_and_coefficient(hierarchy, parameters, "cellwise::cuda::AdaptiveMultigridSolver");
       CELLWISE_CHECK(!parameters.coefficient || parameters.smoother != SmootherType::patch,
                      "a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "
                      "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "

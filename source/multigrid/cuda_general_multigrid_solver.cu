@@ -5,6 +5,7 @@
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/setup_times.h>
+#include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/cuda_coarse_solvers.h>
@@ -211,9 +212,16 @@ namespace cellwise
     {
       check_solver_set_up(hierarchy, degree, parameters);
       check_no_pure_neumann(parameters, "cellwise::cuda::GeneralMultigridSolver");
+      Configuration configuration = configuration_of(hierarchy, parameters);
+      configuration.backend       = Backend::cuda;
+      check_supported(configuration, "cellwise::cuda::GeneralMultigridSolver");
+      // box cells come here for a coefficient at the quadrature points
+      // (make_host_vector_solver): their device patch smoother assumes one
+      // coefficient per level
       CELLWISE_CHECK(parameters.smoother != SmootherType::patch,
-                     "cellwise::cuda::GeneralMultigridSolver: the vertex-patch smoother (the Cartesian surrogate of mapped "
-                     "cells) is not on the device yet: use the Chebyshev or Jacobi smoother, or the host solver");
+                     "cellwise::cuda::GeneralMultigridSolver: the vertex-patch smoother with a coefficient at the "
+                     "quadrature points is not built on the device: use the Chebyshev or Jacobi smoother, or the host "
+                     "backend");
       Components &c = *components_;
       c.parameters  = parameters;
       c.degree      = degree;

@@ -73,9 +73,7 @@ namespace cellwise
       void
       check_supported(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters)
       {
-        CELLWISE_CHECK(parameters.precision == Precision::fp64 || !is_locally_refined(hierarchy),
-                       "cuda::HermiteMultigridSolver: mixed precision with local smoothing is not built (the rebalancing "
-                       "of an active residual across hanging faces); use FP64 on a locally refined hierarchy");
+        cellwise::check_supported(hermite_configuration(hierarchy, parameters, Backend::cuda), "cellwise::cuda::HermiteMultigridSolver");
       }
 
       /// The finest level's operator and mask of a cycle.

@@ -216,6 +216,18 @@ namespace cellwise
     return n_free <= hermite_cholesky_max_dofs ? CoarseSolverType::cholesky : CoarseSolverType::smoother;
   }
 
+  Configuration
+  hermite_configuration(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters, const Backend backend)
+  {
+    Configuration configuration;
+    configuration.equation   = Equation::biharmonic;
+    configuration.refinement = is_locally_refined(hierarchy) ? MeshRefinement::local : MeshRefinement::uniform;
+    configuration.precision  = parameters.precision;
+    configuration.smoother   = parameters.smoother == HermiteSmoother::vertex_patch ? SmootherType::patch : SmootherType::chebyshev;
+    configuration.backend    = backend;
+    return configuration;
+  }
+
   HermiteMultigridSolver::HermiteMultigridSolver(const LevelHierarchy             &hierarchy,
                                                  const HermiteMultigridParameters &parameters,
                                                  std::ostream                     *log)
@@ -227,9 +239,7 @@ namespace cellwise
     CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "Hermite multigrid: level 0 must cover the domain");
     locally_refined_ = is_locally_refined(hierarchy);
     const bool mixed = parameters.precision == Precision::mixed;
-    CELLWISE_CHECK(!mixed || !locally_refined_,
-                   "Hermite multigrid: mixed precision with local smoothing is not built (the rebalancing of an active "
-                   "residual across hanging faces); use FP64 on a locally refined hierarchy");
+    check_supported(hermite_configuration(hierarchy, parameters, Backend::host), "cellwise::HermiteMultigridSolver");
     if (locally_refined_)
       components_->mesh = make_active_mesh(hierarchy);
     // the FP64 operator and smoother mask of every level (the API's; the

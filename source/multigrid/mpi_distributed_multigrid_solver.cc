@@ -1,3 +1,4 @@
+#include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/storage/dss.h>
@@ -27,7 +28,26 @@ namespace cellwise
       return false;
     }
 
-    /// Why @p parameters cannot run distributed yet (empty: they can).
+    /// The configuration of the distributed solve (multigrid/capabilities.h):
+    /// its geometry from the coarse level every rank holds.
+    Configuration
+    distributed_configuration(const PartitionedHierarchy &hierarchy, const MultigridParameters &parameters)
+    {
+      Configuration configuration;
+      const Level  &coarse     = hierarchy.coarse_level();
+      configuration.geometry    = coarse.has_skeleton()    ? MeshGeometry::unstructured
+                                  : !coarse.mapping.empty() ? MeshGeometry::mapped
+                                                            : MeshGeometry::box;
+      configuration.refinement  = is_locally_refined(hierarchy) ? MeshRefinement::local : MeshRefinement::uniform;
+      configuration.precision   = parameters.precision;
+      configuration.smoother    = parameters.smoother;
+      configuration.distributed = true;
+      configuration.backend     = parameters.backend;
+      return configuration;
+    }
+
+    /// Why @p parameters cannot run distributed yet (empty: they can), beyond
+    /// the capability table: the details of a configuration it supports.
     std::string
     unsupported(const PartitionedHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters)
     {
@@ -49,8 +69,6 @@ namespace cellwise
 
       else if (coarse_solver_for(parameters, hierarchy.coarse_level(), degree) != CoarseSolverType::cholesky)
         why << "a coarse level beyond the Cholesky solve (" << hierarchy.coarse_level().n_cells() << " coarse cells)";
-      else if (is_locally_refined(hierarchy) && parameters.precision != Precision::fp64)
-        why << "mixed precision on locally refined meshes (the serial adaptive solvers are FP64 too)";
       return why.str();
     }
   } // namespace
@@ -116,8 +134,12 @@ namespace cellwise
     const unsigned int          degree     = degree_;
     const std::string           patch      = patch_smoother_refusal(hierarchy.coarse_level(), parameters);
     check_collectively(comm, patch.empty(), patch);
+    // the same options on every rank: the same refusals everywhere, the
+    // capability table's first
+    const std::string capability = unsupported_reason(distributed_configuration(hierarchy, parameters));
+    check_collectively(comm, capability.empty(),
+                       "cellwise::DistributedMultigridSolver (" + std::to_string(size) + " MPI ranks): " + capability);
     const std::string why = unsupported(hierarchy, degree, parameters);
-    // the same options on every rank: the same refusal everywhere
     check_collectively(comm, why.empty(),
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
                          " yet; it runs on the host or the device (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch "

@@ -118,11 +118,14 @@ namespace cellwise
   Precision
   parse_precision(const std::string &name)
   {
-    if (name == "double")
+    if (name == "fp64")
       return Precision::fp64;
     if (name == "mixed")
       return Precision::mixed;
-    CELLWISE_CHECK(false, "unknown precision '" << name << "': use double or mixed");
+    // the spelling before 2026-12-07 (CHANGELOG.md): named, not taken, so
+    // that a script that used it learns the one spelling
+    CELLWISE_CHECK(name != "double", "precision 'double' is now spelled 'fp64' (use fp64 or mixed)");
+    CELLWISE_CHECK(false, "unknown precision '" << name << "': use fp64 or mixed");
   }
   Backend
   parse_backend(const std::string &name)
@@ -143,7 +146,7 @@ namespace cellwise
   std::string
   to_string(const Precision precision)
   {
-    return precision == Precision::fp64 ? "double" : "mixed";
+    return precision == Precision::fp64 ? "fp64" : "mixed";
   }
 
 } // namespace cellwise

@@ -41,6 +41,7 @@
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/interfaces.h>
+#include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/point_smoother_steps.h>
 #include <cellwise/multigrid/solver_control.h>
@@ -109,6 +110,12 @@ namespace cellwise
       return chebyshev;
     }
   };
+
+  /// The configuration of a biharmonic solve of @p hierarchy (box cells,
+  /// uniform or locally refined) with @p parameters on @p backend, for
+  /// check_supported (multigrid/capabilities.h).
+  Configuration
+  hermite_configuration(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters, Backend backend);
 
   /// Free DoFs up to which CoarseSolverType::automatic factorizes level 0.
   constexpr unsigned int hermite_cholesky_max_dofs = 1500;

@@ -86,7 +86,7 @@ namespace cellwise
   parse_backend(const std::string &name);
   std::string
   to_string(Backend backend);
-  /// "double" or "mixed"
+  /// "fp64" or "mixed" (the spelling of the command lines too)
   Precision
   parse_precision(const std::string &name);
   std::string
