@@ -35,6 +35,8 @@ add_library(cellwise::dealii ALIAS cellwise_dealii)
 target_link_libraries(cellwise_dealii PUBLIC cellwise::cellwise ${DEAL_II_TARGET_RELEASE})
 if(TARGET cellwise::mpi)
   target_link_libraries(cellwise_dealii PUBLIC cellwise::mpi)
+  # the front door's distributed implementation (mpi_multigrid_preconditioner.cc)
+  target_compile_definitions(cellwise_dealii PRIVATE CELLWISE_DEALII_WITH_MPI)
 endif()
 # the installed config adds deal.II's include directories of the user's deal.II
 target_include_directories(cellwise_dealii SYSTEM PUBLIC "$<BUILD_INTERFACE:${DEAL_II_INCLUDE_DIRS}>")

@@ -52,9 +52,7 @@
 #include <deal.II/matrix_free/fe_evaluation.h>
 
 #include <cellwise/dealii/functions.h>
-#include <cellwise/dealii/mg_adapters.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
-#include <cellwise/dealii/mpi_multigrid_preconditioner.h>
 #include <cellwise/dealii/problem_file.h>
 
 #include <cstdlib>
@@ -966,6 +964,25 @@ namespace Step37
     mg_parameters.coefficient =
       cellwise::dealii::to_scalar_function(Coefficient<dim>());
 
+    // cellwise: one class for every mesh, number of ranks and backend. On
+    // one rank it runs the serial cycle, on several the distributed one
+    // (each rank its own cells of every level, p4est's partition;
+    // doc/mpi.md), with --gpu on each rank's GPU (the coefficient averaged
+    // per cell there, the form the device's box operators take). Its levels
+    // are FP32 inside the FP64 outer CG, as step-37's own float levels; the
+    // cycle is the same on any number of ranks, so CG takes the same
+    // iterations.
+    mg_parameters.precision = cellwise::Precision::mixed;
+    if (options.gpu)
+      {
+        mg_parameters.backend = cellwise::Backend::cuda;
+        mg_parameters.coefficient_evaluation =
+          cellwise::CoefficientEvaluation::cell_average;
+      }
+    const cellwise::dealii::MultigridPreconditioner preconditioner(
+      mapping, dof_handler, mg_parameters);
+    pcout << "Cell-wise multigrid: " << preconditioner.describe() << std::endl;
+
     // The setup of the multigrid routines is quite easy and one cannot see
     // any difference in the solve process as compared to step-16. All the
     // magic is hidden behind the implementation of the LaplaceOperator::vmult
@@ -973,96 +990,27 @@ namespace Step37
     // setup time through standard out, i.e., in any case, whereas detailed
     // times for the setup operations are only printed in case the flag for
     // detail_times in the constructor is changed.
-    const auto solve_with = [&](const auto &preconditioner) {
-      SolverControl solver_control(100, 1e-12 * system_rhs.l2_norm());
-      SolverCG<LinearAlgebra::distributed::Vector<double>> cg(solver_control);
-      // cellwise: its share of the set-up (the import of the DoFHandler's
-      // levels and the cell-wise multigrid), next to step-37's own
-      pcout << "cellwise multigrid setup time  (wall) " << time.wall_time()
-            << "s (step-37's own setup " << setup_time << "s)\n";
-      setup_time += time.wall_time();
-      time_details << "MG build smoother time     (CPU/wall) "
-                   << time.cpu_time() << "s/" << time.wall_time() << "s\n";
-      pcout << "Total setup time               (wall) " << setup_time
-            << "s\n";
+    SolverControl solver_control(100, 1e-12 * system_rhs.l2_norm());
+    SolverCG<LinearAlgebra::distributed::Vector<double>> cg(solver_control);
+    // cellwise: its share of the set-up (the import of the DoFHandler's
+    // levels and the cell-wise multigrid), next to step-37's own
+    pcout << "cellwise multigrid setup time  (wall) " << time.wall_time()
+          << "s (step-37's own setup " << setup_time << "s)\n";
+    setup_time += time.wall_time();
+    time_details << "MG build smoother time     (CPU/wall) " << time.cpu_time()
+                 << "s/" << time.wall_time() << "s\n";
+    pcout << "Total setup time               (wall) " << setup_time << "s\n";
 
-      time.reset();
-      time.start();
-      constraints.set_zero(solution);
-      cg.solve(system_matrix, solution, system_rhs, preconditioner);
+    time.reset();
+    time.start();
+    constraints.set_zero(solution);
+    cg.solve(system_matrix, solution, system_rhs, preconditioner);
 
-      constraints.distribute(solution);
+    constraints.distribute(solution);
 
-      pcout << "Time solve (" << solver_control.last_step() << " iterations)"
-            << (solver_control.last_step() < 10 ? "  " : " ") << "(CPU/wall) "
-            << time.cpu_time() << "s/" << time.wall_time() << "s\n";
-    };
-
-    if (Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) > 1)
-      {
-        // cellwise: on several ranks the distributed cycle (each rank its
-        // own cells of every level, p4est's partition; doc/mpi.md), with
-        // --gpu on each rank's GPU in FP32 inside the FP64 outer CG. It is
-        // the serial cycle (Chebyshev with its own eigenvalue estimates
-        // instead of deal.II's Multigrid over cell-wise levels), so CG takes
-        // the same iterations on any number of ranks.
-        if (options.gpu)
-          {
-            mg_parameters.backend   = cellwise::Backend::cuda;
-            mg_parameters.precision = cellwise::Precision::mixed;
-            mg_parameters.coefficient_evaluation =
-              cellwise::CoefficientEvaluation::cell_average;
-          }
-        const cellwise::dealii::DistributedMultigridPreconditioner
-          preconditioner(dof_handler, mg_parameters);
-        pcout << "Multigrid levels distributed over "
-              << Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD)
-              << " MPI ranks, on the "
-              << (options.gpu ? cellwise::backend_description(
-                                  cellwise::Backend::cuda) :
-                                std::string("host"))
-              << std::endl;
-        solve_with(preconditioner);
-      }
-    else if (options.gpu)
-      {
-        // --gpu: the cycle's levels live on the GPU from the set-up on, in
-        // FP32 inside the FP64 outer CG; each CG iteration moves the
-        // residual to the device and the correction back.
-        mg_parameters.backend   = cellwise::Backend::cuda;
-        mg_parameters.precision = cellwise::Precision::mixed;
-        mg_parameters.coefficient_evaluation =
-          cellwise::CoefficientEvaluation::cell_average;
-        const cellwise::dealii::MultigridPreconditioner preconditioner(
-          dof_handler, mg_parameters);
-        pcout << "Multigrid levels on the "
-              << cellwise::backend_description(cellwise::Backend::cuda)
-              << std::endl;
-        solve_with(preconditioner);
-      }
-    else
-      {
-        // deal.II's Multigrid and PreconditionMG run the V-cycle over
-        // cell-wise FP32 level vectors on the host.
-        const cellwise::dealii::ImportedHierarchy imported =
-          cellwise::dealii::import_dof_handler(dof_handler);
-        cellwise::dealii::MultigridComponents<float> cellwise_mg(
-          imported, mg_parameters);
-        pcout << "Multigrid levels on the host, "
-              << cellwise_mg.coarse_description << std::endl;
-        using LevelVector = cellwise::CellVector<float>;
-        Multigrid<LevelVector> mg(cellwise_mg.matrix,
-                                  cellwise_mg.coarse,
-                                  cellwise_mg.transfer,
-                                  cellwise_mg.pre_smoother,
-                                  cellwise_mg.post_smoother);
-        mg.set_edge_matrices(cellwise_mg.edge_matrix, cellwise_mg.edge_matrix);
-        PreconditionMG<dim,
-                       LevelVector,
-                       cellwise::dealii::MGTransfer<LevelVector>>
-          preconditioner(dof_handler, mg, cellwise_mg.transfer);
-        solve_with(preconditioner);
-      }
+    pcout << "Time solve (" << solver_control.last_step() << " iterations)"
+          << (solver_control.last_step() < 10 ? "  " : " ") << "(CPU/wall) "
+          << time.cpu_time() << "s/" << time.wall_time() << "s\n";
   }
 
 

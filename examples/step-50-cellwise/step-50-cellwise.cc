@@ -86,8 +86,7 @@ namespace LA
 #include <deal.II/meshworker/mesh_loop.h>
 
 #include <cellwise/dealii/functions.h>
-#include <cellwise/dealii/mg_adapters.h>
-#include <cellwise/dealii/mpi_multigrid_preconditioner.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
 
 using namespace dealii;
 
@@ -1203,13 +1202,13 @@ void LaplaceProblem<dim, degree>::solve()
         }
 
         // The cell-wise GMG: the same outer CG on the matrix-free operator as
-        // for MF, preconditioned by deal.II's Multigrid and PreconditionMG
-        // over cell-wise float levels: the DoFHandler and its levels imported
-        // into cell-wise storage, the cell-wise transfer, point-Jacobi
-        // smoother (the damping and steps of the parameter file) on the
-        // cell-wise Laplacian with the coefficient at the quadrature points
-        // (as the MF levels), an exact coarse solve, and the edge matrix of
-        // local smoothing, set as the MF path sets its interface matrices.
+        // for MF, preconditioned by the cell-wise multigrid: the DoFHandler
+        // and its levels imported into cell-wise storage, the cell-wise
+        // transfer, point-Jacobi smoother (the damping and steps of the
+        // parameter file) on the cell-wise Laplacian with the coefficient at
+        // the quadrature points (as the MF levels), an exact coarse solve,
+        // and local smoothing on the refinement edges (003 §5) instead of
+        // deal.II's interface matrices.
       case Settings::gmg_cellwise:
         {
           computing_timer.enter_subsection("Solve: Preconditioner setup");
@@ -1256,37 +1255,14 @@ void LaplaceProblem<dim, degree>::solve()
             constraints.distribute(solution);
           };
 
-          if (Utilities::MPI::n_mpi_processes(mpi_communicator) > 1)
-            {
-              // On several ranks: the cell-wise cycle distributed over
-              // them (local smoothing on the hierarchy every rank
-              // rebuilds from p4est's mesh, deal.II's owners, FP64; the
-              // correction zero on the hanging DoFs for the constrained
-              // operator; doc/mpi.md).
-              solve_with(cellwise::dealii::DistributedMultigridPreconditioner(
-                dof_handler, parameters));
-              break;
-            }
-
-          using LevelVector = cellwise::CellVector<float>;
-          const cellwise::dealii::ImportedHierarchy imported =
-            cellwise::dealii::import_dof_handler(dof_handler);
-          cellwise::dealii::MultigridComponents<float> components(imported,
-                                                                  parameters);
-
-          Multigrid<LevelVector> mg(components.matrix,
-                                    components.coarse,
-                                    components.transfer,
-                                    components.pre_smoother,
-                                    components.post_smoother);
-          mg.set_edge_matrices(components.edge_matrix, components.edge_matrix);
-
-          PreconditionMG<dim,
-                         LevelVector,
-                         cellwise::dealii::MGTransfer<LevelVector>>
-            preconditioner(dof_handler, mg, components.transfer);
+          // One class for one rank and for several: local smoothing on the
+          // active cells (the hierarchy every rank rebuilds from p4est's
+          // mesh on several ranks, deal.II's owners; doc/mpi.md), FP64, the
+          // correction zero on the hanging DoFs for the constrained
+          // operator.
+          const cellwise::dealii::MultigridPreconditioner preconditioner(
+            mapping, dof_handler, parameters);
           solve_with(preconditioner);
-
           break;
         }
 

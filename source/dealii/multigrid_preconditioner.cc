@@ -1,28 +1,190 @@
 #include <cellwise/dealii/multigrid_preconditioner.h>
 #include <cellwise/dealii/vector_transfer.h>
 
+#include <deal.II/base/mpi.h>
+#include <deal.II/distributed/tria_base.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/mapping_q1.h>
+#include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/la_parallel_vector.h>
+
+#include "multigrid_preconditioner_implementation.h"
+
+#include <vector>
 
 namespace cellwise::dealii
 {
+  namespace
+  {
+    /// One rank, no hanging node: MultigridPoissonSolver; its cycle on
+    /// deal.II's vectors through the finest level's DoF map.
+    class UniformImplementation : public MultigridPreconditioner::Implementation
+    {
+    public:
+      UniformImplementation(const ::dealii::Mapping<3, 3>    &mapping,
+                            const ::dealii::DoFHandler<3, 3> &dof_handler,
+                            const MultigridParameters        &parameters,
+                            std::ostream                     *log)
+        : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPreconditioner")
+        , solver_(mapping, dof_handler, parameters, log)
+      {
+        configuration = configuration_of(solver_.imported().hierarchy, parameters);
+      }
+
+      void
+      vmult(DealiiVector &dst, const DealiiVector &src) const override
+      {
+        const ImportedHierarchy &imported = solver_.imported();
+        check_numbering_unchanged(imported, *dof_handler_, "cellwise::dealii::MultigridPreconditioner::vmult");
+        const DofMap      &map = imported.active_dofs.back();
+        CellVector<double> r, z;
+        scatter_balanced(map, src, r);
+        solver_.solver().precondition(z, r);
+        dst = 0;
+        gather_mean_add(map, z, dst);
+      }
+
+      SolveStatistics
+      solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const override
+      {
+        return solver_.solve(solution, rhs, control);
+      }
+
+      const char *
+      solver_name() const override
+      {
+        return "cellwise::dealii::MultigridPoissonSolver";
+      }
+
+    private:
+      ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+      MultigridPoissonSolver                                  solver_;
+    };
+
+    /// One rank, hanging nodes: AdaptivePoissonSolver (local smoothing on
+    /// the active cells); its cycle on deal.II's vectors through the active
+    /// DoF map, the correction zero on the hanging DoFs.
+    class AdaptiveImplementation : public MultigridPreconditioner::Implementation
+    {
+    public:
+      AdaptiveImplementation(const ::dealii::Mapping<3, 3>    &mapping,
+                             const ::dealii::DoFHandler<3, 3> &dof_handler,
+                             const MultigridParameters        &parameters,
+                             std::ostream                     *log)
+        : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPreconditioner")
+        , solver_(mapping, dof_handler, parameters, log)
+      {
+        configuration = configuration_of(solver_.imported().hierarchy, parameters);
+        ::dealii::AffineConstraints<double> hanging;
+        ::dealii::DoFTools::make_hanging_node_constraints(dof_handler, hanging);
+        hanging.close();
+        for (const auto &line : hanging.get_lines())
+          hanging_dofs_.push_back(line.index);
+      }
+
+      void
+      vmult(DealiiVector &dst, const DealiiVector &src) const override
+      {
+        check_numbering_unchanged(solver_.imported(), *dof_handler_, "cellwise::dealii::MultigridPreconditioner::vmult");
+        const DofMap      &map = solver_.active_map();
+        CellVector<double> r, z;
+        scatter_balanced(map, src, r);
+        solver_.solver().precondition(z, r);
+        dst = 0;
+        gather_mean_add(map, z, dst);
+        // the correction of the constrained system: zero on the hanging
+        // DoFs, which the cycle's conforming correction interpolates (as
+        // the distributed path does)
+        for (const ::dealii::types::global_dof_index j : hanging_dofs_)
+          dst(j) = 0.;
+      }
+
+      SolveStatistics
+      solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const override
+      {
+        return solver_.solve(solution, rhs, control);
+      }
+
+      const char *
+      solver_name() const override
+      {
+        return "cellwise::dealii::AdaptivePoissonSolver";
+      }
+
+    private:
+      ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+      AdaptivePoissonSolver                                   solver_;
+      std::vector<::dealii::types::global_dof_index>          hanging_dofs_;
+    };
+
+    std::unique_ptr<const MultigridPreconditioner::Implementation>
+    make_implementation(const ::dealii::Mapping<3, 3>    &mapping,
+                        const ::dealii::DoFHandler<3, 3> &dof_handler,
+                        const MultigridParameters        &parameters,
+                        std::ostream                     *log)
+    {
+      const auto &triangulation = dof_handler.get_triangulation();
+      const auto *parallel      = dynamic_cast<const ::dealii::parallel::TriangulationBase<3, 3> *>(&triangulation);
+      if (parallel != nullptr && ::dealii::Utilities::MPI::n_mpi_processes(parallel->get_communicator()) > 1)
+        {
+#ifdef CELLWISE_DEALII_WITH_MPI
+          // on ranks the mesh is a lattice of boxes: every mapping gives the
+          // same cells there, and the distributed solver refuses the rest
+          return internal::make_distributed_implementation(dof_handler, parameters, log);
+#else
+          throw Error("cellwise::dealii::MultigridPreconditioner: the triangulation is distributed over " +
+                      std::to_string(::dealii::Utilities::MPI::n_mpi_processes(parallel->get_communicator())) +
+                      " MPI ranks, and this build of cellwise has no MPI (cellwise::mpi); run on one rank or build "
+                      "cellwise with MPI");
+#endif
+        }
+      if (triangulation.has_hanging_nodes())
+        return std::make_unique<const AdaptiveImplementation>(mapping, dof_handler, parameters, log);
+      return std::make_unique<const UniformImplementation>(mapping, dof_handler, parameters, log);
+    }
+  } // namespace
+
+  MultigridPreconditioner::MultigridPreconditioner(const ::dealii::Mapping<3, 3>    &mapping,
+                                                   const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                                   const MultigridParameters        &parameters,
+                                                   std::ostream                     *log)
+    : implementation_(make_implementation(mapping, dof_handler, parameters, log))
+  {}
+
   MultigridPreconditioner::MultigridPreconditioner(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                    const MultigridParameters        &parameters,
                                                    std::ostream                     *log)
-    : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPreconditioner")
-    , solver_(dof_handler, parameters, log)
+    : MultigridPreconditioner(::dealii::StaticMappingQ1<3, 3>::mapping, dof_handler, parameters, log)
   {}
+
+  MultigridPreconditioner::~MultigridPreconditioner() = default;
 
   void
   MultigridPreconditioner::vmult(DealiiVector &dst, const DealiiVector &src) const
   {
     CELLWISE_CHECK(&dst != &src, "cellwise::dealii::MultigridPreconditioner::vmult: dst and src must be different vectors");
-    const ImportedHierarchy &imported = solver_.imported();
-    check_numbering_unchanged(imported, *dof_handler_, "cellwise::dealii::MultigridPreconditioner::vmult");
-    const DofMap      &map = imported.active_dofs.back();
-    CellVector<double> r, z;
-    scatter_balanced(map, src, r);
-    solver_.solver().precondition(z, r);
-    dst = 0;
-    gather_mean_add(map, z, dst);
+    implementation_->vmult(dst, src);
+  }
+
+  SolveStatistics
+  MultigridPreconditioner::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
+  {
+    return implementation_->solve(solution, rhs, control);
+  }
+
+  const Configuration &
+  MultigridPreconditioner::configuration() const
+  {
+    return implementation_->configuration;
+  }
+
+  std::string
+  MultigridPreconditioner::describe() const
+  {
+    const Configuration &c = configuration();
+    return std::string(implementation_->solver_name()) + " (" +
+           (c.refinement == MeshRefinement::local ? "local smoothing" : "uniform") + ", " + to_string(c.backend) + ", " +
+           to_string(c.precision) + ", " + to_string(c.smoother) + ", " +
+           (c.distributed ? "distributed over " + std::to_string(implementation_->n_ranks) + " MPI ranks" : "1 rank") + ")";
   }
 } // namespace cellwise::dealii

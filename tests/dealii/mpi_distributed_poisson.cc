@@ -4,9 +4,10 @@
 // load vector assembled with deal.II's constraints, the system solved by
 // deal.II (its assembled Trilinos matrix, CG with ML's AMG, to 1e-14) and
 // by the cell-wise solver with Chebyshev CG and with the vertex-patch
-// stationary iteration (to 1e-12), and by deal.II's CG on its matrix with
-// the cell-wise V-cycle as preconditioner (DistributedMultigridPreconditioner,
-// step-37's use). Also with step-37's variable coefficient at the
+// stationary iteration (to 1e-12), by deal.II's CG on its matrix with
+// the cell-wise V-cycle as preconditioner (the front door
+// MultigridPreconditioner, step-37's use: the serial solver on one rank,
+// the distributed one on several), and by the front door's own solve. Also with step-37's variable coefficient at the
 // quadrature points. The solutions agree to 1e-9, and the
 // iteration counts are those of one rank: the .output files of 1, 2 and 3
 // ranks are the same. The meshes: 2 x 1 x 1 coarse cells, and 3 x 2 x 2,
@@ -25,7 +26,7 @@
 // id that no face carries and a curved mesh are refused on every rank.
 
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
-#include <cellwise/dealii/mpi_multigrid_preconditioner.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
 #include <cellwise/mesh/box_partition.h>
 
 #include <deal.II/base/function.h>
@@ -250,7 +251,11 @@ namespace
             // the cycle as the preconditioner of deal.II's CG on deal.II's
             // matrix (step-37's use): the V-cycle is the serial one, so the
             // iteration count is the same on every number of ranks
-            const cellwise::dealii::DistributedMultigridPreconditioner preconditioner(dof_handler, parameters);
+            // — through the front door, which on one rank sets up the
+            // serial solver (uniform, or local smoothing where the mesh has
+            // hanging nodes) and on several the distributed one: the same
+            // counts either way
+            const cellwise::dealii::MultigridPreconditioner preconditioner(dof_handler, parameters);
             Vector        x(owned, comm);
             SolverControl outer_control(100, 1e-12 * rhs.l2_norm());
             SolverCG<Vector>(outer_control).solve(matrix, x, rhs, preconditioner);
@@ -259,6 +264,15 @@ namespace
             out << "  deal.II's CG on its matrix, cellwise V-cycle as preconditioner: " << outer_control.last_step()
                 << " iterations, solution equals deal.II's to 1e-9: "
                 << (x.linfty_norm() / expected.linfty_norm() < 1e-9 ? "yes" : "no") << std::endl;
+            // and the front door's own solve (the cell-wise outer CG)
+            Vector        y(owned, relevant, comm);
+            SolverControl front_control(100, 1e-12 * rhs.l2_norm());
+            preconditioner.solve(y, rhs, front_control);
+            Vector front_difference(owned, comm);
+            front_difference.copy_locally_owned_data_from(y);
+            front_difference -= expected;
+            out << "  front door's solve: " << front_control.last_step() << " iterations, solution equals deal.II's to 1e-9: "
+                << (front_difference.linfty_norm() / expected.linfty_norm() < 1e-9 ? "yes" : "no") << std::endl;
           }
       }
   }

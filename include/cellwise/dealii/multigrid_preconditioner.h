@@ -1,60 +1,121 @@
 #pragma once
 /**
  * @file
- * The cell-wise multigrid cycle as a deal.II preconditioner, for an outer
- * solver and operator of the user's own: deal.II's SolverCG on step-37's
- * MatrixFree operator (with its coefficient at the quadrature points), with
- * the cycle's levels on the backend of MultigridParameters::backend.
+ * The deal.II front door: one class for the cell-wise multigrid in a deal.II
+ * program, whatever the mesh, the ranks or the backend.
  *
- *   cellwise::MultigridParameters parameters;
- *   parameters.backend   = cellwise::Backend::cuda;   // levels on the GPU
- *   parameters.precision = cellwise::Precision::mixed;
- *   cellwise::dealii::MultigridPreconditioner preconditioner(dof_handler, parameters);
+ *   cellwise::MultigridParameters parameters;               // smoother, precision, backend, ...
+ *   cellwise::dealii::MultigridPreconditioner mg(mapping, dof_handler, parameters);
+ *
+ *   // as a preconditioner of the program's own solver and operator:
  *   SolverCG<LinearAlgebra::distributed::Vector<double>> cg(control);
- *   cg.solve(system_matrix, solution, rhs, preconditioner);
+ *   cg.solve(system_matrix, solution, rhs, mg);
  *
- * On Backend::cuda the hierarchy is uploaded once at set-up and each vmult
- * moves the residual to the device and the correction back, once each (two
- * transfers of the cell-wise vector per outer iteration; the fast entry
- * MultigridPoissonSolver keeps the outer iteration on the device too).
+ *   // or the whole solve, the cell-wise outer iteration under deal.II's
+ *   // SolverControl (the fast path: on Backend::cuda nothing but b and x
+ *   // cross the bus):
+ *   mg.solve(solution, rhs, control);
  *
- * This is the cycle of MultigridPoissonSolver: a globally refined mesh. On a
- * locally refined one use deal.II's Multigrid with MultigridComponents and
- * its edge matrices (mg_adapters.h), or AdaptivePoissonSolver.
+ * It takes a DoFHandler of FE_Q(p) with level DoFs (distribute_mg_dofs) on a
+ * Triangulation<3> or a parallel::distributed::Triangulation<3>, globally or
+ * locally refined (limit_level_difference_at_vertices, construct_multigrid_
+ * hierarchy on p4est), with the program's mapping (curved cells on one rank;
+ * on several ranks the mesh is a lattice of boxes, where the mapping changes
+ * nothing), and MultigridParameters of any smoother, precision, outer
+ * iteration and backend — what the capability table
+ * (cellwise-poisson --capabilities, doc/capabilities.md) marks as supported
+ * runs, the rest is refused at construction with the table's reason, on every
+ * rank.
+ *
+ * Which solver it sets up follows from the mesh: one rank and no hanging
+ * node, the uniform solver (MultigridPoissonSolver); one rank with hanging
+ * nodes, local smoothing on the active cells (AdaptivePoissonSolver); several
+ * ranks, the distributed solver on p4est's partition (DistributedPoissonSolver).
+ * Those three classes are the implementations behind this one and go
+ * before 1.0 (CHANGELOG.md): a program names only this class.
+ *
+ * vmult(dst, src) is one V-cycle: src a residual in deal.II's active
+ * numbering, dst the correction, zero on the Dirichlet DoFs and, on a locally
+ * refined mesh, on the hanging DoFs (the correction of deal.II's constrained
+ * system, as an operator with constraints.set_zero or a condensed matrix
+ * needs it). On Backend::cuda each vmult moves the residual to the device and
+ * the correction back; solve() keeps the outer iteration on the device.
  */
 
 #include <cellwise/dealii/solver.h>
+#include <cellwise/multigrid/capabilities.h>
 
-#include <deal.II/base/smartpointer.h>
+#include <deal.II/fe/mapping.h>
 
 #include <iosfwd>
+#include <memory>
+#include <string>
 
 namespace cellwise::dealii
 {
   class MultigridPreconditioner
   {
   public:
-    /// Import @p dof_handler and set up the cycle on parameters.backend
-    /// (refused with the reason where the backend cannot run).
+    /// Import @p dof_handler with @p mapping and set up the solver the mesh
+    /// calls for (see the file comment). Collective over the
+    /// triangulation's communicator on a parallel::distributed one. Set-up
+    /// progress to @p log (rank 0 writes).
+    MultigridPreconditioner(const ::dealii::Mapping<3, 3>    &mapping,
+                            const ::dealii::DoFHandler<3, 3> &dof_handler,
+                            const MultigridParameters        &parameters = {},
+                            std::ostream                     *log        = nullptr);
+    /// The same with MappingQ1 (cells as their vertices give them).
     MultigridPreconditioner(const ::dealii::DoFHandler<3, 3> &dof_handler,
                             const MultigridParameters        &parameters = {},
                             std::ostream                     *log        = nullptr);
+    ~MultigridPreconditioner();
 
-    /// @p dst = V @p src: @p src a residual in deal.II's active numbering,
-    /// @p dst the correction (zero on the Dirichlet DoFs). Throws
+    // The solver keeps references to the imported hierarchy and the
+    // DoFHandler (which must outlive it).
+    MultigridPreconditioner(const MultigridPreconditioner &) = delete;
+    MultigridPreconditioner &
+    operator=(const MultigridPreconditioner &) = delete;
+
+    /// @p dst = V @p src, one V-cycle (collective on several ranks). Throws
     /// cellwise::Error if the DoFHandler was renumbered since the set-up.
     void
     vmult(DealiiVector &dst, const DealiiVector &src) const;
 
-    /// The solver whose cycle this is (its backend, its imported hierarchy).
-    const MultigridPoissonSolver &
-    solver() const
+    /**
+     * Solve A u = b by the cell-wise outer iteration (CG or the stationary
+     * one, as the parameters say) with this cycle, reporting to @p control
+     * as deal.II's solvers do (η scaled to ‖r₀‖₂ at step 0: a
+     * ReductionControl reduces η as it would ‖r‖₂). @p rhs: the load vector
+     * in deal.II's numbering (zero on constrained DoFs); @p solution: the
+     * initial guess on entry (Dirichlet entries kept: the boundary values of
+     * an inhomogeneous problem; hanging-node constraints satisfied), the
+     * solution on exit. Throws NoConvergenceWithReason on failure (on every
+     * rank).
+     */
+    SolveStatistics
+    solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const;
+
+    /// What it was set up as: the mesh's geometry and refinement, the
+    /// parameters' precision, smoother and backend, and whether it runs on
+    /// several ranks.
+    const Configuration &
+    configuration() const;
+
+    /// One line: "<solver class> (uniform|local smoothing, host|cuda,
+    /// fp64|mixed, <smoother>, 1 rank|distributed over N MPI ranks)".
+    std::string
+    describe() const;
+
+    /// The backend the levels live on.
+    Backend
+    backend() const
     {
-      return solver_;
+      return configuration().backend;
     }
 
+    class Implementation;
+
   private:
-    ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
-    MultigridPoissonSolver                                  solver_;
+    std::unique_ptr<const Implementation> implementation_;
   };
 } // namespace cellwise::dealii

@@ -1,8 +1,8 @@
 // A deal.II program built against the installed cellwise::dealii: the
 // Poisson problem -Δu = 1 with u = 0 on the boundary of the unit cube, FE_Q(2)
 // on a mesh refined three times, solved by the cell-wise multigrid through
-// its fast entry point with deal.II's vectors and ReductionControl.
-#include <cellwise/dealii/solver.h>
+// its deal.II front door with deal.II's vectors and ReductionControl.
+#include <cellwise/dealii/multigrid_preconditioner.h>
 
 #include <deal.II/base/mpi.h>
 #include <deal.II/dofs/dof_handler.h>
@@ -29,7 +29,7 @@ main(int argc, char **argv)
   dof_handler.distribute_dofs(fe);
   dof_handler.distribute_mg_dofs();
 
-  const cw::dealii::MultigridPoissonSolver solver(dof_handler);
+  const cw::dealii::MultigridPreconditioner solver(dof_handler);
   // the load vector of f = 1 would do as well; a constant one is enough here
   LinearAlgebra::distributed::Vector<double> rhs(dof_handler.n_dofs()), solution(dof_handler.n_dofs());
   rhs = 1.;

@@ -1,0 +1,61 @@
+// The front door's implementation on several ranks: DistributedPoissonSolver
+// (built only with cellwise::mpi).
+
+#include <cellwise/dealii/mpi_distributed_poisson_solver.h>
+
+#include <deal.II/base/mpi.h>
+
+#include "multigrid_preconditioner_implementation.h"
+
+namespace cellwise::dealii
+{
+  namespace
+  {
+    class DistributedImplementation : public MultigridPreconditioner::Implementation
+    {
+    public:
+      DistributedImplementation(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                const MultigridParameters        &parameters,
+                                std::ostream                     *log)
+        : solver_(dof_handler, parameters, log)
+      {
+        configuration.geometry    = MeshGeometry::box; // a lattice of boxes: the distributed solver takes no other
+        configuration.refinement  = solver_.box_partition().locally_refined() ? MeshRefinement::local : MeshRefinement::uniform;
+        configuration.precision   = parameters.precision;
+        configuration.smoother    = parameters.smoother;
+        configuration.distributed = true;
+        configuration.backend     = parameters.backend;
+        n_ranks = ::dealii::Utilities::MPI::n_mpi_processes(dof_handler.get_triangulation().get_communicator());
+      }
+
+      void
+      vmult(DealiiVector &dst, const DealiiVector &src) const override
+      {
+        solver_.precondition(dst, src);
+      }
+
+      SolveStatistics
+      solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const override
+      {
+        return solver_.solve(solution, rhs, control);
+      }
+
+      const char *
+      solver_name() const override
+      {
+        return "cellwise::dealii::DistributedPoissonSolver";
+      }
+
+    private:
+      DistributedPoissonSolver solver_;
+    };
+  } // namespace
+
+  std::unique_ptr<const MultigridPreconditioner::Implementation>
+  internal::make_distributed_implementation(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                            const MultigridParameters        &parameters,
+                                            std::ostream                     *log)
+  {
+    return std::make_unique<const DistributedImplementation>(dof_handler, parameters, log);
+  }
+} // namespace cellwise::dealii

@@ -1,0 +1,43 @@
+#pragma once
+// What the front door (cellwise::dealii::MultigridPreconditioner) holds: one
+// of three solvers, chosen by the mesh, behind one interface. The
+// distributed one is defined in mpi_multigrid_preconditioner.cc, built only
+// with cellwise::mpi. Private to source/dealii.
+
+#include <cellwise/dealii/multigrid_preconditioner.h>
+
+#include <iosfwd>
+#include <memory>
+
+namespace cellwise::dealii
+{
+  class MultigridPreconditioner::Implementation
+  {
+  public:
+    virtual ~Implementation() = default;
+
+    virtual void
+    vmult(DealiiVector &dst, const DealiiVector &src) const = 0;
+
+    virtual SolveStatistics
+    solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const = 0;
+
+    /// The class that runs the solve, as describe() names it.
+    virtual const char *
+    solver_name() const = 0;
+
+    Configuration configuration;
+    /// The MPI ranks it runs on.
+    unsigned int n_ranks = 1;
+  };
+
+  namespace internal
+  {
+    /// The distributed implementation (DistributedPoissonSolver) on the
+    /// ranks of @p dof_handler's parallel::distributed::Triangulation.
+    std::unique_ptr<const MultigridPreconditioner::Implementation>
+    make_distributed_implementation(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                    const MultigridParameters        &parameters,
+                                    std::ostream                     *log);
+  } // namespace internal
+} // namespace cellwise::dealii
