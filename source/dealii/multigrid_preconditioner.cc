@@ -16,65 +16,39 @@ namespace cellwise::dealii
 {
   namespace
   {
-    /// One rank, no hanging node: MultigridPoissonSolver; its cycle on
-    /// deal.II's vectors through the finest level's DoF map.
-    class UniformImplementation : public MultigridPreconditioner::Implementation
+    /// The DoF map of the outer iteration's cells: the finest level's, or
+    /// the active cells' on a locally refined mesh.
+    const DofMap &
+    outer_dof_map(const MultigridPoissonSolver &solver)
+    {
+      return solver.imported().active_dofs.back();
+    }
+    const DofMap &
+    outer_dof_map(const AdaptivePoissonSolver &solver)
+    {
+      return solver.active_map();
+    }
+
+    /// One rank: MultigridPoissonSolver without hanging nodes,
+    /// AdaptivePoissonSolver (local smoothing on the active cells) with
+    /// them; its cycle on deal.II's vectors through the outer cells' DoF
+    /// map, the correction zero on the hanging DoFs.
+    template <typename Solver>
+    class SerialImplementation : public MultigridPreconditioner::Implementation
     {
     public:
-      UniformImplementation(const ::dealii::Mapping<3, 3>    &mapping,
-                            const ::dealii::DoFHandler<3, 3> &dof_handler,
-                            const MultigridParameters        &parameters,
-                            std::ostream                     *log)
+      SerialImplementation(const ::dealii::Mapping<3, 3>    &mapping,
+                           const ::dealii::DoFHandler<3, 3> &dof_handler,
+                           const MultigridParameters        &parameters,
+                           std::ostream                     *log,
+                           const char                       *name)
         : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPreconditioner")
         , solver_(mapping, dof_handler, parameters, log)
+        , name_(name)
       {
         configuration = configuration_of(solver_.imported().hierarchy, parameters);
-      }
-
-      void
-      vmult(DealiiVector &dst, const DealiiVector &src) const override
-      {
-        const ImportedHierarchy &imported = solver_.imported();
-        check_numbering_unchanged(imported, *dof_handler_, "cellwise::dealii::MultigridPreconditioner::vmult");
-        const DofMap      &map = imported.active_dofs.back();
-        CellVector<double> r, z;
-        scatter_balanced(map, src, r);
-        solver_.solver().precondition(z, r);
-        dst = 0;
-        gather_mean_add(map, z, dst);
-      }
-
-      SolveStatistics
-      solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const override
-      {
-        return solver_.solve(solution, rhs, control);
-      }
-
-      const char *
-      solver_name() const override
-      {
-        return "cellwise::dealii::MultigridPoissonSolver";
-      }
-
-    private:
-      ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
-      MultigridPoissonSolver                                  solver_;
-    };
-
-    /// One rank, hanging nodes: AdaptivePoissonSolver (local smoothing on
-    /// the active cells); its cycle on deal.II's vectors through the active
-    /// DoF map, the correction zero on the hanging DoFs.
-    class AdaptiveImplementation : public MultigridPreconditioner::Implementation
-    {
-    public:
-      AdaptiveImplementation(const ::dealii::Mapping<3, 3>    &mapping,
-                             const ::dealii::DoFHandler<3, 3> &dof_handler,
-                             const MultigridParameters        &parameters,
-                             std::ostream                     *log)
-        : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPreconditioner")
-        , solver_(mapping, dof_handler, parameters, log)
-      {
-        configuration = configuration_of(solver_.imported().hierarchy, parameters);
+        if (!dof_handler.get_triangulation().has_hanging_nodes())
+          return;
         ::dealii::AffineConstraints<double> hanging;
         ::dealii::DoFTools::make_hanging_node_constraints(dof_handler, hanging);
         hanging.close();
@@ -86,7 +60,7 @@ namespace cellwise::dealii
       vmult(DealiiVector &dst, const DealiiVector &src) const override
       {
         check_numbering_unchanged(solver_.imported(), *dof_handler_, "cellwise::dealii::MultigridPreconditioner::vmult");
-        const DofMap      &map = solver_.active_map();
+        const DofMap      &map = outer_dof_map(solver_);
         CellVector<double> r, z;
         scatter_balanced(map, src, r);
         solver_.solver().precondition(z, r);
@@ -108,12 +82,13 @@ namespace cellwise::dealii
       const char *
       solver_name() const override
       {
-        return "cellwise::dealii::AdaptivePoissonSolver";
+        return name_;
       }
 
     private:
       ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
-      AdaptivePoissonSolver                                   solver_;
+      Solver                                                  solver_;
+      const char                                             *name_;
       std::vector<::dealii::types::global_dof_index>          hanging_dofs_;
     };
 
@@ -139,8 +114,10 @@ namespace cellwise::dealii
 #endif
         }
       if (triangulation.has_hanging_nodes())
-        return std::make_unique<const AdaptiveImplementation>(mapping, dof_handler, parameters, log);
-      return std::make_unique<const UniformImplementation>(mapping, dof_handler, parameters, log);
+        return std::make_unique<const SerialImplementation<AdaptivePoissonSolver>>(
+          mapping, dof_handler, parameters, log, "cellwise::dealii::AdaptivePoissonSolver");
+      return std::make_unique<const SerialImplementation<MultigridPoissonSolver>>(
+        mapping, dof_handler, parameters, log, "cellwise::dealii::MultigridPoissonSolver");
     }
   } // namespace
 
