@@ -119,8 +119,9 @@ Options:
 
 Under mpirun -np N (N > 1) the Poisson solve is distributed over the ranks
 (host or --backend cuda, FP64 or --precision mixed, every --smoother, either
---solver; boxes, the L-shape, the Kershaw box; --adaptive-steps in FP64;
-doc/mpi.md); use --threads 1 with one rank per core, and one rank per GPU.
+--solver; boxes, the L-shape, the Kershaw box on the host; --adaptive-steps
+in FP64; doc/mpi.md); use --threads 1 with one rank per core, and one rank
+per GPU. --capabilities lists every combination that runs.
 )";
 }
 
