@@ -9,9 +9,13 @@
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
+#include "host_level_assembly.h"
+
 #include <chrono>
 #include <iomanip>
 #include <ostream>
+#include <sstream>
+#include <utility>
 
 namespace cellwise
 {
@@ -46,42 +50,29 @@ namespace cellwise
     // Dirichlet DoF lies on a boundary face of every box cell touching it).
     active_mask_.reinit(mesh_.n_active_cells(), degree);
 
-    AdaptiveVCycle<double>::Components components;
-    for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-      {
+    CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "level 0 must cover the domain");
+    AdaptiveVCycle<double>::Components components = internal::assemble_host_levels<double>(
+      hierarchy, degree, parameters,
+      [&](const unsigned int l) {
+        // the smoother works on the free copies (the refinement edge E_l
+        // zero, 003 §5), the coarse solver on the Dirichlet mask of level 0
+        // (which has no refinement edge); the active cells take their
+        // level's Dirichlet copies
         const Level &level     = hierarchy.level(l);
-        const V      dirichlet = make_dirichlet_mask<double>(level, degree, parameters.dirichlet_ids);
+        V            dirichlet = make_dirichlet_mask<double>(level, degree, parameters.dirichlet_ids);
         free_masks_.push_back(make_free_mask<double>(level, degree, parameters.dirichlet_ids));
         for (unsigned int j = 0; j < mesh_.active_cells[l].size(); ++j)
           for (unsigned int i = 0; i < dirichlet.dofs_per_cell(); ++i)
             active_mask_(mesh_.level_offset[l] + j, i) = dirichlet(mesh_.active_cells[l][j], i);
-
-        const auto op = std::make_shared<LaplaceOperator<double>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
-        components.operators.push_back(op);
-        components.level_shapes.push_back(V(level.n_cells(), degree));
-        if (l == 0)
-          {
-            CELLWISE_CHECK(!has_refinement_edge(level), "level 0 must cover the domain");
-            components.smoothers.push_back(nullptr);
-            if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
-              components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double>>(level, *op, dirichlet);
-            else
-              components.coarse_solver =
-                make_smoother_coarse_solver<V>(parameters, coarse_solver_for(parameters, level, degree), op,
-                                               make_level_smoother(level, *op, dirichlet, parameters), dirichlet,
-                                               parameters.coarse_smoother_applications);
-          }
-        else
-          components.smoothers.push_back(make_level_smoother(level, *op, free_masks_.back(), parameters));
-        if (log)
-          *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, " << std::setw(10)
-               << mesh_.active_cells[l].size() << " active, "
-               << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
-               << std::endl;
-      }
-    if (hierarchy.n_levels() > 1)
-      components.transfer = std::make_shared<CellTransfer<double>>(hierarchy, degree);
-
+        return internal::HostLevelMasks<double>{free_masks_.back(), std::move(dirichlet)};
+      },
+      nullptr, log,
+      [&](const unsigned int l) {
+        std::ostringstream active;
+        active << std::setw(10) << mesh_.active_cells[l].size() << " active, ";
+        return active.str();
+      },
+      "");
     const VCycleParameters cycle = parameters.cycle_parameters();
     cycle_               = std::make_shared<AdaptiveVCycle<double>>(mesh_, std::move(components), cycle);
     if (log)

@@ -8,6 +8,8 @@
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
 
+#include "host_level_assembly.h"
+
 #include <chrono>
 #include <iomanip>
 #include <ostream>
@@ -134,37 +136,13 @@ namespace cellwise
                std::ostream                                    *log)
     {
       using V = CellVector<Number>;
-      typename VCycle<V>::Components components;
-      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-        {
-          const Level &level = hierarchy.level(l);
-          const V      mask  = make_boundary_mask<Number>(level, degree, parameters);
-          std::shared_ptr<LaplaceOperator<Number>> op = finest;
-          if (l + 1 < hierarchy.n_levels() || !finest)
-            op = std::make_shared<LaplaceOperator<Number>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
-          components.operators.push_back(op);
-          components.level_shapes.push_back(V(level.n_cells(), degree));
-          if (l == 0)
-            {
-              components.smoothers.push_back(nullptr);
-              if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
-                components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number>>(level, *op, mask, parameters.pure_neumann);
-              else
-                components.coarse_solver =
-                  make_smoother_coarse_solver<V>(parameters, coarse_solver_for(parameters, level, degree), op,
-                                                 make_level_smoother(level, *op, mask, parameters), mask,
-                                                 parameters.coarse_smoother_applications);
-            }
-          else
-            components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters));
-          if (log)
-            *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
-                 << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
-                 << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << std::endl;
-        }
-      if (hierarchy.n_levels() > 1)
-        components.transfer = std::make_shared<CellTransfer<Number>>(hierarchy, degree);
-
+      typename VCycle<V>::Components components = internal::assemble_host_levels<Number>(
+        hierarchy, degree, parameters,
+        [&](const unsigned int l) {
+          V mask = make_boundary_mask<Number>(hierarchy.level(l), degree, parameters);
+          return internal::HostLevelMasks<Number>{mask, mask};
+        },
+        finest, log, [](unsigned int) { return std::string(); }, sizeof(Number) == 4 ? ", FP32" : ", FP64");
       const VCycleParameters cycle = parameters.cycle_parameters();
       return std::make_shared<VCycle<V>>(std::move(components), cycle);
     }
