@@ -31,12 +31,42 @@
  *           cell of the vectors: the coefficient, constant on the cell
  *   checksum: FNV-1a 64 of every byte before it, u64
  *
- * The reader checks the magic, the version, every count against the bytes
- * left in the file before allocating, the hierarchy's links and the
- * checksum, the skeleton faces (against the neighbour table, listed from
- * both sides with inverse orientations), and throws cellwise::Error naming
- * the file and what is wrong: a truncated, foreign or corrupt file never
- * becomes a wrong problem. Older files are read too: version 1 has no
+ * The reader reads a regular file only (a FIFO, a directory or a device is
+ * refused before anything is read, so that opening never blocks). It checks
+ * the magic, the version, every count before allocating (against the bytes
+ * left in the file and a bound of its own: at most 22 levels, each axis of
+ * the finest lattice within max_cells_per_axis, a description of at most
+ * 1 MiB, at most 65536 Dirichlet ids, a level > 0 of exactly the 8 children
+ * of each refined cell below it, at most 6 skeleton faces per cell), the
+ * skeleton faces (against the neighbour table, listed from both sides with
+ * inverse orientations) and the checksum. A checksum protects against
+ * accidents, not against a wrong writer, so the reader then validates the
+ * structure of what it read (a serial hierarchy):
+ *   - links: parent and child agree, a cell is active (no children) or
+ *     refined (8 children), every cell owned;
+ *   - lattice: level 0's cell 0 gives the cell size h0 and the origin; a cell
+ *     of level l has the size h0 / 2^l, its lower corner at its coordinates,
+ *     which lie in the level's lattice (coarse_subdivisions · 2^l per axis);
+ *   - tiling: the child in slot s has the half of its parent's box and the
+ *     coordinates 2 x + s_d;
+ *   - neighbours: the table is symmetric (n across face f of c: c across
+ *     face f ^ 1 of n, or across a skeleton face of n), a structured
+ *     neighbour is at the adjacent lattice position and the faces coincide;
+ *     on level 0 of a lattice the adjacent cell or boundary, never the
+ *     refinement edge; on finer levels what the parent says: the sibling
+ *     inside the parent, and on the parent's face the same boundary id (a
+ *     face's boundary id is the same on every level), the refinement edge
+ *     or the child of the refined neighbour;
+ *   - mappings: the nodes of two neighbours coincide on their common face
+ *     (a skeleton face with its orientation), a child's corner at its
+ *     parent's corner is the parent's corner node;
+ *   - values: the vectors finite, the coefficient positive and finite.
+ * Geometric tolerances: 1e-10 of the domain's extent for boxes (that of the
+ * deal.II import, so every mesh it takes is written and read), 1e-8 of the
+ * cells' extent for mapping nodes. Every refusal throws cellwise::Error
+ * naming the file, the level, the cell and what is wrong: a truncated,
+ * foreign, corrupt or inconsistent file never becomes a wrong problem. The
+ * reader stays linear in the cells. Older files are read too: version 1 has no
  * coefficient section (the constant-coefficient Laplacian), versions 1 and 2
  * no mapping and skeleton sections (box cells on a lattice). A coefficient
  * per cell goes with box cells only (cell_coefficient_function looks cells
@@ -90,7 +120,10 @@ namespace cellwise
   cell_coefficient_function(const Problem &problem);
 
   /// Writes @p problem to @p filename; throws cellwise::Error if the file
-  /// cannot be written completely or the problem is inconsistent.
+  /// cannot be written completely or the problem is inconsistent: the
+  /// structure the reader validates (links, lattice, tiling, neighbours,
+  /// boundary ids, values; not the mappings and skeleton lists, which the
+  /// reader refuses by name) is checked before the file is made.
   void
   write_problem_file(const std::string &filename, const Problem &problem);
 
