@@ -144,12 +144,15 @@ namespace
 
   /// Refuses refinement @p L before anything is allocated when the estimated
   /// @p memory (host or device) of its solve exceeds the @p available bytes
-  /// (0: unknown, no check), naming the estimate and the largest refinement
-  /// that fits (a run that the operating system kills says nothing).
+  /// (negative: unknown, no check), naming the estimate, the limit that
+  /// bounds (@p bound: MemAvailable, ulimit -v, a cgroup's limit, ...) and the
+  /// largest refinement that fits (a run that the operating system kills, or
+  /// that dies of std::bad_alloc after minutes, says nothing).
   void
-  check_memory(const char *memory, const double available, const std::function<double(int)> &estimate, const int L)
+  check_memory(const char *memory, const double available, const std::string &bound,
+               const std::function<double(int)> &estimate, const int L)
   {
-    if (available <= 0 || estimate(L) <= available)
+    if (available < 0 || estimate(L) <= available)
       return;
     int fits = L - 1;
     while (fits >= 0 && estimate(fits) > available)
@@ -157,7 +160,7 @@ namespace
     std::ostringstream message;
     message << "the solve needs about " << cellwise::format_bytes(estimate(L)) << " of " << memory
             << " memory (estimated from the mesh and the options), " << cellwise::format_bytes(available)
-            << " are available; ";
+            << " are available (" << bound << "); ";
     if (fits >= 0)
       message << "the largest refinement that fits is L = " << fits << " (" << cellwise::format_bytes(estimate(fits)) << ")";
     else
@@ -177,7 +180,8 @@ namespace
   void
   check_host_memory(const ProgramOptions &options, const int L)
   {
-    check_memory("host", double(cellwise::available_host_memory()), [&](const int l) {
+    const cellwise::HostMemoryLimit limit = cellwise::host_memory_limit();
+    check_memory("host", limit.known ? double(limit.bytes) : -1., "bounded by " + limit.source, [&](const int l) {
       return cellwise::estimate_host_solve_bytes(finest_cells(options, l), options.degree, options.multigrid,
                                                  mapping_degree(options));
     }, L);
@@ -186,7 +190,8 @@ namespace
   void
   check_device_memory(const ProgramOptions &options, const int L)
   {
-    check_memory("device", double(cellwise::backend_free_memory(cellwise::Backend::cuda)), [&](const int l) {
+    const double free = double(cellwise::backend_free_memory(cellwise::Backend::cuda));
+    check_memory("device", free > 0 ? free : -1., "free on the device", [&](const int l) {
       return cellwise::estimate_device_solve_bytes(finest_cells(options, l), options.degree, options.multigrid,
                                                    mapping_degree(options));
     }, L);

@@ -2,11 +2,89 @@
 
 #include <cellwise/base/config.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <vector>
 
 namespace
 {
+  /// @p x as the message shows it ("1e-300", "0.5").
+  std::string
+  format_number(const double x)
+  {
+    std::ostringstream text;
+    text << x;
+    return text.str();
+  }
+
+  /// The decimal exponent a of what --box may span for @p options' problem:
+  /// widths in [1e-a, 1e+a] and coordinates in [-1e+a, 1e+a], so that on the
+  /// finest cells (up to 1024 coarse cells times 2^(12 + 10) per axis: h
+  /// down to w / 4.3e9) the numbers of the solve stay normal doubles
+  /// (1e-308 .. 1e308), and a why for the message:
+  /// - Poisson, sine or oscillatory solution: the metric terms h_y h_z / h_x
+  ///   (the 1/h² of the Laplacian times the h³ volume) lie within 1e±(3a+10),
+  ///   the volumes h³ above 1e-(3a+29), and the right-hand side f h³ ≈
+  ///   π² h³ / w_x² up to 1e(3a+2), whose sum of squares over 1e9 values
+  ///   (CG's inner products) must stay below 1e308: a <= 49, taken 40;
+  /// - the polynomial solution u = Π (x−a)(b−x) grows as width^6: ∫u² up to
+  ///   1e15a and the right-hand side's squares down to 1e-(14a+58): a <= 17,
+  ///   taken 15;
+  /// - the biharmonic problem's Hessian terms h_y h_z / h_x³ and f h³ ≈
+  ///   (2π)^4 h³ / w_x^4 up to 1e(5a+3), squared and summed: a <= 29, taken 25.
+  std::pair<int, std::string>
+  box_range_exponent(const ProgramOptions &options)
+  {
+    if (options.problem == "biharmonic")
+      return {25, "the biharmonic operator's 1/h^4 terms, the h^3 volumes and the sums of squares of the right-hand "
+                  "side ~ 1/w^4"};
+    if (options.solution == "polynomial")
+      return {15, "the polynomial solution ~ w^6, its square integrated over the box and the sums of squares of the "
+                  "right-hand side"};
+    return {40, "the Laplacian's 1/h^2 metric terms, the h^3 volumes and the sums of squares of the right-hand side ~ 1/w^2"};
+  }
+
+  /// Refuses a --box (given as @p value) whose widths or coordinates leave
+  /// the range of box_range_exponent, or whose finest cells the library
+  /// would refuse (check_box_geometry), before anything is built: otherwise
+  /// such boxes showed as "the right-hand side contains NaN" (width 1e-300:
+  /// f ~ 1/w² overflows) or "size -nan" (±1e308: the width overflows).
+  void
+  check_box_range(const ProgramOptions &options, const std::string &value)
+  {
+    const auto [a, why]     = box_range_exponent(options);
+    const double        big = std::pow(10., a), small = 1. / big;
+    const char         *axis[3] = {"x", "y", "z"};
+    const std::string   range = "widths in [1e-" + std::to_string(a) + ", 1e" + std::to_string(a) +
+                              "] and coordinates in [-1e" + std::to_string(a) + ", 1e" + std::to_string(a) + "]";
+    const std::string   because = " (allowed are " + range + ", where on cells refined to L = 12 with 1024 subdivisions and 10 "
+                                                         "adaptive steps " + why +
+                                " stay normal doubles; scale the problem to moderate lengths)";
+    for (unsigned int d = 0; d < 3; ++d)
+      for (const double x : {options.box.lower[d], options.box.upper[d]})
+        if (!(std::abs(x) <= big))
+          fail_option("--box", value, "the coordinate " + format_number(x) + " along " + axis[d] + " is beyond ±1e" +
+                                        std::to_string(a) + because);
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        const double width = options.box.upper[d] - options.box.lower[d];
+        if (!(width >= small && width <= big))
+          fail_option("--box", value, "the width " + format_number(width) + " along " + axis[d] +
+                                        (width < small ? " is below 1e-" : " is above 1e") + std::to_string(a) + because);
+      }
+    try
+      {
+        cellwise::check_box_geometry(options.box, options.max_refinements + int(options.adaptive_steps));
+      }
+    catch (const cellwise::Error &e)
+      {
+        // without the library's " [file.cc:line]"
+        const std::string message = e.what();
+        fail_option("--box", value, message.substr(0, message.rfind(" [")));
+      }
+  }
+
   template <typename Parse>
   auto
   parse_enum(const std::string &option, const std::string &value, Parse parse)
@@ -49,20 +127,28 @@ Options:
                            --smoother chebyshev or jacobi (one rank)
   --kershaw-epsilon E      the Kershaw parameter in (0, 1] (default 0.3; 1:
                            no deformation)
-  --box X0,Y0,Z0,X1,Y1,Z1  the box (default 0,0,0,1,1,1)
+  --box X0,Y0,Z0,X1,Y1,Z1  the box (default 0,0,0,1,1,1): widths and
+                           coordinates within 1e-40..1e40 (polynomial
+                           solution 1e±15, biharmonic 1e±25), where the
+                           solve's numbers stay normal doubles
   --subdivisions NX,NY,NZ  coarse cells per axis (default 1,1,1)
   --refinements L | L0-L1  refinement level(s) (default 2-5)
   --solution NAME          sine | oscillatory | polynomial (default sine)
   --adaptive-steps K       K local refinements after the L global ones, of
                            the cells the marker selects (default 0; host)
-  --marker NAME            octant | ball | shell (default octant)
+  --marker NAME            octant | ball | shell (default octant); with
+                           --adaptive-steps
   --smoother NAME          jacobi | chebyshev | patch (default chebyshev)
   --smoothing-steps N      smoother applications before and after the coarse
                            correction (default 1)
-  --jacobi-omega W         Jacobi damping in (0,2) (default 0.7)
-  --jacobi-steps N         Jacobi steps per smoother application (default 2)
-  --chebyshev-degree K     Chebyshev degree (default 4)
-  --patch-sweeps N         vertex-patch sweeps per application (default 1)
+  --jacobi-omega W         Jacobi damping in (0,2) (default 0.7; with
+                           --smoother jacobi)
+  --jacobi-steps N         Jacobi steps per smoother application (default 2;
+                           with --smoother jacobi)
+  --chebyshev-degree K     Chebyshev degree (default 4; with the chebyshev
+                           smoother)
+  --patch-sweeps N         vertex-patch sweeps per application (default 1;
+                           with --smoother patch)
   --coarse NAME            auto | cholesky | smoother | cg (default auto: the
                            dense Cholesky solve up to 1500 coarse DoFs, else
                            cg; the set-up log says which); cg: CG
@@ -78,7 +164,8 @@ Options:
                            every K-th outer iteration (default: every cycle
                            for stationary, every 3rd for cg)
   --stop-on NAME           measured | extrapolated: stationary iteration
-                           stops on η_n or on η_n^2/η_{n-1} (default measured)
+                           stops on η_n or on η_n^2/η_{n-1} (default measured;
+                           extrapolated with --solver stationary)
   --tolerance T            relative reduction of η, in (0,1) (default 1e-9)
   --max-iterations N       iteration limit (default 100)
   --solves N               solve N times (default 1) and report each time:
@@ -129,6 +216,7 @@ ProgramOptions
 parse_command_line(const int argc, const char *const *argv)
 {
   ProgramOptions           options;
+  std::string              box_value;      // --box's value, for the range check after the loop
   std::string              problem_option; // the first option the problem file replaces
   std::vector<std::string> given;          // every option on the line, for --problem biharmonic
   for (int i = 1; i < argc; ++i)
@@ -159,6 +247,7 @@ parse_command_line(const int argc, const char *const *argv)
         options.degree = static_cast<unsigned int>(parse_integer(option, value, cellwise::min_degree, cellwise::max_degree));
       else if (option == "--box")
         {
+          box_value        = value;
           const auto parts = split(value, ',');
           if (parts.size() != 6)
             fail_option(option, value, "expected six numbers X0,Y0,Z0,X1,Y1,Z1");
@@ -358,6 +447,26 @@ parse_command_line(const int argc, const char *const *argv)
     for (const std::string &option : given)
       if (option == "--kershaw-epsilon")
         throw UsageError("--kershaw-epsilon goes with --geometry kershaw");
+  // options that would be silently ignored in this combination: refused,
+  // naming what they go with
+  auto given_option = [&given](const char *name) { return std::find(given.begin(), given.end(), name) != given.end(); };
+  if (mg.stop_on_extrapolated_monitor && mg.outer == cellwise::OuterIteration::cg)
+    throw UsageError(std::string("--stop-on extrapolated applies to the stationary iteration only; --solver cg") +
+                     (given_option("--solver") ? "" : " (the default)") +
+                     " stops on the measured monitor (add --solver stationary, or drop --stop-on)");
+  if (given_option("--marker") && options.adaptive_steps == 0)
+    throw UsageError("--marker selects the cells of the local refinements; add --adaptive-steps K (K >= 1)");
+  const std::string smoother = cellwise::to_string(mg.smoother);
+  for (const auto &[name, goes_with] : {std::pair<const char *, cellwise::SmootherType>{"--jacobi-omega", cellwise::SmootherType::jacobi},
+                                        {"--jacobi-steps", cellwise::SmootherType::jacobi},
+                                        {"--chebyshev-degree", cellwise::SmootherType::chebyshev},
+                                        {"--patch-sweeps", cellwise::SmootherType::patch}})
+    if (given_option(name) && mg.smoother != goes_with)
+      throw UsageError(std::string(name) + " sets the " + cellwise::to_string(goes_with) + " smoother, and the smoother is " +
+                       smoother + (given_option("--smoother") ? "" : " (the default)") + " (add --smoother " +
+                       cellwise::to_string(goes_with) + ", or drop " + name + ")");
+  if (options.geometry == "box" && options.problem_file.empty())
+    check_box_range(options, box_value.empty() ? "0,0,0,1,1,1" : box_value);
   // the combination of problem, geometry, mesh, precision, smoother,
   // backend and ranks is checked against the capability table in main,
   // where the number of ranks is known

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iomanip>
+#include <limits>
 #include <unordered_map>
 
 namespace cellwise
@@ -98,11 +100,9 @@ namespace cellwise
   LevelHierarchy
   make_coarse_box(const BoxDescription &box)
   {
+    check_box_geometry(box, 0);
     for (unsigned int d = 0; d < 3; ++d)
       {
-        CELLWISE_CHECK(std::isfinite(box.lower[d]) && std::isfinite(box.upper[d]) && box.upper[d] > box.lower[d],
-                       "degenerate box along axis " << d << ": lower " << box.lower[d] << ", upper " << box.upper[d]
-                                                    << " (need lower < upper, both finite)");
         CELLWISE_CHECK(box.subdivisions[d] >= 1 && box.subdivisions[d] <= (1u << 20),
                        "box subdivisions along axis " << d << " is " << box.subdivisions[d]
                                                       << ", allowed are 1.." << (1u << 20));
@@ -266,10 +266,42 @@ namespace cellwise
   }
 
   void
+  check_box_geometry(const BoxDescription &box, const int n_refinements)
+  {
+    CELLWISE_CHECK(n_refinements >= 0 && n_refinements <= 30,
+                   "number of refinements " << n_refinements << " is not allowed: use 0..30");
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        CELLWISE_CHECK(std::isfinite(box.lower[d]) && std::isfinite(box.upper[d]) && box.upper[d] > box.lower[d],
+                       "degenerate box along axis " << d << ": lower " << box.lower[d] << ", upper " << box.upper[d]
+                                                    << " (need lower < upper, both finite)");
+        CELLWISE_CHECK(std::isfinite(box.upper[d] - box.lower[d]),
+                       "the box's width along axis " << d << " overflows: lower " << box.lower[d] << ", upper "
+                                                     << box.upper[d] << " are finite, upper - lower is not "
+                                                     << "(scale the problem to moderate lengths)");
+        // A cell's size is the difference of its rounded corners: its error
+        // is up to about ε M for coordinates of magnitude M. 2^20 ε M keeps
+        // it below 1e-6 of the size.
+        const double magnitude  = std::max(std::abs(box.lower[d]), std::abs(box.upper[d]));
+        const double resolution = std::ldexp(std::numeric_limits<double>::epsilon(), 20) * magnitude;
+        const double width      = (box.upper[d] - box.lower[d]) /
+                             (std::max(1u, box.subdivisions[d]) * std::ldexp(1., n_refinements));
+        CELLWISE_CHECK(width >= resolution,
+                       "degenerate box along axis " << d << ": the cells of width " << width << " of refinement "
+                                                    << n_refinements << " of [" << std::setprecision(15) << box.lower[d] << ", "
+                                                    << box.upper[d] << std::setprecision(6) << "] are below the resolution of doubles at coordinates of magnitude "
+                                                    << magnitude << " (need width >= 2^20 eps |x| = " << resolution
+                                                    << ", or their corners round to uneven or equal values; shift the "
+                                                       "box toward the origin or refine less)");
+      }
+  }
+
+  void
   check_box_hierarchy_size(const BoxDescription &box, const int n_refinements)
   {
     CELLWISE_CHECK(n_refinements >= 0 && n_refinements <= 20,
                    "number of refinements " << n_refinements << " is not allowed: use 0..20");
+    check_box_geometry(box, n_refinements);
     // The finest level is the largest.
     for (unsigned int d = 0; d < 3; ++d)
       CELLWISE_CHECK(box.subdivisions[d] >= 1 && (std::size_t(box.subdivisions[d]) << n_refinements) <= max_cells_per_axis,

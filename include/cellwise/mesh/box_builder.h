@@ -53,7 +53,8 @@ namespace cellwise
   };
 
   /// Level 0 of a box hierarchy (lexicographic cell order, x fastest, or
-  /// box.tree_order; checked: each kept coarse cell exactly once).
+  /// box.tree_order; checked: each kept coarse cell exactly once, and the
+  /// box by check_box_geometry).
   LevelHierarchy
   make_coarse_box(const BoxDescription &box);
 
@@ -65,9 +66,22 @@ namespace cellwise
                       CellOrdering                            ordering = CellOrdering::child_major,
                       const std::function<bool(unsigned int)> &refine   = {});
 
+  /// Throws cellwise::Error unless @p box spans a box of doubles that can be
+  /// refined @p n_refinements times: finite corners, lower < upper and a
+  /// finite width upper − lower on each axis, and cells of the finest level
+  /// wide enough against the magnitude M of the coordinates that their
+  /// sizes, differences of rounded corners, stay accurate (width at least
+  /// 2^20 ε M ≈ 2.3e-10 M: errors below 1e-6 of the size; narrower cells
+  /// come out of uneven or zero size). Whether the operator's numbers stay
+  /// in range (cells of width 1e-300 or 1e308) is checked where they are
+  /// computed (checked_laplace_factors).
+  void
+  check_box_geometry(const BoxDescription &box, int n_refinements = 0);
+
   /// Throws cellwise::Error, before anything is allocated, unless a box
   /// hierarchy of @p box refined @p n_refinements times fits the index types
-  /// of a level (max_cells_per_level cells, max_cells_per_axis per axis).
+  /// of a level (max_cells_per_level cells, max_cells_per_axis per axis) and
+  /// its cells are boxes of doubles (check_box_geometry).
   void
   check_box_hierarchy_size(const BoxDescription &box, int n_refinements);
 
