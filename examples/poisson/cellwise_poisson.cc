@@ -421,7 +421,12 @@ main(int argc, char **argv)
 {
   // MPI where built with it; `mpirun -np N` runs the distributed solve
   const MpiSession mpi(argc, argv);
-  ProgramOptions   options;
+  if (const std::string why = mpi.command_line_disagreement(argc, argv); !why.empty())
+    {
+      refuse_on_every_rank(why);
+      return 2;
+    }
+  ProgramOptions options;
   try
     {
       options = parse_command_line(argc, argv);

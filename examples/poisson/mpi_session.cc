@@ -7,6 +7,7 @@
 
 #ifdef CELLWISE_POISSON_WITH_MPI
 #  include <cellwise/base/mpi_check.h>
+#  include <cellwise/base/mpi_rank_agreement.h>
 #  include <cellwise/mesh/box_partition.h>
 #  include <cellwise/mesh/mapped_partitioned_hierarchy.h>
 #  include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
@@ -154,6 +155,28 @@ namespace poisson_program
 #endif
     session_ranks = size_;
     session_rank  = rank_;
+  }
+
+  std::string
+  MpiSession::command_line_disagreement(const int argc, char **argv) const
+  {
+#ifdef CELLWISE_POISSON_WITH_MPI
+    std::string command_line;
+    for (int i = 1; i < argc; ++i)
+      command_line += (i > 1 ? " " : "") + std::string(argv[i]);
+    try
+      {
+        cellwise::RankAgreement("the ranks' command lines").add("the options", command_line).check(MPI_COMM_WORLD);
+      }
+    catch (const cellwise::Error &e)
+      {
+        return std::string(e.what()) + " (every rank runs the same problem: give them one command line)";
+      }
+#else
+    (void)argc;
+    (void)argv;
+#endif
+    return {};
   }
 
   MpiSession::~MpiSession()

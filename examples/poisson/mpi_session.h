@@ -42,6 +42,14 @@ namespace poisson_program
       return size_;
     }
 
+    /// Collective: empty where every rank was given the same command line,
+    /// else the error naming the first rank's arguments and this one's (a
+    /// rank with another --box or --solution would solve another problem;
+    /// one with another --tolerance or --smoother would leave the others
+    /// waiting in a collective call).
+    std::string
+    command_line_disagreement(int argc, char **argv) const;
+
   private:
     int             rank_ = 0, size_ = 1;
     std::streambuf *saved_cout_ = nullptr;

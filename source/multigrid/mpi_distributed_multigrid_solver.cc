@@ -1,3 +1,4 @@
+#include <cellwise/base/mpi_rank_agreement.h>
 #include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/outer_solvers.h>
@@ -15,6 +16,85 @@ namespace cellwise
 {
   namespace
   {
+    /// The caller's stopping control, with its decisions compared over the
+    /// ranks at every step (one MPI_Allreduce of two integers: the monitored
+    /// values are global reductions, so the decisions differ only where the
+    /// ranks' controls do: another tolerance or iteration limit). Every rank
+    /// then throws the same error at the same step, instead of one rank
+    /// leaving the iteration while the others wait in its next reduction.
+    class CollectiveControl : public IterationControl
+    {
+    public:
+      CollectiveControl(IterationControl &inner, const MPI_Comm comm)
+        : inner_(inner)
+        , comm_(comm)
+      {}
+
+      State
+      check(const unsigned int step, const double value) override
+      {
+        State state = iterate;
+        bool  threw = false;
+        std::string error;
+        try
+          {
+            state = inner_.check(step, value);
+          }
+        catch (const std::exception &e)
+          {
+            threw = true;
+            error = e.what();
+          }
+        // (the largest state and the largest negated state: equal exactly
+        // where every rank decided alike)
+        int decisions[2] = {threw ? 3 : int(state), -(threw ? 3 : int(state))};
+        CELLWISE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, decisions, 2, MPI_INT, MPI_MAX, comm_));
+        if (threw)
+          internal::throw_error(__FILE__, __LINE__, "DistributedMultigridSolver::solve: the stopping control threw at step " +
+                                                      std::to_string(step) + " on this rank: " + error);
+        CELLWISE_CHECK(decisions[0] == -decisions[1],
+                       "DistributedMultigridSolver::solve: the ranks' stopping controls decided differently at step "
+                         << step << " on the same monitored value " << value
+                         << " (this rank: " << (state == iterate ? "go on" : state == success ? "converged" : "give up")
+                         << "): every rank must pass the same tolerance and iteration limit");
+        return state;
+      }
+
+      std::string
+      failure_reason() const override
+      {
+        return inner_.failure_reason();
+      }
+
+    private:
+      IterationControl &inner_;
+      MPI_Comm          comm_;
+    };
+
+    /// A digest of level 0, which every rank holds (the boxes, neighbours,
+    /// boundary flags and mapping nodes of all its cells): two ranks with
+    /// another domain, subdivision, boundary ids or map differ here.
+    std::string
+    coarse_level_digest(const Level &coarse)
+    {
+      std::uint64_t hash  = fnv1a_64("");
+      const auto    bytes = [&hash](const void *data, const std::size_t n) {
+        hash = fnv1a_64(std::string(static_cast<const char *>(data), n), hash);
+      };
+      for (unsigned int c = 0; c < coarse.n_cells(); ++c)
+        {
+          bytes(&coarse.boxes[c], sizeof(CellBox));
+          bytes(&coarse.neighbors[c], sizeof(coarse.neighbors[c]));
+          bytes(&coarse.flags[c], sizeof(coarse.flags[c]));
+        }
+      bytes(&coarse.mapping.degree, sizeof(coarse.mapping.degree));
+      if (!coarse.mapping.empty())
+        bytes(coarse.mapping.nodes.data(), coarse.mapping.nodes.size() * sizeof(Point));
+      std::ostringstream text;
+      text << coarse.n_cells() << " cells, digest " << std::hex << hash;
+      return text.str();
+    }
+
     /// Whether a level above the finest has active cells (local smoothing).
     bool
     is_locally_refined(const PartitionedHierarchy &hierarchy)
@@ -132,6 +212,15 @@ namespace cellwise
     const MultigridParameters  &parameters = parameters_;
     const MPI_Comm              comm       = comm_;
     const unsigned int          degree     = degree_;
+    // before anything else collective: the ranks' own parameters, degree
+    // and mesh agree (else every rank throws, naming what differs)
+    {
+      RankAgreement agreement("cellwise::DistributedMultigridSolver");
+      agreement.add("degree", degree).add(settings(parameters)).add("levels", hierarchy.n_levels());
+      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+        agreement.add("cells of level " + std::to_string(l), hierarchy.n_cells(l));
+      agreement.add("coarse level", coarse_level_digest(hierarchy.coarse_level())).check(comm);
+    }
     const std::string           patch      = patch_smoother_refusal(hierarchy.coarse_level(), parameters);
     check_collectively(comm, patch.empty(), patch);
     // the same options on every rank: the same refusals everywhere, the
@@ -283,8 +372,9 @@ namespace cellwise
     if (device_)
       {
 #ifdef CELLWISE_WITH_CUDA
+    CollectiveControl collective_control(control, comm_);
         // (an empty guess is zero on the device: no host zeros uploaded)
-        return solve_on_device(distributed_u, distributed_b, zero_guess, control);
+        return solve_on_device(distributed_u, distributed_b, zero_guess, collective_control);
 #endif
       }
     if (zero_guess)
@@ -297,7 +387,7 @@ namespace cellwise
     // monitors and all_finite are global)
     const auto mean_dss = [this](VectorType &r) { outer_level_->dss.apply(r.local(), DssMode::mean); };
     const SolveStatistics statistics = solve_outer(parameters_, *outer_operator_, outer_operator_->n_cells(), degree_, *cycle_,
-                                                   distributed_u, distributed_b, outer_mask_, control, mean_dss, &work_);
+                                                   distributed_u, distributed_b, outer_mask_, collective_control, mean_dss, &work_);
     last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     last_exchange_seconds_           = exchange_seconds() - exchange;
     return statistics;

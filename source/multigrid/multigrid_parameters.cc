@@ -1,6 +1,11 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/multigrid/multigrid_parameters.h>
 
+#include <exception>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
 namespace cellwise
 {
   SmootherType
@@ -149,4 +154,53 @@ namespace cellwise
     return precision == Precision::fp64 ? "fp64" : "mixed";
   }
 
+  std::vector<std::pair<std::string, std::string>>
+  settings(const MultigridParameters &p)
+  {
+    const auto exact = [](const double x) {
+      std::ostringstream text;
+      text << std::setprecision(std::numeric_limits<double>::max_digits10) << x;
+      return text.str();
+    };
+    std::string coefficient = "none";
+    if (p.coefficient)
+      {
+        // a function is compared by its values at a few points (those of
+        // any domain the programs use, or its errors there)
+        coefficient = "values";
+        for (const Point &x : {Point{{0.1, 0.2, 0.3}}, Point{{0.7, 0.45, 0.9}}, Point{{-0.35, 0.6, -0.8}}})
+          try
+            {
+              coefficient += " " + exact(p.coefficient(x));
+            }
+          catch (const std::exception &e)
+            {
+              coefficient += std::string(" (throws: ") + e.what() + ")";
+            }
+      }
+    std::string dirichlet_ids = "{";
+    for (std::size_t i = 0; i < p.dirichlet_ids.size(); ++i)
+      dirichlet_ids += (i ? ", " : "") + std::to_string(p.dirichlet_ids[i]);
+    dirichlet_ids += "}";
+    return {{"smoother", to_string(p.smoother)},
+            {"smoothing steps", std::to_string(p.smoothing_steps)},
+            {"Jacobi damping", exact(p.jacobi_omega)},
+            {"Jacobi steps", std::to_string(p.jacobi_steps)},
+            {"Chebyshev degree", std::to_string(p.chebyshev_degree)},
+            {"smoothing range", exact(p.smoothing_range)},
+            {"eigenvalue iterations", std::to_string(p.eigenvalue_iterations)},
+            {"patch sweeps", std::to_string(p.patch_sweeps)},
+            {"coarse solver", to_string(p.coarse_solver)},
+            {"coarse smoother applications", std::to_string(p.coarse_smoother_applications)},
+            {"outer iteration", to_string(p.outer)},
+            {"cycle", to_string(p.cycle)},
+            {"precision", to_string(p.precision)},
+            {"rebalance every", std::to_string(p.rebalance_every)},
+            {"stop on the extrapolated monitor", p.stop_on_extrapolated_monitor ? "yes" : "no"},
+            {"coefficient", coefficient},
+            {"coefficient evaluation", to_string(p.coefficient_evaluation)},
+            {"Dirichlet ids", dirichlet_ids},
+            {"pure Neumann", p.pure_neumann ? "yes" : "no"},
+            {"backend", to_string(p.backend)}};
+  }
 } // namespace cellwise

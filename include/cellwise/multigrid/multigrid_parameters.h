@@ -185,4 +185,12 @@ namespace cellwise
     void
     check() const;
   };
+
+  /// Every field of @p parameters as (name, value) text, values exact (the
+  /// doubles with every digit), for the check that the ranks of a job pass
+  /// the same (RankAgreement, base/mpi_rank_agreement.h). The coefficient,
+  /// a function, is compared by whether it is given and by its values at a
+  /// few fixed points.
+  std::vector<std::pair<std::string, std::string>>
+  settings(const MultigridParameters &parameters);
 } // namespace cellwise
