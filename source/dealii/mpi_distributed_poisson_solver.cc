@@ -36,7 +36,7 @@ namespace cellwise::dealii
   DistributedPoissonSolver::DistributedPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                      const MultigridParameters        &parameters,
                                                      std::ostream                     *log)
-    : dof_handler_(&dof_handler, "cellwise::dealii::DistributedPoissonSolver")
+    : dof_handler_(dof_handler, "cellwise::dealii::DistributedPoissonSolver", "solver")
     , comm_(dof_handler.get_triangulation().get_communicator())
     , parameters_(parameters)
   {
@@ -192,6 +192,9 @@ namespace cellwise::dealii
   void
   DistributedPoissonSolver::check_dofs_unchanged(const char *who) const
   {
+    // collective: a rank whose DoFHandler is gone must not leave the others
+    // waiting in the cycle
+    check_collectively(comm_, dof_handler_.alive(), dof_handler_.destroyed_message());
     check_collectively(comm_, dof_handler_->n_dofs() == n_dofs_,
                        std::string(who) + ": the DoFHandler has " + std::to_string(dof_handler_->n_dofs()) +
                          " DoFs, at the set-up it had " + std::to_string(n_dofs_) +

@@ -1,6 +1,7 @@
 // The front door's implementation on several ranks: DistributedPoissonSolver
 // (built only with cellwise::mpi).
 
+#include <cellwise/base/mpi_check.h>
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
 
 #include <deal.II/base/mpi.h>
@@ -17,7 +18,9 @@ namespace cellwise::dealii
       DistributedImplementation(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                 const MultigridParameters        &parameters,
                                 std::ostream                     *log)
-        : solver_(dof_handler, parameters, log)
+        : dof_handler_(dof_handler, "cellwise::dealii::MultigridPreconditioner", "preconditioner")
+        , comm_(dof_handler.get_triangulation().get_communicator())
+        , solver_(dof_handler, parameters, log)
       {
         configuration.geometry    = MeshGeometry::box; // a lattice of boxes: the distributed solver takes no other
         configuration.refinement  = solver_.box_partition().locally_refined() ? MeshRefinement::local : MeshRefinement::uniform;
@@ -31,12 +34,14 @@ namespace cellwise::dealii
       void
       vmult(DealiiVector &dst, const DealiiVector &src) const override
       {
+        check_dof_handler_alive();
         solver_.precondition(dst, src);
       }
 
       SolveStatistics
       solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const override
       {
+        check_dof_handler_alive();
         return solver_.solve(solution, rhs, control);
       }
 
@@ -47,6 +52,16 @@ namespace cellwise::dealii
       }
 
     private:
+      /// On every rank (collective), with the front door's name: the
+      /// solver's own check would name DistributedPoissonSolver.
+      void
+      check_dof_handler_alive() const
+      {
+        check_collectively(comm_, dof_handler_.alive(), dof_handler_.destroyed_message());
+      }
+
+      LiveDoFHandler           dof_handler_;
+      MPI_Comm                 comm_;
       DistributedPoissonSolver solver_;
     };
   } // namespace

@@ -42,7 +42,7 @@ namespace cellwise::dealii
                            const MultigridParameters        &parameters,
                            std::ostream                     *log,
                            const char                       *name)
-        : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPreconditioner")
+        : dof_handler_(dof_handler, "cellwise::dealii::MultigridPreconditioner", "preconditioner")
         , solver_(mapping, dof_handler, parameters, log)
         , name_(name)
       {
@@ -76,6 +76,7 @@ namespace cellwise::dealii
       SolveStatistics
       solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const override
       {
+        dof_handler_.check(); // the front door's name in the error, not the solver's
         return solver_.solve(solution, rhs, control);
       }
 
@@ -86,7 +87,7 @@ namespace cellwise::dealii
       }
 
     private:
-      ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+      LiveDoFHandler                                          dof_handler_;
       Solver                                                  solver_;
       const char                                             *name_;
       std::vector<::dealii::types::global_dof_index>          hanging_dofs_;

@@ -140,7 +140,7 @@ namespace cellwise::dealii
                                                  const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                  const MultigridParameters        &parameters,
                                                  std::ostream                     *log)
-    : dof_handler_(&dof_handler, "cellwise::dealii::MultigridPoissonSolver")
+    : dof_handler_(dof_handler, "cellwise::dealii::MultigridPoissonSolver", "solver")
     , imported_(import_dof_handler(mapping, dof_handler))
     , parameters_(parameters)
   {
@@ -189,7 +189,7 @@ namespace cellwise::dealii
                                                const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                const MultigridParameters        &parameters,
                                                std::ostream                     *log)
-    : dof_handler_(&dof_handler, "cellwise::dealii::AdaptivePoissonSolver")
+    : dof_handler_(dof_handler, "cellwise::dealii::AdaptivePoissonSolver", "solver")
     , imported_(import_dof_handler(mapping, dof_handler))
     , parameters_(parameters)
   {

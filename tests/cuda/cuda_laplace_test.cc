@@ -140,7 +140,8 @@ TYPED_TEST(CudaLaplace, operator_matches_host)
           EXPECT_TRUE(std::isnan(to_host(ddst)(0, 0))) << "NaN must survive the mask";
           HostVector hhalf = hmask;
           hhalf(0, 1)      = Number(0.5);
-          EXPECT_THROW(registered.use_dirichlet_mask(to_device(hhalf)), Error);
+          const Vector dhalf = to_device(hhalf); // kept by address: a temporary is refused at compile time
+          EXPECT_THROW(registered.use_dirichlet_mask(dhalf), Error);
         }
 
         // cell diagonals

@@ -122,9 +122,9 @@ namespace cellwise::dealii
         count_copies_off_edge();
     }
     /// Both are kept by reference: temporaries would dangle.
-    MGTransfer(ImportedHierarchy &&, const LevelTransfer<VectorType> &, std::shared_ptr<const RefinementEdges<VectorType>> = nullptr) =
+    MGTransfer(const ImportedHierarchy &&, const LevelTransfer<VectorType> &, std::shared_ptr<const RefinementEdges<VectorType>> = nullptr) =
       delete;
-    MGTransfer(const ImportedHierarchy &, LevelTransfer<VectorType> &&, std::shared_ptr<const RefinementEdges<VectorType>> = nullptr) =
+    MGTransfer(const ImportedHierarchy &, const LevelTransfer<VectorType> &&, std::shared_ptr<const RefinementEdges<VectorType>> = nullptr) =
       delete;
 
     /// dst = P src (overwrites).
@@ -504,7 +504,7 @@ namespace cellwise::dealii
     using VectorType = CellVector<Number>;
 
     /// The hierarchy is kept by reference: a temporary would dangle.
-    MultigridComponents(ImportedHierarchy &&imported, const MultigridParameters &parameters) = delete;
+    MultigridComponents(const ImportedHierarchy &&imported, const MultigridParameters &parameters) = delete;
     /// Keeps a reference to @p imported.
     MultigridComponents(const ImportedHierarchy &imported, const MultigridParameters &parameters)
       : edges_(make_checked_edges(imported, parameters))

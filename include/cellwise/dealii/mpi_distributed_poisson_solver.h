@@ -33,7 +33,6 @@
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
 
 #include <deal.II/base/index_set.h>
-#include <deal.II/base/smartpointer.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/solver_control.h>
 
@@ -57,6 +56,11 @@ namespace cellwise::dealii
                              const MultigridParameters        &parameters = {},
                              std::ostream                     *log        = nullptr);
 
+    /// The DoFHandler is watched (LiveDoFHandler): a solve after it or its
+    /// Triangulation was destroyed throws cellwise::Error on every rank; a
+    /// temporary one is refused at compile time.
+    DistributedPoissonSolver(const ::dealii::DoFHandler<3, 3> &&dof_handler, const MultigridParameters &parameters = {},
+                             std::ostream *log = nullptr) = delete;
     DistributedPoissonSolver(const DistributedPoissonSolver &) = delete;
     DistributedPoissonSolver &
     operator=(const DistributedPoissonSolver &) = delete;
@@ -108,11 +112,12 @@ namespace cellwise::dealii
     /// @p update_ghosts (the same on every rank: collective).
     void
     write_owned(const DistributedMultigridSolver::VectorType &cells, DealiiVector &v, bool update_ghosts) const;
-    /// Refuses, on every rank, a DoFHandler redistributed since the set-up.
+    /// Refuses, on every rank, a DoFHandler destroyed or redistributed since
+    /// the set-up.
     void
     check_dofs_unchanged(const char *who) const;
 
-    ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+    LiveDoFHandler                                          dof_handler_;
     MPI_Comm                                                comm_;
     MultigridParameters                                     parameters_;
     std::unique_ptr<const DealiiBoxPartition>   box_partition_;

@@ -29,6 +29,7 @@
  * Built where deal.II and cellwise::mpi are (library cellwise::dealii).
  */
 
+#include <cellwise/base/mpi_check.h>
 #include <cellwise/dealii/mpi_distributed_poisson_solver.h>
 
 #include <iosfwd>
@@ -43,14 +44,21 @@ namespace cellwise::dealii
     DistributedMultigridPreconditioner(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                        const MultigridParameters        &parameters = {},
                                        std::ostream                     *log        = nullptr)
-      : solver_(dof_handler, parameters, log)
+      : dof_handler_(dof_handler, "cellwise::dealii::DistributedMultigridPreconditioner", "preconditioner")
+      , comm_(dof_handler.get_triangulation().get_communicator())
+      , solver_(dof_handler, parameters, log)
     {}
+    /// The DoFHandler is kept: a temporary would dangle.
+    DistributedMultigridPreconditioner(const ::dealii::DoFHandler<3, 3> &&dof_handler, const MultigridParameters &parameters = {},
+                                       std::ostream *log = nullptr) = delete;
 
     /// @p dst = V @p src, collectively: @p src a residual in deal.II's
     /// numbering, @p dst the correction (zero on the Dirichlet DoFs).
+    /// Throws cellwise::Error on every rank if the DoFHandler was destroyed.
     void
     vmult(DealiiVector &dst, const DealiiVector &src) const
     {
+      check_collectively(comm_, dof_handler_.alive(), dof_handler_.destroyed_message());
       solver_.precondition(dst, src);
     }
 
@@ -62,6 +70,8 @@ namespace cellwise::dealii
     }
 
   private:
+    LiveDoFHandler           dof_handler_;
+    MPI_Comm                 comm_;
     DistributedPoissonSolver solver_;
   };
 } // namespace cellwise::dealii

@@ -69,6 +69,14 @@ namespace cellwise::dealii
                             const MultigridParameters        &parameters = {},
                             std::ostream                     *log        = nullptr);
     ~MultigridPreconditioner();
+    /// The DoFHandler is kept (the mapping only read here): a temporary is
+    /// refused at compile time, and a vmult or solve after the DoFHandler or
+    /// its Triangulation was destroyed throws cellwise::Error (build the
+    /// preconditioner again) instead of reading freed memory.
+    MultigridPreconditioner(const ::dealii::Mapping<3, 3> &mapping, const ::dealii::DoFHandler<3, 3> &&dof_handler,
+                            const MultigridParameters &parameters = {}, std::ostream *log = nullptr) = delete;
+    MultigridPreconditioner(const ::dealii::DoFHandler<3, 3> &&dof_handler, const MultigridParameters &parameters = {},
+                            std::ostream *log = nullptr) = delete;
 
     // The solver keeps references to the imported hierarchy and the
     // DoFHandler (which must outlive it).
@@ -77,7 +85,8 @@ namespace cellwise::dealii
     operator=(const MultigridPreconditioner &) = delete;
 
     /// @p dst = V @p src, one V-cycle (collective on several ranks). Throws
-    /// cellwise::Error if the DoFHandler was renumbered since the set-up.
+    /// cellwise::Error if the DoFHandler was renumbered or destroyed since
+    /// the set-up.
     void
     vmult(DealiiVector &dst, const DealiiVector &src) const;
 

@@ -20,13 +20,13 @@
 
 #include <cellwise/dealii/import.h>
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/dealii/live_pointer.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
 #include <cellwise/operators/laplace_operator.h>
 
 #include <deal.II/base/index_set.h>
-#include <deal.II/base/smartpointer.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/solver_control.h>
 
@@ -145,8 +145,15 @@ namespace cellwise::dealii
                            const MultigridParameters        &parameters = {},
                            std::ostream                     *log        = nullptr);
 
-    // The solver keeps a reference to the imported hierarchy (and a
-    // SmartPointer to the DoFHandler, which must outlive it).
+    /// The DoFHandler is watched (LiveDoFHandler): a solve after it or its
+    /// Triangulation was destroyed throws cellwise::Error; a temporary one
+    /// is refused at compile time.
+    MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &&dof_handler, const MultigridParameters &parameters = {},
+                           std::ostream *log = nullptr) = delete;
+    MultigridPoissonSolver(const ::dealii::Mapping<3, 3> &mapping, const ::dealii::DoFHandler<3, 3> &&dof_handler,
+                           const MultigridParameters &parameters = {}, std::ostream *log = nullptr) = delete;
+
+    // The solver keeps a reference to the imported hierarchy.
     MultigridPoissonSolver(const MultigridPoissonSolver &) = delete;
     MultigridPoissonSolver &
     operator=(const MultigridPoissonSolver &) = delete;
@@ -239,8 +246,15 @@ namespace cellwise::dealii
                           const MultigridParameters        &parameters = {},
                           std::ostream                     *log        = nullptr);
 
-    // The solver keeps a reference to the imported hierarchy (and a
-    // SmartPointer to the DoFHandler, which must outlive it).
+    /// The DoFHandler is watched (LiveDoFHandler): a solve after it or its
+    /// Triangulation was destroyed throws cellwise::Error; a temporary one
+    /// is refused at compile time.
+    AdaptivePoissonSolver(const ::dealii::DoFHandler<3, 3> &&dof_handler, const MultigridParameters &parameters = {},
+                          std::ostream *log = nullptr) = delete;
+    AdaptivePoissonSolver(const ::dealii::Mapping<3, 3> &mapping, const ::dealii::DoFHandler<3, 3> &&dof_handler,
+                          const MultigridParameters &parameters = {}, std::ostream *log = nullptr) = delete;
+
+    // The solver keeps a reference to the imported hierarchy.
     AdaptivePoissonSolver(const AdaptivePoissonSolver &) = delete;
     AdaptivePoissonSolver &
     operator=(const AdaptivePoissonSolver &) = delete;

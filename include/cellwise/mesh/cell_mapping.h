@@ -94,6 +94,8 @@ namespace cellwise
   {
   public:
     MappingEvaluator(const CellMapping &mapping, const std::vector<double> &points_1d);
+    /// @p mapping is kept by reference: a temporary would dangle.
+    MappingEvaluator(const CellMapping &&mapping, const std::vector<double> &points_1d) = delete;
 
     /// What evaluate_mapping(mapping, cell, points_1d, points, jacobians)
     /// gives, the same sums in the same order.

@@ -88,6 +88,9 @@ namespace cellwise
     /// @p owner[l][c]: the rank of cell c of level l, each in 0..n_ranks − 1
     /// (checked: cellwise::Error otherwise).
     ReplicatedHierarchy(const LevelHierarchy &serial, const std::vector<std::vector<int>> &owner, int n_ranks);
+    /// Both are kept by reference: temporaries would dangle.
+    ReplicatedHierarchy(const LevelHierarchy &&serial, const std::vector<std::vector<int>> &owner, int n_ranks) = delete;
+    ReplicatedHierarchy(const LevelHierarchy &serial, const std::vector<std::vector<int>> &&owner, int n_ranks) = delete;
 
     unsigned int
     n_levels() const override

@@ -42,7 +42,7 @@ namespace cellwise
                             const MultigridParameters &parameters,
                             std::ostream              *log = nullptr);
     /// The hierarchy is kept by reference: a temporary would dangle.
-    AdaptiveMultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
+    AdaptiveMultigridSolver(const LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
                             std::ostream *log = nullptr) = delete;
 
     /// Solve A_act u = b on the active mesh from the given u (an active

@@ -176,6 +176,8 @@ namespace cellwise
     explicit HostActiveLevelTransfer(const ActiveMesh &mesh)
       : mesh_(mesh)
     {}
+    /// A temporary mesh would dangle.
+    explicit HostActiveLevelTransfer(const ActiveMesh &&mesh) = delete;
     void
     distribute(const VectorType &active, std::vector<VectorType> &level_vectors) const override
     {
@@ -338,3 +340,5 @@ namespace cellwise
     {}
   };
 } // namespace cellwise
+    /// A temporary mesh would dangle.
+    AdaptiveVCycle(const ActiveMesh &&mesh, Components components, const Parameters &parameters) = delete;

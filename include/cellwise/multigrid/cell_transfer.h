@@ -44,9 +44,13 @@ namespace cellwise
 
     CellTransfer() = default;
     CellTransfer(const LevelHierarchy &hierarchy, unsigned int degree);
+    /// The hierarchy is kept by reference: a temporary would dangle.
+    CellTransfer(const LevelHierarchy &&hierarchy, unsigned int degree) = delete;
 
     void
     reinit(const LevelHierarchy &hierarchy, unsigned int degree);
+    void
+    reinit(const LevelHierarchy &&hierarchy, unsigned int degree) = delete;
 
     void
     prolongate_add(unsigned int to_level, VectorType &fine, const VectorType &coarse) const override;

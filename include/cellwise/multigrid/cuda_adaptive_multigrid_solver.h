@@ -54,7 +54,7 @@ namespace cellwise
                               const MultigridParameters &parameters,
                               std::ostream              *log = nullptr);
       /// The hierarchy is kept by reference: a temporary would dangle.
-      AdaptiveMultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
+      AdaptiveMultigridSolver(const LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
                               std::ostream *log = nullptr) = delete;
       /// Not copyable: the cycle refers to the active mesh held here.
       AdaptiveMultigridSolver(const AdaptiveMultigridSolver &) = delete;

@@ -40,6 +40,8 @@ namespace cellwise
       /// Upload the children tables of all levels 0..L−1 of @p hierarchy (kept
       /// by reference for the checks) for FE_Q(@p degree).
       CellTransfer(const LevelHierarchy &hierarchy, unsigned int degree);
+      /// A temporary hierarchy would dangle.
+      CellTransfer(const LevelHierarchy &&hierarchy, unsigned int degree) = delete;
       CellTransfer(const CellTransfer &) = delete;
       CellTransfer &
       operator=(const CellTransfer &) = delete;
@@ -47,6 +49,8 @@ namespace cellwise
 
       void
       reinit(const LevelHierarchy &hierarchy, unsigned int degree);
+      void
+      reinit(const LevelHierarchy &&hierarchy, unsigned int degree) = delete;
 
       /// fine += P coarse (primal to primal), fine on level @p to_level.
       void

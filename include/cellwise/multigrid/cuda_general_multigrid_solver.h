@@ -68,7 +68,7 @@ namespace cellwise
                              ComponentTimer            *timer  = nullptr,
                              GeneralKernel              kernel = GeneralKernel::automatic);
       /// The hierarchy is kept by reference: a temporary would dangle.
-      GeneralMultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
+      GeneralMultigridSolver(const LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
                              std::ostream *log = nullptr, ComponentTimer *timer = nullptr,
                              GeneralKernel kernel = GeneralKernel::automatic) = delete;
       ~GeneralMultigridSolver();

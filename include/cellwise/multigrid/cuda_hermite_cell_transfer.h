@@ -36,6 +36,8 @@ namespace cellwise
       /// The scaled matrices of every level and the children tables of
       /// @p hierarchy (kept by reference for the checks), uploaded once.
       explicit HermiteCellTransfer(const LevelHierarchy &hierarchy);
+      /// A temporary hierarchy would dangle.
+      explicit HermiteCellTransfer(const LevelHierarchy &&hierarchy) = delete;
       HermiteCellTransfer(const HermiteCellTransfer &) = delete;
       HermiteCellTransfer &
       operator=(const HermiteCellTransfer &) = delete;
@@ -43,6 +45,8 @@ namespace cellwise
 
       void
       reinit(const LevelHierarchy &hierarchy);
+      void
+      reinit(const LevelHierarchy &&hierarchy) = delete;
 
       /// fine += P coarse (primal to primal), fine on level @p to_level.
       void

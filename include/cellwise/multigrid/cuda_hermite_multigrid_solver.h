@@ -77,7 +77,7 @@ namespace cellwise
       HermiteMultigridSolver(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters,
                              std::ostream *log = nullptr, ComponentTimer *timer = nullptr);
       /// The hierarchy is kept by reference: a temporary would dangle.
-      HermiteMultigridSolver(LevelHierarchy &&hierarchy, const HermiteMultigridParameters &parameters,
+      HermiteMultigridSolver(const LevelHierarchy &&hierarchy, const HermiteMultigridParameters &parameters,
                              std::ostream *log = nullptr, ComponentTimer *timer = nullptr) = delete;
       ~HermiteMultigridSolver();
 

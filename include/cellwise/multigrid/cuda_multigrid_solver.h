@@ -64,7 +64,7 @@ namespace cellwise
                       std::ostream              *log   = nullptr,
                       ComponentTimer            *timer = nullptr);
       /// The hierarchy is kept by reference: a temporary would dangle.
-      MultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
+      MultigridSolver(const LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
                       std::ostream *log = nullptr, ComponentTimer *timer = nullptr) = delete;
 
       /// Solve A u = b on the finest level from the given u (device vectors);

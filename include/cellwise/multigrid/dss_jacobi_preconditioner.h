@@ -30,6 +30,9 @@ namespace cellwise
     DssJacobiPreconditioner() = default;
     /// @p mask is 1 on free and 0 on masked copies.
     DssJacobiPreconditioner(const Level &level, const Operator &op, const VectorType &mask);
+    /// The level is kept by reference: a temporary would dangle (@p op and
+    /// @p mask are read here only).
+    DssJacobiPreconditioner(const Level &&level, const Operator &op, const VectorType &mask) = delete;
 
     /// dst = D^{-1} S src
     void

@@ -31,9 +31,13 @@ namespace cellwise
 
     HermiteCellTransfer() = default;
     explicit HermiteCellTransfer(const LevelHierarchy &hierarchy);
+    /// The hierarchy is kept by reference: a temporary would dangle.
+    explicit HermiteCellTransfer(const LevelHierarchy &&hierarchy) = delete;
 
     void
     reinit(const LevelHierarchy &hierarchy);
+    void
+    reinit(const LevelHierarchy &&hierarchy) = delete;
 
     void
     prolongate_add(unsigned int to_level, VectorType &fine, const VectorType &coarse) const override;

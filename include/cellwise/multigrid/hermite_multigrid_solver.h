@@ -151,7 +151,7 @@ namespace cellwise
     HermiteMultigridSolver(const LevelHierarchy &hierarchy, const HermiteMultigridParameters &parameters,
                            std::ostream *log = nullptr);
     /// The hierarchy is kept by reference: a temporary would dangle.
-    HermiteMultigridSolver(LevelHierarchy &&hierarchy, const HermiteMultigridParameters &parameters,
+    HermiteMultigridSolver(const LevelHierarchy &&hierarchy, const HermiteMultigridParameters &parameters,
                            std::ostream *log = nullptr) = delete;
     ~HermiteMultigridSolver();
 

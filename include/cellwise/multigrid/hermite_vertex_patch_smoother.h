@@ -44,6 +44,8 @@ namespace cellwise
     /// The patches of @p level and the block inverses of @p op, which is kept
     /// by reference; @p n_sweeps sweeps per smooth() call.
     HermiteVertexPatchSmoother(const Level &level, const HermiteBiharmonicOperator<Number, Layout> &op, unsigned int n_sweeps = 1);
+    /// A temporary operator would dangle.
+    HermiteVertexPatchSmoother(const Level &level, const HermiteBiharmonicOperator<Number, Layout> &&op, unsigned int n_sweeps = 1) = delete;
 
     void
     smooth(VectorType &u, const VectorType &b, bool zero_initial_guess, SweepDirection direction) const override;

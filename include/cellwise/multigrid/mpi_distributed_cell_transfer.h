@@ -48,6 +48,11 @@ namespace cellwise
                             const LocalLevel           &fine,
                             MPI_Comm                    comm,
                             unsigned int                degree);
+    /// @p coarse and @p fine are kept by reference: temporaries would dangle.
+    DistributedCellTransfer(const PartitionedHierarchy &hierarchy, unsigned int fine_level, const LocalLevel &&coarse,
+                            const LocalLevel &fine, MPI_Comm comm, unsigned int degree) = delete;
+    DistributedCellTransfer(const PartitionedHierarchy &hierarchy, unsigned int fine_level, const LocalLevel &coarse,
+                            const LocalLevel &&fine, MPI_Comm comm, unsigned int degree) = delete;
 
     /// The same for the serial hierarchy @p serial that every rank holds,
     /// partitioned by @p owner (morton_partition).
@@ -60,6 +65,10 @@ namespace cellwise
                             const unsigned int                   degree)
       : DistributedCellTransfer(ReplicatedHierarchy(serial, owner, mpi_size(comm)), fine_level, coarse, fine, comm, degree)
     {}
+    DistributedCellTransfer(const LevelHierarchy &serial, const std::vector<std::vector<int>> &owner, unsigned int fine_level,
+                            const LocalLevel &&coarse, const LocalLevel &fine, MPI_Comm comm, unsigned int degree) = delete;
+    DistributedCellTransfer(const LevelHierarchy &serial, const std::vector<std::vector<int>> &owner, unsigned int fine_level,
+                            const LocalLevel &coarse, const LocalLevel &&fine, MPI_Comm comm, unsigned int degree) = delete;
 
     /// fine += P coarse on the owned fine cells. Collective.
     void
@@ -149,6 +158,9 @@ namespace cellwise
         transfers_[l] =
           std::make_unique<DistributedCellTransfer<Number, Layout>>(hierarchy, l, local[l - 1], local[l], comm, degree);
     }
+    /// @p local is kept by reference: a temporary would dangle.
+    DistributedLevelTransfer(const PartitionedHierarchy &hierarchy, const std::vector<LocalLevel> &&local, MPI_Comm comm,
+                             unsigned int degree) = delete;
     /// The same for a serial hierarchy every rank holds, partitioned by
     /// @p owner.
     DistributedLevelTransfer(const LevelHierarchy                &serial,
@@ -158,6 +170,8 @@ namespace cellwise
                              const unsigned int                   degree)
       : DistributedLevelTransfer(ReplicatedHierarchy(serial, owner, mpi_size(comm)), local, comm, degree)
     {}
+    DistributedLevelTransfer(const LevelHierarchy &serial, const std::vector<std::vector<int>> &owner,
+                             const std::vector<LocalLevel> &&local, MPI_Comm comm, unsigned int degree) = delete;
 
     void
     prolongate_add(const unsigned int to_level, VectorType &fine, const VectorType &coarse) const override

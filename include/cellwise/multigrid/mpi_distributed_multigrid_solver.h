@@ -71,6 +71,14 @@ namespace cellwise
                                MPI_Comm                        comm,
                                std::ostream                   *log    = nullptr,
                                std::vector<std::vector<int>>   owners = {});
+    /// The hierarchy is kept by reference: a temporary would dangle.
+    DistributedMultigridSolver(const LevelHierarchy &&serial, unsigned int degree, const MultigridParameters &parameters,
+                               MPI_Comm comm, std::ostream *log = nullptr, std::vector<std::vector<int>> owners = {}) = delete;
+    /// Neither copied nor moved: its replicated hierarchy and levels refer
+    /// to its own members (a moved solver would read the old object's).
+    DistributedMultigridSolver(const DistributedMultigridSolver &) = delete;
+    DistributedMultigridSolver &
+    operator=(const DistributedMultigridSolver &) = delete;
 
     /// Collective over @p comm, on a hierarchy partitioned over its ranks
     /// (hierarchy->n_ranks() of them), e.g. a BoxPartition: each rank builds

@@ -63,6 +63,8 @@ namespace cellwise
     /// the serial VertexPatchSmoother takes without a skeleton (on the
     /// device: what cuda::VertexPatchSmoother takes).
     DistributedVertexPatchSmoother(const DistributedLaplaceOperator<Number, Layout, Memory> &op, unsigned int n_sweeps = 1);
+    /// A temporary operator would dangle.
+    DistributedVertexPatchSmoother(const DistributedLaplaceOperator<Number, Layout, Memory> &&op, unsigned int n_sweeps = 1) = delete;
 
     /// u ← S(u, b), the serial sweep's owned values. Updates the ghost
     /// cells of @p b, which are scratch between operations (as deal.II's

@@ -190,7 +190,7 @@ namespace cellwise
     /// Set up on all levels of @p hierarchy (kept by reference).
     MultigridSolver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr);
     /// The hierarchy is kept by reference: a temporary would dangle.
-    MultigridSolver(LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr) = delete;
+    MultigridSolver(const LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr) = delete;
 
     /// Solve A u = b on the finest level from the given u (an empty u: from
     /// zero); b is the dual load vector, a different vector. Dirichlet entries

@@ -41,6 +41,12 @@ namespace cellwise
     using OperatorType = typename Preconditioner::OperatorType;
     using Parameters   = JacobiParameters;
 
+    /// The operator (and, for the host preconditioner, the level) is kept by
+    /// reference: temporaries would dangle.
+    template <typename... Extra>
+    PointJacobiSmoother(const Level &&level, const OperatorType &op, const VectorType &mask, const Parameters &parameters, Extra &&...extra) = delete;
+    template <typename... Extra>
+    PointJacobiSmoother(const Level &level, const OperatorType &&op, const VectorType &mask, const Parameters &parameters, Extra &&...extra) = delete;
     /// @p op is kept by reference; @p mask is 1 on free and 0 on masked copies.
     /// Refuses a damping with ω λ_max ≥ 2 (λ_max of P A estimated by the
     /// Chebyshev smoother's Lanczos steps), where the smoother diverges: on
@@ -94,6 +100,12 @@ namespace cellwise
 
     /// @p op is kept by reference; @p mask is 1 on free and 0 on masked copies.
     /// @p extra: further arguments of the preconditioner's constructor
+    /// The operator (and, for the host preconditioner, the level) is kept by
+    /// reference: temporaries would dangle.
+    template <typename... Extra>
+    PointChebyshevSmoother(const Level &&level, const OperatorType &op, const VectorType &mask, const Parameters &parameters, Extra &&...extra) = delete;
+    template <typename... Extra>
+    PointChebyshevSmoother(const Level &level, const OperatorType &&op, const VectorType &mask, const Parameters &parameters, Extra &&...extra) = delete;
     /// (the device's takes the level's shared device data).
     template <typename... Extra>
     PointChebyshevSmoother(const Level &level, const OperatorType &op, const VectorType &mask, const Parameters &parameters, Extra &&...extra)

@@ -92,10 +92,23 @@ namespace cellwise
                         unsigned int                           n_sweeps = 1,
                         const VectorType                      *mask     = nullptr);
 
+    /// The operator (and, on an unstructured mesh, the level) is kept by
+    /// reference: temporaries would dangle.
+    VertexPatchSmoother(const Level &&level, const LaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1,
+                        const VectorType *mask = nullptr) = delete;
+    VertexPatchSmoother(const Level &level, const LaplaceOperator<Number, Layout> &&op, unsigned int n_sweeps = 1,
+                        const VectorType *mask = nullptr) = delete;
+
     void
     reinit(const Level &level, unsigned int degree, unsigned int n_sweeps = 1);
     void
     reinit(const Level &level, const LaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1, const VectorType *mask = nullptr);
+    void
+    reinit(const Level &&level, const LaplaceOperator<Number, Layout> &op, unsigned int n_sweeps = 1,
+           const VectorType *mask = nullptr) = delete;
+    void
+    reinit(const Level &level, const LaplaceOperator<Number, Layout> &&op, unsigned int n_sweeps = 1,
+           const VectorType *mask = nullptr) = delete;
 
     /// Free DoFs interior to no patch (the skeleton of an unstructured mesh),
     /// which the Jacobi step smooths (0 on other meshes).

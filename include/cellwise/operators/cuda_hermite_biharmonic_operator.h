@@ -142,6 +142,9 @@ namespace cellwise
        */
       void
       use_dirichlet_mask(const VectorType &mask);
+      /// The registered vector must outlive its use: a temporary would not.
+      void
+      use_dirichlet_mask(const VectorType &&mask) = delete;
 
       /// One point-smoother step (operators/smoother_step.h): the update
       /// (cuda::apply_smoother_update), then the residual with the new u —

@@ -113,6 +113,9 @@ namespace cellwise
        */
       void
       use_dirichlet_mask(const VectorType &mask);
+      /// The registered vector must outlive its use: a temporary would not.
+      void
+      use_dirichlet_mask(const VectorType &&mask) = delete;
       /// Cell-wise (unassembled) diagonals of the A_K.
       void
       compute_cell_diagonals(VectorType &diagonal) const;

@@ -41,6 +41,8 @@ namespace cellwise
     /// different exchanges apart. A request for a cell that is not a ghost
     /// here, or not owned by the rank asked, is an error on every rank.
     CellHaloExchange(const LocalLevel &local, MPI_Comm comm, const std::vector<unsigned int> &ghosts, int tag);
+    /// A temporary level would dangle.
+    CellHaloExchange(const LocalLevel &&local, MPI_Comm comm, const std::vector<unsigned int> &ghosts, int tag) = delete;
 
     /// The same, sending of each cell only the nodes that a vertex patch of
     /// colour @p patch_colour can change: the p³ patch-interior nodes of the
@@ -48,6 +50,8 @@ namespace cellwise
     /// lane follows from the cell's integer coordinates), 27 of 64 values at
     /// Q3. The vertex-patch smoother's update after a colour step.
     CellHaloExchange(const LocalLevel &local, MPI_Comm comm, const std::vector<unsigned int> &ghosts, int tag, unsigned int patch_colour);
+    CellHaloExchange(const LocalLevel &&local, MPI_Comm comm, const std::vector<unsigned int> &ghosts, int tag,
+                     unsigned int patch_colour) = delete;
 
     /// The requested ghost cells of @p v get their owners' values.
     /// Collective over the ranks that exchange with this one.

@@ -42,6 +42,8 @@ namespace cellwise
       , layers(layers)
       , dss(local, comm, layers)
     {}
+    /// A temporary level would dangle.
+    DistributedLevel(const LocalLevel &&local, MPI_Comm comm, unsigned int serial_cells, const TraceLayers &layers) = delete;
 
     const LocalLevel *local;
     MPI_Comm          comm;

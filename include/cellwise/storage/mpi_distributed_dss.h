@@ -56,6 +56,8 @@ namespace cellwise
      * to @p local.
      */
     DistributedDss(const LocalLevel &local, MPI_Comm comm, const TraceLayers &layers);
+    /// A temporary level would dangle.
+    DistributedDss(const LocalLevel &&local, MPI_Comm comm, const TraceLayers &layers) = delete;
 
     /// In-place DSS of the owned cells' values of @p v (sized for the owned
     /// and ghost cells of the local level). Collective.

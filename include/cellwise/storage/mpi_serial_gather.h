@@ -26,6 +26,8 @@ namespace cellwise
     /// reference); every rank must own its share (the owned cells of all
     /// ranks cover the level), and the level must fit MPI's int counts.
     SerialGather(const LocalLevel &local, MPI_Comm comm, unsigned int serial_cells, unsigned int degree);
+    /// A temporary level would dangle.
+    SerialGather(const LocalLevel &&local, MPI_Comm comm, unsigned int serial_cells, unsigned int degree) = delete;
 
     /// @p serial (all cells of the serial level, on every rank) from the
     /// owned cells of @p local_vector on every rank. Collective.

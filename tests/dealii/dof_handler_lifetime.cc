@@ -1,0 +1,146 @@
+// A solver or preconditioner used after the DoFHandler it was built for was
+// destroyed throws cellwise::Error, naming the class and saying to build it
+// again, instead of reading freed memory (numbering_fingerprint walked the
+// freed DoFHandler: deal.II's SmartPointer only asserts in its debug build,
+// and cellwise links the release one). Each class watches the DoFHandler and
+// its Triangulation through a subscription of its own (dealii/live_pointer.h).
+// A temporary DoFHandler (or ImportedHierarchy, for the MG pieces) is refused
+// at compile time; a temporary Mapping, only read at the set-up, is not.
+
+#include <cellwise/dealii/mg_adapters.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
+#include <cellwise/dealii/solver.h>
+
+#include <deal.II/base/exceptions.h>
+#include <deal.II/base/mpi.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/mapping_q1.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/tria.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/solver_control.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+namespace
+{
+  using namespace dealii;
+  using cellwise::dealii::AdaptivePoissonSolver;
+  using cellwise::dealii::DealiiVector;
+  using cellwise::dealii::MultigridPoissonSolver;
+  using cellwise::dealii::MultigridPreconditioner;
+  using Params = cellwise::MultigridParameters;
+
+  // kept: the DoFHandler; only read: the mapping
+  static_assert(!std::is_constructible_v<MultigridPreconditioner, DoFHandler<3> &&>);
+  static_assert(!std::is_constructible_v<MultigridPreconditioner, const Mapping<3> &, DoFHandler<3> &&, const Params &>);
+  static_assert(std::is_constructible_v<MultigridPreconditioner, const DoFHandler<3> &, const Params &>);
+  static_assert(std::is_constructible_v<MultigridPreconditioner, MappingQ1<3> &&, const DoFHandler<3> &>);
+  static_assert(!std::is_constructible_v<MultigridPoissonSolver, DoFHandler<3> &&>);
+  static_assert(!std::is_constructible_v<MultigridPoissonSolver, const Mapping<3> &, DoFHandler<3> &&>);
+  static_assert(std::is_constructible_v<MultigridPoissonSolver, MappingQ1<3> &&, const DoFHandler<3> &>);
+  static_assert(!std::is_constructible_v<AdaptivePoissonSolver, DoFHandler<3> &&>);
+  static_assert(!std::is_constructible_v<AdaptivePoissonSolver, const Mapping<3> &, DoFHandler<3> &&>);
+  static_assert(std::is_constructible_v<AdaptivePoissonSolver, const DoFHandler<3> &>);
+  // kept: the imported hierarchy and the level transfer
+  using Levels = cellwise::CellVector<float>;
+  static_assert(!std::is_constructible_v<cellwise::dealii::MGTransfer<Levels>, cellwise::dealii::ImportedHierarchy &&,
+                                         const cellwise::LevelTransfer<Levels> &>);
+  static_assert(!std::is_constructible_v<cellwise::dealii::MGTransfer<Levels>, const cellwise::dealii::ImportedHierarchy &,
+                                         cellwise::CellTransfer<float> &&>);
+  static_assert(!std::is_constructible_v<cellwise::dealii::MultigridComponents<float>, const cellwise::dealii::ImportedHierarchy &&,
+                                         const Params &>);
+  static_assert(std::is_constructible_v<cellwise::dealii::MultigridComponents<float>, const cellwise::dealii::ImportedHierarchy &,
+                                        const Params &>);
+
+  /// A unit cube refined twice, with FE_Q(2) and level DoFs.
+  void
+  make_mesh(Triangulation<3> &tria)
+  {
+    GridGenerator::hyper_cube(tria);
+    tria.refine_global(2);
+  }
+  std::unique_ptr<DoFHandler<3>>
+  make_dofs(const Triangulation<3> &tria, const FE_Q<3> &fe)
+  {
+    auto dof_handler = std::make_unique<DoFHandler<3>>(tria);
+    dof_handler->distribute_dofs(fe);
+    dof_handler->distribute_mg_dofs();
+    return dof_handler;
+  }
+
+  /// Runs @p f and writes "<what>: ok" or the cellwise::Error it threw
+  /// (without the source location).
+  template <typename F>
+  void
+  run(std::ostream &out, const std::string &what, const F &f)
+  {
+    try
+      {
+        f();
+        out << what << ": ok" << std::endl;
+      }
+    catch (const cellwise::Error &e)
+      {
+        std::string message = e.what();
+        message             = message.substr(0, message.rfind(" ["));
+        out << what << ": refused: " << message << std::endl;
+      }
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  // In a debug build of deal.II, destroying a DoFHandler that a solver
+  // still watches raises ExcInUse (as with a SmartPointer): report it, do
+  // not abort. The release build (what cellwise links) says nothing there.
+  deal_II_exceptions::disable_abort_on_exception();
+  std::ofstream out("output");
+  out << "temporaries refused at compile time: yes" << std::endl;
+
+  const FE_Q<3> fe(2);
+  Params        parameters;
+
+  // the DoFHandler destroyed, its triangulation alive
+  {
+    Triangulation<3> tria;
+    make_mesh(tria);
+    auto                          dof_handler = make_dofs(tria, fe);
+    const MultigridPreconditioner preconditioner(*dof_handler, parameters);
+    const MultigridPoissonSolver  solver(*dof_handler, parameters);
+    const AdaptivePoissonSolver   adaptive(*dof_handler, parameters);
+    DealiiVector                  src(dof_handler->n_dofs()), dst(dof_handler->n_dofs()), x(dof_handler->n_dofs());
+    src = 1.;
+    SolverControl control(100, 1e-8);
+    run(out, "MultigridPreconditioner::vmult, DoFHandler alive", [&] { preconditioner.vmult(dst, src); });
+    run(out, "MultigridPoissonSolver::solve, DoFHandler alive", [&] { solver.solve(x, src, control); });
+    dof_handler.reset();
+    run(out, "MultigridPreconditioner::vmult", [&] { preconditioner.vmult(dst, src); });
+    run(out, "MultigridPreconditioner::solve", [&] { preconditioner.solve(x, src, control); });
+    run(out, "MultigridPoissonSolver::solve", [&] { solver.solve(x, src, control); });
+    run(out, "AdaptivePoissonSolver::solve", [&] { adaptive.solve(x, src, control); });
+  }
+
+  // the DoFHandler and its triangulation gone with the scope that made them
+  {
+    std::unique_ptr<const MultigridPreconditioner> preconditioner;
+    std::unique_ptr<DealiiVector>                  src, dst;
+    {
+      Triangulation<3> tria;
+      make_mesh(tria);
+      const auto dof_handler = make_dofs(tria, fe);
+      preconditioner         = std::make_unique<const MultigridPreconditioner>(MappingQ1<3>(), *dof_handler, parameters);
+      src                    = std::make_unique<DealiiVector>(dof_handler->n_dofs());
+      dst                    = std::make_unique<DealiiVector>(dof_handler->n_dofs());
+      *src                   = 1.;
+    }
+    run(out, "MultigridPreconditioner::vmult after the scope", [&] { preconditioner->vmult(*dst, *src); });
+  }
+  return 0;
+}

@@ -1,0 +1,104 @@
+// dof_handler_lifetime on the ranks of a parallel::distributed::Triangulation:
+// the front door (its distributed implementation), DistributedPoissonSolver
+// and DistributedMultigridPreconditioner used after the DoFHandler was
+// destroyed throw cellwise::Error on every rank (the check is collective: no
+// rank is left waiting in the cycle), instead of reading freed memory. A
+// temporary DoFHandler is refused at compile time.
+
+#include <cellwise/dealii/mpi_distributed_poisson_solver.h>
+#include <cellwise/dealii/mpi_multigrid_preconditioner.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
+
+#include <deal.II/base/exceptions.h>
+#include <deal.II/base/mpi.h>
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/solver_control.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+namespace
+{
+  using namespace dealii;
+  using cellwise::dealii::DealiiVector;
+  using cellwise::dealii::DistributedMultigridPreconditioner;
+  using cellwise::dealii::DistributedPoissonSolver;
+  using cellwise::dealii::MultigridPreconditioner;
+
+  static_assert(!std::is_constructible_v<DistributedPoissonSolver, DoFHandler<3> &&>);
+  static_assert(std::is_constructible_v<DistributedPoissonSolver, const DoFHandler<3> &>);
+  static_assert(!std::is_constructible_v<DistributedMultigridPreconditioner, DoFHandler<3> &&>);
+  static_assert(std::is_constructible_v<DistributedMultigridPreconditioner, const DoFHandler<3> &>);
+
+  /// Runs @p f; writes on how many ranks it threw cellwise::Error and rank
+  /// 0's message (without the source location), or "ok" on every rank.
+  template <typename F>
+  void
+  run(std::ostream &out, const std::string &what, const F &f)
+  {
+    unsigned int refused = 0;
+    std::string  message;
+    try
+      {
+        f();
+      }
+    catch (const cellwise::Error &e)
+      {
+        refused = 1;
+        message = e.what();
+        message = message.substr(0, message.rfind(" ["));
+      }
+    const unsigned int n = Utilities::MPI::sum(refused, MPI_COMM_WORLD);
+    if (n == 0)
+      out << what << ": ok" << std::endl;
+    else
+      out << what << ": refused on " << (n == Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) ? "every rank" : "some ranks only")
+          << ": " << message << std::endl;
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  deal_II_exceptions::disable_abort_on_exception(); // debug deal.II: ExcInUse reported, not fatal
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  std::ofstream  out;
+  if (Utilities::MPI::this_mpi_process(comm) == 0)
+    out.open("output");
+  out << "temporaries refused at compile time: yes" << std::endl;
+
+  parallel::distributed::Triangulation<3> tria(comm,
+                                               Triangulation<3>::limit_level_difference_at_vertices,
+                                               parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
+  GridGenerator::subdivided_hyper_rectangle(tria, {2, 1, 1}, Point<3>(0., 0., 0.), Point<3>(2., 1., 1.));
+  tria.refine_global(2);
+  const FE_Q<3> fe(2);
+  auto          dof_handler = std::make_unique<DoFHandler<3>>(tria);
+  dof_handler->distribute_dofs(fe);
+  dof_handler->distribute_mg_dofs();
+
+  const MultigridPreconditioner            front_door(*dof_handler);
+  const DistributedPoissonSolver           solver(*dof_handler);
+  const DistributedMultigridPreconditioner preconditioner(*dof_handler);
+  DealiiVector src(dof_handler->locally_owned_dofs(), comm), dst(src), x(src);
+  src = 1.;
+  SolverControl control(100, 1e-8);
+  out << front_door.describe() << std::endl;
+  run(out, "MultigridPreconditioner::vmult, DoFHandler alive", [&] { front_door.vmult(dst, src); });
+  run(out, "DistributedPoissonSolver::solve, DoFHandler alive", [&] { solver.solve(x, src, control); });
+
+  dof_handler.reset();
+  run(out, "MultigridPreconditioner::vmult", [&] { front_door.vmult(dst, src); });
+  run(out, "MultigridPreconditioner::solve", [&] { front_door.solve(x, src, control); });
+  run(out, "DistributedPoissonSolver::solve", [&] { solver.solve(x, src, control); });
+  run(out, "DistributedPoissonSolver::precondition", [&] { solver.precondition(dst, src); });
+  run(out, "DistributedMultigridPreconditioner::vmult", [&] { preconditioner.vmult(dst, src); });
+  return 0;
+}
