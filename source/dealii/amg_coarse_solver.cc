@@ -151,6 +151,7 @@ namespace cellwise::dealii
   void
   AmgCoarseSolver<Number>::solve(CellVector<Number> &u, const CellVector<Number> &b) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::AmgCoarseSolver::solve");
 #ifdef DEAL_II_WITH_TRILINOS
     const DofNumbering &numbering = data_->numbering;
     CELLWISE_CHECK(b.n_cells() * std::size_t(b.dofs_per_cell()) == numbering.global_index.size(),

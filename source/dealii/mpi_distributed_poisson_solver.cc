@@ -204,6 +204,7 @@ namespace cellwise::dealii
   void
   DistributedPoissonSolver::precondition(DealiiVector &dst, const DealiiVector &src) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::DistributedPoissonSolver::precondition");
     CELLWISE_CHECK(&dst != &src, "cellwise::dealii::DistributedPoissonSolver::precondition: dst and src must be different vectors");
     check_dofs_unchanged("cellwise::dealii::DistributedPoissonSolver::precondition");
     DistributedMultigridSolver::VectorType r, z;
@@ -229,6 +230,7 @@ namespace cellwise::dealii
   SolveStatistics
   DistributedPoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::DistributedPoissonSolver::solve");
     CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::DistributedPoissonSolver::solve: the solution and the right-hand "
                                       "side must be different vectors");
     check_dofs_unchanged("cellwise::dealii::DistributedPoissonSolver::solve");

@@ -140,6 +140,7 @@ namespace cellwise::dealii
   void
   MultigridPreconditioner::vmult(DealiiVector &dst, const DealiiVector &src) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::MultigridPreconditioner::vmult");
     CELLWISE_CHECK(&dst != &src, "cellwise::dealii::MultigridPreconditioner::vmult: dst and src must be different vectors");
     implementation_->vmult(dst, src);
   }
@@ -147,6 +148,7 @@ namespace cellwise::dealii
   SolveStatistics
   MultigridPreconditioner::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::MultigridPreconditioner::solve");
     return implementation_->solve(solution, rhs, control);
   }
 

@@ -159,6 +159,7 @@ namespace cellwise::dealii
   SolveStatistics
   MultigridPoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::MultigridPoissonSolver::solve");
     CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::MultigridPoissonSolver::solve: the solution and the right-hand "
                                       "side must be different vectors");
     check_numbering_unchanged(imported_, *dof_handler_, "cellwise::dealii::MultigridPoissonSolver::solve");
@@ -209,6 +210,7 @@ namespace cellwise::dealii
   SolveStatistics
   AdaptivePoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::AdaptivePoissonSolver::solve");
     CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::AdaptivePoissonSolver::solve: the solution and the right-hand "
                                       "side must be different vectors");
     check_numbering_unchanged(imported_, *dof_handler_, "cellwise::dealii::AdaptivePoissonSolver::solve");

@@ -83,6 +83,7 @@ namespace cellwise
   SolveStatistics
   AdaptiveMultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::AdaptiveMultigridSolver::solve");
     // FP64 only (checked at set-up): solve_outer never rebalances, so the
     // averaging DSS it would take is never called. The same checks of u and
     // b as the uniform solvers (shape, aliasing, non-finite values).

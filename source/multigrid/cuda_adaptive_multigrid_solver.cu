@@ -117,6 +117,7 @@ namespace cellwise
     SolveStatistics
     AdaptiveMultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
+      const auto lock = work_space_lock_.lock("cellwise::cuda::AdaptiveMultigridSolver::solve");
       // FP64 only (checked at set-up): solve_outer never rebalances, so the
       // averaging DSS it would take is never called.
       return solve_outer(parameters_, *active_operator_, n_active_cells(), degree_, *cycle_, u, b, active_mask_, control,

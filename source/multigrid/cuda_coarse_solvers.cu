@@ -38,6 +38,7 @@ namespace cellwise
     void
     CholeskyCoarseSolver<Number, Layout>::solve(VectorType &u, const VectorType &b) const
     {
+      const auto lock = work_space_lock_.lock("cellwise::cuda::CholeskyCoarseSolver::solve");
       CELLWISE_CHECK(b.n_cells() == host_b_.n_cells() && b.degree() == host_b_.degree(),
                      "cuda coarse solver: right-hand side of " << b.n_cells() << " cells of degree " << b.degree()
                                                               << ", the coarse level has " << host_b_.n_cells()

@@ -310,6 +310,7 @@ namespace cellwise
     SolveStatistics
     GeneralMultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
+      const auto lock = work_space_lock_.lock("cellwise::cuda::GeneralMultigridSolver::solve");
       Components &c = *components_;
       return solve_outer(c.parameters, *c.outer_operator, c.fine_operator->n_cells(), c.degree, *c.preconditioner, u, b, c.mask,
                          control, [&c](VectorType &r) {

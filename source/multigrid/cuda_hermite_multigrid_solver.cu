@@ -311,6 +311,7 @@ namespace cellwise
     SolveStatistics
     HermiteMultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
+      const auto lock = work_space_lock_.lock("cellwise::cuda::HermiteMultigridSolver::solve");
       // a given start is made clamped; an empty u is the zero guess (solve_outer)
       if (u.n_cells() != 0)
         {

@@ -194,6 +194,7 @@ namespace cellwise
     SolveStatistics
     MultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
+      const auto lock = work_space_lock_.lock("cellwise::cuda::MultigridSolver::solve");
       return solve_outer(parameters_, *outer_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, mask_, control,
                          [this](VectorType &r) {
                            if (!timer_)

@@ -370,6 +370,7 @@ namespace cellwise
   SolveStatistics
   HermiteMultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::HermiteMultigridSolver::solve");
     CELLWISE_CHECK(b.has_shape_of(mask_), "HermiteMultigridSolver: right-hand side of " << b.n_cells() << " cells of degree "
                                                                                         << b.degree() << " for "
                                                                                         << mask_.n_cells() << " active cells");

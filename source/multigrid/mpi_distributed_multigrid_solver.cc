@@ -318,6 +318,7 @@ namespace cellwise
   const DistributedLaplaceOperator<double> &
   DistributedMultigridSolver::outer_operator() const
   {
+    const auto lock = work_space_lock_.lock("cellwise::DistributedMultigridSolver::outer_operator");
     if (!outer_operator_) // (cell-local: no exchange, so no collective call)
       outer_operator_ = std::make_shared<const DistributedLaplaceOperator<double>>(
         outer_level_, degree_, parameters_.coefficient, parameters_.coefficient_evaluation);
@@ -342,6 +343,7 @@ namespace cellwise
   void
   DistributedMultigridSolver::gather(const VectorType &v, CellVector<double> &serial) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::DistributedMultigridSolver::gather");
     if (!outer_gather_) // collective, as every call of gather
       outer_gather_ = std::make_unique<SerialGather>(*outer_local_, comm_, outer_level_->serial_cells, degree_);
     outer_gather_->gather(v.local(), serial);
@@ -362,6 +364,7 @@ namespace cellwise
   SolveStatistics
   DistributedMultigridSolver::solve(VectorType &distributed_u, const VectorType &distributed_b, IterationControl &control) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::DistributedMultigridSolver::solve");
     // collectively: a rank with a wrong vector must not leave the others
     // waiting in the solve's first reduction
     const bool b_fits     = distributed_b.level_pointer() == outer_level_ && distributed_b.degree() == degree_;
@@ -369,10 +372,10 @@ namespace cellwise
     check_collectively(comm_, b_fits && (zero_guess || (distributed_u.level_pointer() == outer_level_ && distributed_u.degree() == degree_)),
                        "DistributedMultigridSolver::solve: the right-hand side or the initial guess is not a vector of the "
                        "outer level (vector())");
+    CollectiveControl collective_control(control, comm_);
     if (device_)
       {
 #ifdef CELLWISE_WITH_CUDA
-    CollectiveControl collective_control(control, comm_);
         // (an empty guess is zero on the device: no host zeros uploaded)
         return solve_on_device(distributed_u, distributed_b, zero_guess, collective_control);
 #endif
@@ -405,6 +408,7 @@ namespace cellwise
   void
   DistributedMultigridSolver::precondition(VectorType &z, const VectorType &r) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::DistributedMultigridSolver::precondition");
     check_collectively(comm_, r.level_pointer() == outer_level_ && r.degree() == degree_,
                        "DistributedMultigridSolver::precondition: the residual is not a vector of the outer level (vector())");
     z.reinit(r);

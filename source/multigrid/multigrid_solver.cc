@@ -189,6 +189,7 @@ namespace cellwise
   SolveStatistics
   MultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
+    const auto lock = work_space_lock_.lock("cellwise::MultigridSolver::solve");
     const auto mean_dss = [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), fine_skeleton_, r, DssMode::mean); };
     if (!null_space_)
       return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(),

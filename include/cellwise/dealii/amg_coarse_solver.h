@@ -61,6 +61,8 @@ namespace cellwise::dealii
     last_iterations() const;
 
   private:
+    /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+    WorkSpaceLock work_space_lock_;
     struct Data;
     std::unique_ptr<Data> data_;
   };

@@ -28,6 +28,7 @@
  * Built where deal.II and cellwise::mpi are (library cellwise::dealii).
  */
 
+#include <cellwise/base/work_space_lock.h>
 #include <cellwise/dealii/mpi_box_partition.h>
 #include <cellwise/dealii/solver.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
@@ -55,12 +56,12 @@ namespace cellwise::dealii
     DistributedPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                              const MultigridParameters        &parameters = {},
                              std::ostream                     *log        = nullptr);
-
     /// The DoFHandler is watched (LiveDoFHandler): a solve after it or its
     /// Triangulation was destroyed throws cellwise::Error on every rank; a
     /// temporary one is refused at compile time.
     DistributedPoissonSolver(const ::dealii::DoFHandler<3, 3> &&dof_handler, const MultigridParameters &parameters = {},
                              std::ostream *log = nullptr) = delete;
+
     DistributedPoissonSolver(const DistributedPoissonSolver &) = delete;
     DistributedPoissonSolver &
     operator=(const DistributedPoissonSolver &) = delete;
@@ -103,6 +104,8 @@ namespace cellwise::dealii
     }
 
   private:
+    /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+    WorkSpaceLock work_space_lock_;
     /// The owned cells of the outer level into a distributed cell vector:
     /// (@p balanced) every copy of DoF j gets v_j / valence_j, else v_j.
     void

@@ -42,6 +42,7 @@
  * the correction back; solve() keeps the outer iteration on the device.
  */
 
+#include <cellwise/base/work_space_lock.h>
 #include <cellwise/dealii/solver.h>
 #include <cellwise/multigrid/capabilities.h>
 
@@ -68,7 +69,6 @@ namespace cellwise::dealii
     MultigridPreconditioner(const ::dealii::DoFHandler<3, 3> &dof_handler,
                             const MultigridParameters        &parameters = {},
                             std::ostream                     *log        = nullptr);
-    ~MultigridPreconditioner();
     /// The DoFHandler is kept (the mapping only read here): a temporary is
     /// refused at compile time, and a vmult or solve after the DoFHandler or
     /// its Triangulation was destroyed throws cellwise::Error (build the
@@ -77,6 +77,7 @@ namespace cellwise::dealii
                             const MultigridParameters &parameters = {}, std::ostream *log = nullptr) = delete;
     MultigridPreconditioner(const ::dealii::DoFHandler<3, 3> &&dof_handler, const MultigridParameters &parameters = {},
                             std::ostream *log = nullptr) = delete;
+    ~MultigridPreconditioner();
 
     // The solver keeps references to the imported hierarchy and the
     // DoFHandler (which must outlive it).
@@ -125,6 +126,8 @@ namespace cellwise::dealii
     class Implementation;
 
   private:
+    /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+    WorkSpaceLock work_space_lock_;
     std::unique_ptr<const Implementation> implementation_;
   };
 } // namespace cellwise::dealii

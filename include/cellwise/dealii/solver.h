@@ -18,9 +18,10 @@
  * from the reported value by a modest factor either way.
  */
 
+#include <cellwise/base/work_space_lock.h>
 #include <cellwise/dealii/import.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/dealii/live_pointer.h>
+#include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/solver_control.h>
@@ -187,7 +188,9 @@ namespace cellwise::dealii
     }
 
   private:
-    ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+    /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+    WorkSpaceLock work_space_lock_;
+    LiveDoFHandler                                          dof_handler_;
     ImportedHierarchy                                       imported_;
     MultigridParameters                                     parameters_;
     std::unique_ptr<HostVectorSolver>                       solver_;
@@ -289,7 +292,9 @@ namespace cellwise::dealii
     active_operator() const;
 
   private:
-    ::dealii::SmartPointer<const ::dealii::DoFHandler<3, 3>> dof_handler_;
+    /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+    WorkSpaceLock work_space_lock_;
+    LiveDoFHandler                                          dof_handler_;
     ImportedHierarchy                                       imported_;
     MultigridParameters                                     parameters_;
     std::unique_ptr<AdaptiveHostVectorSolver>               solver_;

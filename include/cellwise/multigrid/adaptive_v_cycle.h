@@ -265,6 +265,7 @@ namespace cellwise
     void
     vmult(VectorType &z, const VectorType &r) const override
     {
+      const auto lock = work_space_lock_.lock("cellwise::LocalSmoothingVCycle::vmult");
       CELLWISE_CHECK(r.n_cells() == active_transfer_->n_active_cells(),
                      "adaptive V-cycle: active vector of " << r.n_cells() << " cells for " << active_transfer_->n_active_cells()
                                                            << " active cells");
@@ -321,6 +322,7 @@ namespace cellwise
     Components                                             components_;
     Parameters                                             parameters_;
     mutable std::vector<VectorType>                        u_, b_, Au_;
+    WorkSpaceLock                                          work_space_lock_;
   };
 
   /// The host adaptive V-cycle: LocalSmoothingVCycle with the host's
@@ -338,7 +340,7 @@ namespace cellwise
     AdaptiveVCycle(const ActiveMesh &mesh, Components components, const Parameters &parameters)
       : Base(std::make_shared<HostActiveLevelTransfer<Number, Layout>>(mesh), std::move(components), parameters)
     {}
-  };
-} // namespace cellwise
     /// A temporary mesh would dangle.
     AdaptiveVCycle(const ActiveMesh &&mesh, Components components, const Parameters &parameters) = delete;
+  };
+} // namespace cellwise

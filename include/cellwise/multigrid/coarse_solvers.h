@@ -129,6 +129,7 @@ namespace cellwise
     void
     solve(VectorType &u, const VectorType &b) const override
     {
+      const auto lock = work_space_lock_.lock("cellwise::CgCoarseSolver::solve");
       using Number = typename VectorType::value_type;
       if (!u.has_shape_of(b))
         u.reinit(b);
@@ -208,5 +209,6 @@ namespace cellwise
     mutable unsigned int                             last_iterations_ = 0;
     mutable unsigned int                             n_incomplete_    = 0;
     mutable VectorType                               r_, z_, p_, q_;
+    WorkSpaceLock                                    work_space_lock_;
   };
 } // namespace cellwise

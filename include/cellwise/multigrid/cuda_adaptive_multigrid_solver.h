@@ -108,6 +108,8 @@ namespace cellwise
       }
 
     private:
+      /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+      WorkSpaceLock work_space_lock_;
       const LevelHierarchy                              &hierarchy_;
       unsigned int                                       degree_;
       MultigridParameters                                parameters_;

@@ -52,6 +52,7 @@ namespace cellwise
     private:
       std::unique_ptr<::cellwise::CholeskyCoarseSolver<Number, Layout>> host_solver_;
       mutable HostVectorType                                            host_u_, host_b_;
+      WorkSpaceLock                                                     work_space_lock_;
     };
   } // namespace cuda
 } // namespace cellwise

@@ -91,6 +91,8 @@ namespace cellwise
       preconditioner() const;
 
     private:
+      /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+      WorkSpaceLock work_space_lock_;
       struct Components;
       std::unique_ptr<Components> components_;
     };

@@ -114,6 +114,8 @@ namespace cellwise
       }
 
     private:
+      /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+      WorkSpaceLock work_space_lock_;
       struct Components;
       std::unique_ptr<Components> components_;
       VectorType                  mask_;

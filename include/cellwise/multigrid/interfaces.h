@@ -13,6 +13,7 @@
  * beside the operators that implement it.
  */
 
+#include <cellwise/base/work_space_lock.h>
 #include <cellwise/operators/level_operator.h>
 
 #include <memory>
@@ -199,6 +200,15 @@ namespace cellwise
       add_correction(u);
       A.masked_residual(r, b, u, mask);
     }
+    /// The outer iteration's solve that used this step ended (normally or
+    /// by an exception). A step that keeps its preconditioner's work space
+    /// from one call to the next (the mixed-precision one: the FP32
+    /// correction) holds the preconditioner's WorkSpaceLock from its first
+    /// apply to here, so that no other caller of that preconditioner
+    /// overwrites the kept correction in between.
+    virtual void
+    end_of_solve()
+    {}
   };
 
   /// A preconditioner: z = M^{-1} r, r dual, z primal.

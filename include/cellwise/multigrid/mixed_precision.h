@@ -40,6 +40,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -72,6 +73,7 @@ namespace cellwise
     void
     vmult(OuterVector &z, const OuterVector &r) const override
     {
+      const auto lock = work_space_lock_.lock("cellwise::MixedPrecisionPreconditioner::vmult");
       round(r);
       inner_->vmult(z_, r_);
       z.copy_from(z_); // exact widening
@@ -135,6 +137,7 @@ namespace cellwise
       double
       apply(const OuterVector &r) override
       {
+        hold_work_space();
         V_.round(r);
         return cycle_and_pairing();
       }
@@ -177,6 +180,7 @@ namespace cellwise
       double
       update_residual_and_apply(OuterVector &r, const double a, const OuterVector &q) override
       {
+        hold_work_space();
         if (V_.rebalanced_rounding_.update_and_round)
           {
             V_.rebalanced_rounding_.update_and_round(r, a, q, V_.r_);
@@ -201,7 +205,22 @@ namespace cellwise
           StationaryStep<OuterVector>::add_correction_and_residual(u, A, b, mask, r);
       }
 
+      void
+      end_of_solve() override
+      {
+        held_.reset();
+      }
+
     private:
+      /// The correction is kept in V's FP32 vectors from one call to the
+      /// next: V's lock is held from the first apply of a solve to its end.
+      void
+      hold_work_space()
+      {
+        if (!held_)
+          held_.emplace(V_.work_space_lock_.lock("cellwise::MixedPrecisionPreconditioner (the step of an outer iteration)"));
+      }
+
       /// The FP32 cycle on the rounded residual, and ⟨fl32(r), z⟩.
       double
       cycle_and_pairing() const
@@ -210,7 +229,8 @@ namespace cellwise
         return V_.r_.dot(V_.z_);
       }
 
-      const MixedPrecisionPreconditioner &V_;
+      const MixedPrecisionPreconditioner      &V_;
+      std::optional<WorkSpaceLock::Holder> held_;
     };
 
     /// r_ = fl32(r), or fl32(Π r) where the backend fused the rebalancing.
@@ -225,6 +245,7 @@ namespace cellwise
 
     std::shared_ptr<const Preconditioner<InnerVector>> inner_;
     mutable InnerVector                                r_, z_;
+    WorkSpaceLock                                      work_space_lock_;
     CorrectedResidual                                  corrected_residual_;
     RebalancedRounding                                 rebalanced_rounding_;
   };

@@ -185,6 +185,8 @@ namespace cellwise
     exchange_per_cycle() const;
 
   private:
+    /// Serializes the solves of threads that share this object (base/work_space_lock.h).
+    WorkSpaceLock work_space_lock_;
     /// The set-up after the partition is known (both constructors).
     void
     set_up(std::ostream *log);

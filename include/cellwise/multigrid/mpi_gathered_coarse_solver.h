@@ -49,6 +49,7 @@ namespace cellwise
     void
     solve(VectorType &u, const VectorType &b) const override
     {
+      const auto lock = work_space_lock_.lock("cellwise::GatheredCoarseSolver::solve");
       if constexpr (std::is_same_v<Memory, MemorySpace::Host>)
         solve_on_host(u, b);
       else
@@ -81,5 +82,6 @@ namespace cellwise
     std::shared_ptr<const DistributedLevel>               level_;
     SerialGather                                          gather_;
     mutable SerialVectorType                              serial_b_, serial_u_;
+    WorkSpaceLock                                         work_space_lock_;
   };
 } // namespace cellwise

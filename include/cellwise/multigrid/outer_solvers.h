@@ -119,6 +119,27 @@ namespace cellwise
 
   namespace internal
   {
+    /// Tells a step that the solve using it ended, however it ends (a
+    /// return, a NoConvergence, an error): StationaryStep::end_of_solve.
+    template <typename VectorType>
+    class StepOfOneSolve
+    {
+    public:
+      explicit StepOfOneSolve(StationaryStep<VectorType> &step)
+        : step_(step)
+      {}
+      StepOfOneSolve(const StepOfOneSolve &) = delete;
+      StepOfOneSolve &
+      operator=(const StepOfOneSolve &) = delete;
+      ~StepOfOneSolve()
+      {
+        step_.end_of_solve();
+      }
+
+    private:
+      StationaryStep<VectorType> &step_;
+    };
+
     /// Whether VectorType has has_shape_of (the cell vectors).
     template <typename VectorType, typename = void>
     struct offers_has_shape_of : std::false_type
@@ -171,7 +192,8 @@ namespace cellwise
     // z = V r is kept by the preconditioner's step, in whatever form it
     // computed it (a mixed-precision one: its FP32 correction, never widened
     // into a vector here)
-    StationaryStep<VectorType> *const cycle = &w.step_of(V);
+    StationaryStep<VectorType> *const          cycle = &w.step_of(V);
+    const internal::StepOfOneSolve<VectorType> step_in_use(*cycle);
     VectorType                       &r = w.r, &p = w.p, &q = w.q;
     A.masked_residual(r, b, u, mask);
     if (prepare_residual)
@@ -249,6 +271,7 @@ namespace cellwise
     OuterWorkVectors<VectorType>      own_work;
     OuterWorkVectors<VectorType>     &w     = work ? *work : own_work;
     StationaryStep<VectorType> *const cycle = &w.step_of(V);
+    const internal::StepOfOneSolve<VectorType> step_in_use(*cycle);
     VectorType                       &r     = w.r;
     SolveStatistics                   statistics;
     double                            initial_rz = 0;

@@ -74,6 +74,7 @@ namespace cellwise
     void
     smooth(VectorType &u, const VectorType &b, const bool zero_initial_guess, SweepDirection) const override
     {
+      const auto lock = work_space_lock_.lock("cellwise::PointJacobiSmoother::smooth");
       jacobi_steps(*op_, preconditioner_, u, b, zero_initial_guess, parameters_.omega, parameters_.n_steps, residual_);
     }
 
@@ -88,6 +89,7 @@ namespace cellwise
     Preconditioner      preconditioner_;
     Parameters          parameters_;
     mutable VectorType  residual_;
+    WorkSpaceLock       work_space_lock_;
   };
 
   template <typename Preconditioner>
@@ -98,14 +100,14 @@ namespace cellwise
     using OperatorType = typename Preconditioner::OperatorType;
     using Parameters   = ChebyshevParameters;
 
-    /// @p op is kept by reference; @p mask is 1 on free and 0 on masked copies.
-    /// @p extra: further arguments of the preconditioner's constructor
     /// The operator (and, for the host preconditioner, the level) is kept by
     /// reference: temporaries would dangle.
     template <typename... Extra>
     PointChebyshevSmoother(const Level &&level, const OperatorType &op, const VectorType &mask, const Parameters &parameters, Extra &&...extra) = delete;
     template <typename... Extra>
     PointChebyshevSmoother(const Level &level, const OperatorType &&op, const VectorType &mask, const Parameters &parameters, Extra &&...extra) = delete;
+    /// @p op is kept by reference; @p mask is 1 on free and 0 on masked copies.
+    /// @p extra: further arguments of the preconditioner's constructor
     /// (the device's takes the level's shared device data).
     template <typename... Extra>
     PointChebyshevSmoother(const Level &level, const OperatorType &op, const VectorType &mask, const Parameters &parameters, Extra &&...extra)
@@ -121,6 +123,7 @@ namespace cellwise
     void
     smooth(VectorType &u, const VectorType &b, const bool zero_initial_guess, SweepDirection) const override
     {
+      const auto lock = work_space_lock_.lock("cellwise::PointChebyshevSmoother::smooth");
       chebyshev_steps(*op_, preconditioner_, u, b, zero_initial_guess, parameters_.degree, min_eigenvalue_, max_eigenvalue_,
                       residual_, update_);
     }
@@ -140,5 +143,6 @@ namespace cellwise
     double              max_eigenvalue_           = 0;
     double              min_eigenvalue_           = 0;
     mutable VectorType  residual_, update_;
+    WorkSpaceLock       work_space_lock_;
   };
 } // namespace cellwise

@@ -221,6 +221,11 @@ namespace cellwise
       TimedScope scope(timer_, correction_part_ + " and the next residual");
       inner_->add_correction_and_residual(u, A, b, mask, r);
     }
+    void
+    end_of_solve() override
+    {
+      inner_->end_of_solve();
+    }
 
   private:
     std::unique_ptr<StationaryStep<VectorType>> inner_;

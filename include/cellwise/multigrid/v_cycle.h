@@ -78,6 +78,7 @@ namespace cellwise
     void
     vmult(VectorType &z, const VectorType &r) const override
     {
+      const auto lock = work_space_lock_.lock("cellwise::VCycle::vmult");
       cycle(n_levels() - 1, z, r);
     }
 
@@ -134,5 +135,6 @@ namespace cellwise
     Components         components_;
     Parameters         parameters_;
     mutable std::vector<VectorType> u_, b_, Au_;
+    WorkSpaceLock                   work_space_lock_;
   };
 } // namespace cellwise
