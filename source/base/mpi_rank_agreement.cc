@@ -16,15 +16,15 @@ namespace cellwise
 
   namespace
   {
-    /// @p text of rank 0 on every rank (collective).
+    /// @p text of rank @p root on every rank (collective).
     std::string
-    rank_zero_text(const std::string &text, const MPI_Comm comm)
+    text_of_rank(const std::string &text, const int root, const MPI_Comm comm)
     {
       unsigned long long length = text.size();
-      CELLWISE_MPI_CHECK(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm));
-      std::string result = mpi_rank(comm) == 0 ? text : std::string(length, '\0');
+      CELLWISE_MPI_CHECK(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, comm));
+      std::string result = mpi_rank(comm) == root ? text : std::string(length, '\0');
       if (length > 0)
-        CELLWISE_MPI_CHECK(MPI_Bcast(result.data(), static_cast<int>(length), MPI_CHAR, 0, comm));
+        CELLWISE_MPI_CHECK(MPI_Bcast(result.data(), static_cast<int>(length), MPI_CHAR, root, comm));
       return result;
     }
   } // namespace
@@ -54,13 +54,24 @@ namespace cellwise
                                        MPI_MAX, comm));
     std::ostringstream differences;
     unsigned int       n_different = 0;
+    const int          rank = mpi_rank(comm), size = mpi_size(comm);
     for (std::size_t i = 0; i < n_common; ++i)
       if (digests[2 * i] != ~digests[2 * i + 1])
         {
-          // every rank knows the same differing settings: the broadcasts match
-          const std::string on_zero = rank_zero_text(settings_[i].first + " = " + settings_[i].second, comm);
-          differences << (n_different++ ? "; " : "") << "rank 0 has " << on_zero << ", this rank (" << mpi_rank(comm)
-                      << ") " << settings_[i].first << " = " << settings_[i].second;
+          // every rank knows the same differing settings, so the calls
+          // below match: rank 0's digest, the first rank that differs from
+          // it, and the values of both
+          const unsigned long long mine = fnv1a_64(settings_[i].second, fnv1a_64(settings_[i].first + "="));
+          unsigned long long       zero = mine;
+          CELLWISE_MPI_CHECK(MPI_Bcast(&zero, 1, MPI_UNSIGNED_LONG_LONG, 0, comm));
+          int first = mine != zero ? rank : size;
+          CELLWISE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm));
+          const std::string on_zero  = text_of_rank(settings_[i].second, 0, comm);
+          const std::string on_first = text_of_rank(settings_[i].second, first, comm);
+          differences << (n_different++ ? "; " : "") << settings_[i].first << ": rank 0 has " << on_zero << ", rank " << first
+                      << " has " << on_first;
+          if (rank != 0 && rank != first && mine != zero)
+            differences << " (this rank, " << rank << ": " << settings_[i].second << ")";
         }
     if (count[0] != n_common)
       differences << (n_different++ ? "; " : "") << "and the ranks passed different numbers of settings (" << settings_.size()

@@ -152,6 +152,20 @@ namespace cellwise
     return s.str();
   }
 
+  void
+  check_coefficient_contrast(const std::vector<double> &averages)
+  {
+    if (averages.empty())
+      return;
+    const auto [low, high] = std::minmax_element(averages.begin(), averages.end());
+    CELLWISE_CHECK(*high <= max_coefficient_contrast * *low,
+                   "the coefficient ranges from " << *low << " (cell " << low - averages.begin() << ") to " << *high << " (cell "
+                                                  << high - averages.begin() << ") on one level: a contrast of "
+                                                  << *high / *low << ", beyond the " << max_coefficient_contrast
+                                                  << " an FP64 solve resolves (its answer on the cells of the small values "
+                                                     "would be rounding error); bound the coefficient's range");
+  }
+
   template <typename Number>
   LaplaceMetric<Number>
   make_laplace_metric(const Level                &level,
@@ -414,6 +428,8 @@ namespace cellwise
       UninitializedVector<double>().swap(chunk_scales[k]);
     });
     metric.offset.resize(n_cells);
+    if (coefficient)
+      check_coefficient_contrast(metric.coefficient_averages);
     return metric;
   }
 

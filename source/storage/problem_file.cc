@@ -1,4 +1,5 @@
 #include <cellwise/base/exceptions.h>
+#include <cellwise/base/system_memory.h>
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/storage/problem_file.h>
 
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -1003,8 +1005,38 @@ namespace cellwise
 
 
 
+  namespace
+  {
+    Problem
+    read_problem_contents(const std::string &filename);
+  }
+
   Problem
   read_problem_file(const std::string &filename)
+  {
+    // the counts are bounded by the file's size before anything is
+    // allocated; a file that is as large as it claims (a sparse one, or a
+    // real one) can still ask for more than this process may use: a clear
+    // error, not std::bad_alloc
+    try
+      {
+        return read_problem_contents(filename);
+      }
+    catch (const std::bad_alloc &)
+      {
+        const HostMemoryLimit limit = host_memory_limit();
+        CELLWISE_CHECK(false, "problem file " << filename << ": its levels and vectors do not fit into the memory this process "
+                                                 "may use ("
+                                              << (limit.known ? format_bytes(double(limit.bytes)) + ", bounded by " + limit.source
+                                                              : std::string("the system did not say how much"))
+                                              << ")");
+      }
+  }
+
+  namespace
+  {
+  Problem
+  read_problem_contents(const std::string &filename)
   {
     check_host(filename);
     Reader in(filename);
@@ -1117,6 +1149,8 @@ namespace cellwise
   }
 
 
+
+  } // namespace
 
   ScalarFunction
   cell_coefficient_function(const Problem &problem)

@@ -470,6 +470,55 @@ TEST(ProblemFileValidation, HugeDescriptionInASparseFileIsRefusedWithoutAllocati
   EXPECT_LT(seconds, 1.) << "the refusal took " << seconds << " s";
 }
 
+// A sparse file as large as it claims: 2e7 cells of level 0 within what the
+// header's subdivisions allow and the file's bytes hold, more than the
+// process may allocate (an address-space limit of 512 MiB above what it
+// has): a clear error naming the file and the limit, not std::bad_alloc.
+TEST(ProblemFileValidation, LevelsBeyondTheMemoryLimitGetAClearError)
+{
+  const std::string good = temporary_file("large_source");
+  write_problem_file(good, box_problem());
+  std::vector<char> header = file_bytes(good);
+  std::remove(good.c_str());
+  header.resize(53);
+  put(header, 20, std::uint32_t(1));                                   // one level
+  for (const std::size_t at : {24, 28, 32})
+    put(header, at, std::uint32_t(300));                               // 300^3 coarse cells allowed
+  put(header, 36, std::uint8_t(0));                                    // uniform
+  put(header, 37, std::uint32_t(0));                                   // no Dirichlet ids
+  put(header, 41, std::uint32_t(0));                                   // no description
+  put(header, 45, std::uint32_t(20000000));                            // cells of level 0
+  put(header, 49, std::uint32_t(20000000));                            // owned
+  const std::string sparse = temporary_file("large");
+  write_bytes(sparse, header);
+  ASSERT_EQ(::truncate(sparse.c_str(), off_t(4300000000ll)), 0) << "cannot make a sparse file of 4.3 GB";
+
+  std::ifstream statm("/proc/self/statm");
+  std::size_t   pages = 0;
+  statm >> pages;
+  struct rlimit old_limit;
+  ASSERT_EQ(::getrlimit(RLIMIT_AS, &old_limit), 0);
+  struct rlimit limit = old_limit;
+  const rlim_t  room  = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + (rlim_t(512) << 20);
+  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > room)
+    limit.rlim_cur = room;
+  ASSERT_EQ(::setrlimit(RLIMIT_AS, &limit), 0);
+  std::string message;
+  bool        bad_alloc = false;
+  try
+    {
+      message = read_error(sparse);
+    }
+  catch (const std::bad_alloc &)
+    {
+      bad_alloc = true;
+    }
+  ASSERT_EQ(::setrlimit(RLIMIT_AS, &old_limit), 0);
+  std::remove(sparse.c_str());
+  EXPECT_FALSE(bad_alloc) << "std::bad_alloc escaped the reader";
+  expect_message(message, {"problem file " + sparse, "do not fit into the memory this process may use", "bounded by"});
+}
+
 // A FIFO without a writer: open(2) for reading would wait for a writer
 // forever. Refused at once; should the read block all the same, the guard
 // opens the FIFO for writing after 10 s so that the test ends (and fails).

@@ -11,6 +11,7 @@
 #include <cellwise/multigrid/memory_estimate.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
+#include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #ifdef CELLWISE_WITH_CUDA
 #  include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
@@ -187,6 +188,41 @@ TEST(Reliability, BoxesOutOfTheNumberRangeGetTheRealCause)
   mixed.precision     = Precision::mixed;
   const std::string m = error_of([&] { MultigridSolver solver(h, 2, mixed); });
   EXPECT_TRUE(contains(m, "FP32 operator") && contains(m, "double precision")) << m;
+}
+
+// A coefficient whose cell values span more than FP64 resolves (a problem
+// file with one cell's coefficient at 1e-300 was solved with exit 0 and
+// errors of 1e297): refused by name, on the host and through the averages
+// the device operators take; a contrast of 1e6 (and a constant 1e-30)
+// still solves.
+TEST(Reliability, CoefficientContrastBeyondFp64IsRefused)
+{
+  const LevelHierarchy h = make_box_hierarchy(BoxDescription{}, 2);
+  MultigridParameters  parameters;
+  parameters.coefficient = [](const Point &x) { return x[0] < 0.25 && x[1] < 0.25 && x[2] < 0.25 ? 1e-300 : 1.; };
+  try
+    {
+      const MultigridSolver solver(h, 2, parameters);
+      FAIL() << "a coefficient contrast of 1e300 was accepted";
+    }
+  catch (const Error &e)
+    {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("the coefficient ranges from 1e-300"), std::string::npos) << what;
+      EXPECT_NE(what.find("beyond the 1e+12 an FP64 solve resolves"), std::string::npos) << what;
+    }
+  EXPECT_THROW(cell_coefficient_averages(h.levels.back(), 2, parameters.coefficient), Error);
+  for (const double low : {1e-6, 1e-30})
+    {
+      SCOPED_TRACE(low);
+      parameters.coefficient = [low](const Point &x) { return x[0] < 0.5 || low < 1e-20 ? low : 1.; };
+      const MultigridSolver solver(h, 2, parameters);
+      CellVector<double>    b, u;
+      assemble_right_hand_side(h.levels.back(), 2, [](const Point &) { return 1.; }, b);
+      u.reinit(b);
+      MonitorControl control(100, 1e-8);
+      EXPECT_NO_THROW(solver.solve(u, b, control));
+    }
 }
 
 TEST(MemoryEstimate, HostEstimateCoversTheMeasuredPeaksWithLittleToSpare)

@@ -185,9 +185,23 @@ namespace cellwise
    * cells as @p general_values says (omitted: their data are empty). Throws
    * cellwise::Error naming the cell and point where det J is not positive
    * (an inverted or degenerate cell) or the coefficient is not positive and
-   * finite. Runs in parallel over the cells; @p coefficient is called
+   * finite, or its cell averages span more than max_coefficient_contrast
+   * (check_coefficient_contrast). Runs in parallel over the cells; @p coefficient is called
    * concurrently.
    */
+  /// The largest ratio of two cells' coefficient averages on a level that
+  /// make_laplace_metric accepts. With a larger one the operator's rows of
+  /// the small values are below the rounding of the large ones' in FP64:
+  /// the solve "converges" with an answer there that is rounding error
+  /// (a problem file with one cell's coefficient at 1e-300 was solved with
+  /// exit 0 and errors of 1e297).
+  constexpr double max_coefficient_contrast = 1e12;
+
+  /// Throws cellwise::Error naming the two cells if the largest of
+  /// @p averages exceeds max_coefficient_contrast times the smallest.
+  void
+  check_coefficient_contrast(const std::vector<double> &averages);
+
   template <typename Number>
   LaplaceMetric<Number>
   make_laplace_metric(const Level           &level,
