@@ -44,6 +44,13 @@ cases=(
   "--iterations 0"
   "--solver cg --cycle forward --smoother patch"
   "--adaptive-steps 1 --precision mixed"
+  "--stop-on extrapolated --solver cg"
+  "--marker ball"
+  "--jacobi-omega 0.5"
+  "--box 0,0,0,1e-300,1,1"
+  "--box -1e308,-1e308,-1e308,1e308,1e308,1e308"
+  "--problem-file /tmp"
+  "--problem-file /dev/null"
 )
 
 echo "# Bad input and what it gets"
@@ -77,5 +84,25 @@ cat <<'EOF2'
 | boxes whose cell counts exceed a level's index types | `cellwise::Error` before anything is allocated | `Reliability.BoxesBeyondTheIndexTypesAreRefusedBeforeAllocation` |
 | cells of width 1e-300 or 1e308; factors beyond FP32 in mixed precision | `cellwise::Error` naming the cell and the number range | `Reliability.BoxesOutOfTheNumberRangeGetTheRealCause` |
 | a failed solve through the deal.II fast entry points | `dealii::SolverControl::NoConvergence` with the cell-wise reason | `dealii/poisson_fast_entry` |
+| two threads calling `solve()` / `vmult` of one solver, V-cycle or preconditioner at once | serialized by the object's `WorkSpaceLock` (`base/work_space_lock.h`): each thread gets the answer of its call alone, bit for bit; a re-entry from inside the object's own call: `cellwise::Error` naming the member | `Concurrent*`, `WorkSpaceLock.*`, `CudaConcurrentSolve.*`, `dealii/concurrent_solve`; under ThreadSanitizer: `scripts/run-sanitizers.sh thread` |
+| ranks of one job given different parameters, degree, mesh (box, refinements, boundary ids, map) | `cellwise::Error` on every rank before anything else collective, naming each setting with rank 0's value and the first differing rank's (`RankAgreement`, `base/mpi_rank_agreement.h`) | `RankAgreement.*` (1–4 ranks) |
+| ranks given different stopping controls (tolerance, iteration limit) | `cellwise::Error` on every rank at the step where their decisions part | `RankAgreement.DistributedSolveRefusesStoppingControlsThatDiffer` |
+| `cellwise-poisson` under `mpirun` with a different command line on one rank | exit 2 on every rank, both command lines named | `poisson_mpi_refuses_disagreeing_*` |
+| a problem file edited with its checksum recomputed: a changed cell size, a broken or asymmetric neighbour link, a boundary id that differs between levels, a child off its parent, mapped faces that do not meet | `cellwise::Error` naming the file, level, cell and defect (structural validation after the checksum) | `ProblemFileValidation.*` |
+| a problem file that is a FIFO, a directory or a device; a sparse file with a huge count; levels beyond the memory limit | refused at once (regular files only), counts bounded before any allocation, `std::bad_alloc` named with the limit | `ProblemFileValidation.*` |
+| a temporary level, hierarchy, operator, mesh, mapping or mask given to a class that keeps a reference | does not compile (deleted `const &&` overloads) | `Lifetime.*` (host, cuda, MPI) |
+| a deal.II solver or preconditioner used after its DoFHandler was destroyed | `cellwise::Error` (collective on ranks): build it again | `dealii/dof_handler_lifetime`, `dealii/mpi_dof_handler_lifetime` |
+| a coefficient whose cell averages span more than 1e12 | `cellwise::Error` naming both cells (an FP64 solve would "converge" to rounding error) | `Reliability.CoefficientContrastBeyondFp64IsRefused` |
+| a process under `ulimit -v`, `ulimit -d` or a cgroup memory limit | the memory check takes the smallest limit and names it (`host_memory_limit()`) | `SystemLimits.*`, `poisson_refuses_what_does_not_fit_under_ulimit_v` |
+| a box that is not a box of doubles (a width that overflows, cells below the resolution of their coordinates) | `cellwise::Error` from the box builder | `SystemLimits.BoxBuilderRefusesBoxesThatAreNotBoxesOfDoubles` |
+
+## The bad-input probe
+
+`bash scripts/bad-input-probe.sh build/examples/poisson/cellwise-poisson $(which mpiexec)`
+runs about 200 adversarial inputs (options, problem files corrupted with
+their checksum recomputed, ranks with different options, memory limits)
+and counts clear errors, unclear errors, crashes, hangs and accepted
+inputs; it exits 1 on a crash or a hang. Its last runs are in
+`doc/reliability-probe.md`.
 EOF2
 exit $status

@@ -26,6 +26,8 @@
 
 #include <omp.h>
 
+#include <new>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -282,10 +284,22 @@ namespace
       catch (const std::exception &e)
         {
           // which level failed, and the rows finished before it; the error
-          // itself goes to stderr (one line) from main
-          std::cout << "L = " << L << " failed: " << e.what() << std::endl;
+          // itself goes to stderr (one line) from main. An allocation that
+          // failed although the estimate fit (what the estimate does not
+          // count: thread stacks and malloc arenas under ulimit -v, other
+          // processes meanwhile) names the limit, not only std::bad_alloc.
+          std::string what = e.what();
+          if (dynamic_cast<const std::bad_alloc *>(&e) != nullptr)
+            {
+              const cellwise::HostMemoryLimit limit = cellwise::host_memory_limit();
+              what = "out of host memory (" + what + "): an allocation failed with " +
+                     (limit.known ? cellwise::format_bytes(double(limit.bytes)) + " available now, bounded by " + limit.source
+                                  : std::string("no limit the system reports")) +
+                     "; refine less or raise the limit";
+            }
+          std::cout << "L = " << L << " failed: " << what << std::endl;
           print_summary(rows);
-          throw LevelFailure("at L = " + std::to_string(L) + ": " + e.what(),
+          throw LevelFailure("at L = " + std::to_string(L) + ": " + what,
                              dynamic_cast<const cellwise::NoConvergence *>(&e) != nullptr);
         }
     print_summary(rows);
