@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cmath>
@@ -36,10 +38,18 @@ using namespace cellwise::testing;
 
 namespace
 {
+  /// A file name of its own per test, process and @p name: ctest runs the
+  /// tests of this program side by side, and two that wrote one file
+  /// read each other's bytes.
   std::string
   temporary_file(const std::string &name)
   {
-    return ::testing::TempDir() + "cellwise_" + name + ".cwp";
+    const ::testing::TestInfo *test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string                owner = test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "";
+    for (char &c : owner)
+      if (c == '/')
+        c = '_';
+    return ::testing::TempDir() + "cellwise_" + owner + "_" + std::to_string(::getpid()) + "_" + name + ".cwp";
   }
 
   /// A Q2 problem on the finest level of @p hierarchy with seeded random

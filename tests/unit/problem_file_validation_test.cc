@@ -33,6 +33,7 @@
 #include <iterator>
 #include <limits>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,10 +50,18 @@ using namespace cellwise::testing;
 
 namespace
 {
+  /// A file name of its own per test, process and @p name: ctest runs the
+  /// tests of this program side by side, and two that wrote one file
+  /// read each other's bytes.
   std::string
   temporary_file(const std::string &name)
   {
-    return ::testing::TempDir() + "cellwise_validation_" + name + ".cwp";
+    const ::testing::TestInfo *test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string                owner = test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "";
+    for (char &c : owner)
+      if (c == '/')
+        c = '_';
+    return ::testing::TempDir() + "cellwise_validation_" + owner + "_" + std::to_string(::getpid()) + "_" + name + ".cwp";
   }
 
   Problem
@@ -146,6 +155,8 @@ namespace
   T
   get(const std::vector<char> &bytes, const std::size_t at)
   {
+    if (at + sizeof(T) > bytes.size())
+      throw std::out_of_range("the test reads past the file's " + std::to_string(bytes.size()) + " bytes");
     T value;
     std::memcpy(&value, bytes.data() + at, sizeof(T));
     return value;
@@ -155,6 +166,8 @@ namespace
   void
   put(std::vector<char> &bytes, const std::size_t at, const T value)
   {
+    if (at + sizeof(T) > bytes.size())
+      throw std::out_of_range("the test writes past the file's " + std::to_string(bytes.size()) + " bytes");
     std::memcpy(bytes.data() + at, &value, sizeof(T));
   }
 
