@@ -14,14 +14,19 @@
 #include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cell_vector.h>
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
+
+#include <unistd.h>
 
 namespace cellwise::testing
 {
@@ -235,4 +240,18 @@ namespace cellwise::testing
       set_loop_executor(nullptr);
     }
   };
+  /// A file name in GoogleTest's temporary folder of its own per test,
+  /// process and @p name (with @p extension): ctest runs the tests of one
+  /// program side by side, and two that wrote one file read each other's
+  /// bytes.
+  inline std::string
+  temporary_file(const std::string &name, const std::string &extension = ".cwp")
+  {
+    const ::testing::TestInfo *test  = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string                owner = test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "";
+    for (char &c : owner)
+      if (c == '/')
+        c = '_';
+    return ::testing::TempDir() + "cellwise_" + owner + "_" + std::to_string(::getpid()) + "_" + name + extension;
+  }
 } // namespace cellwise::testing

@@ -38,20 +38,6 @@ using namespace cellwise::testing;
 
 namespace
 {
-  /// A file name of its own per test, process and @p name: ctest runs the
-  /// tests of this program side by side, and two that wrote one file
-  /// read each other's bytes.
-  std::string
-  temporary_file(const std::string &name)
-  {
-    const ::testing::TestInfo *test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string                owner = test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "";
-    for (char &c : owner)
-      if (c == '/')
-        c = '_';
-    return ::testing::TempDir() + "cellwise_" + owner + "_" + std::to_string(::getpid()) + "_" + name + ".cwp";
-  }
-
   /// A Q2 problem on the finest level of @p hierarchy with seeded random
   /// vectors (seeds @p seed and @p seed + 1).
   Problem

@@ -50,20 +50,6 @@ using namespace cellwise::testing;
 
 namespace
 {
-  /// A file name of its own per test, process and @p name: ctest runs the
-  /// tests of this program side by side, and two that wrote one file
-  /// read each other's bytes.
-  std::string
-  temporary_file(const std::string &name)
-  {
-    const ::testing::TestInfo *test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string                owner = test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "";
-    for (char &c : owner)
-      if (c == '/')
-        c = '_';
-    return ::testing::TempDir() + "cellwise_validation_" + owner + "_" + std::to_string(::getpid()) + "_" + name + ".cwp";
-  }
-
   Problem
   random_problem(LevelHierarchy hierarchy, const std::string &description, const bool locally_refined = false)
   {
@@ -211,6 +197,50 @@ namespace
       const std::size_t per_cell = problem.hierarchy.levels[l].mapping.nodes_per_cell();
       return mapping[l] + ((std::size_t(c) * per_cell + i) * 3 + d) * 8;
     }
+  };
+
+  /// While it lives (or until restore()), an address-space limit
+  /// (RLIMIT_AS) of what the process has mapped plus @p room bytes: an
+  /// allocation beyond fails with std::bad_alloc.
+  class AddressSpaceLimit
+  {
+  public:
+    explicit AddressSpaceLimit(const std::size_t room)
+    {
+      std::ifstream statm("/proc/self/statm");
+      std::size_t   pages = 0;
+      statm >> pages;
+      if (!statm || ::getrlimit(RLIMIT_AS, &old_) != 0)
+        return;
+      struct rlimit limit = old_;
+      const rlim_t  bound = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + rlim_t(room);
+      if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > bound)
+        limit.rlim_cur = bound;
+      in_force_ = ::setrlimit(RLIMIT_AS, &limit) == 0;
+    }
+    AddressSpaceLimit(const AddressSpaceLimit &) = delete;
+    AddressSpaceLimit &
+    operator=(const AddressSpaceLimit &) = delete;
+    ~AddressSpaceLimit()
+    {
+      restore();
+    }
+    bool
+    in_force() const
+    {
+      return in_force_;
+    }
+    void
+    restore()
+    {
+      if (in_force_)
+        EXPECT_EQ(::setrlimit(RLIMIT_AS, &old_), 0) << "cannot restore the address-space limit";
+      in_force_ = false;
+    }
+
+  private:
+    struct rlimit old_ = {};
+    bool          in_force_ = false;
   };
 
   /// The error of reading @p filename, or "" if it was read.
@@ -454,16 +484,8 @@ TEST(ProblemFileValidation, HugeDescriptionInASparseFileIsRefusedWithoutAllocati
   write_bytes(sparse, header);
   ASSERT_EQ(::truncate(sparse.c_str(), off_t(4300000000ll)), 0) << "cannot make a sparse file of 4.3 GB";
 
-  std::ifstream statm("/proc/self/statm");
-  std::size_t   pages = 0;
-  statm >> pages;
-  struct rlimit old_limit;
-  ASSERT_EQ(::getrlimit(RLIMIT_AS, &old_limit), 0);
-  struct rlimit limit = old_limit;
-  const rlim_t  room  = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + (rlim_t(512) << 20);
-  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > room)
-    limit.rlim_cur = room;
-  ASSERT_EQ(::setrlimit(RLIMIT_AS, &limit), 0);
+  AddressSpaceLimit limit(std::size_t(512) << 20);
+  ASSERT_TRUE(limit.in_force()) << "cannot lower the address-space limit";
   std::string message;
   bool        allocated = false;
   const auto  start     = std::chrono::steady_clock::now();
@@ -476,7 +498,7 @@ TEST(ProblemFileValidation, HugeDescriptionInASparseFileIsRefusedWithoutAllocati
       allocated = true;
     }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_EQ(::setrlimit(RLIMIT_AS, &old_limit), 0);
+  limit.restore();
   std::remove(sparse.c_str());
   EXPECT_FALSE(allocated) << "the reader tried to allocate the description";
   expect_message(message, {"problem file " + sparse, "description bytes 4190000000 exceed the 1048576"});
@@ -506,16 +528,8 @@ TEST(ProblemFileValidation, LevelsBeyondTheMemoryLimitGetAClearError)
   write_bytes(sparse, header);
   ASSERT_EQ(::truncate(sparse.c_str(), off_t(4300000000ll)), 0) << "cannot make a sparse file of 4.3 GB";
 
-  std::ifstream statm("/proc/self/statm");
-  std::size_t   pages = 0;
-  statm >> pages;
-  struct rlimit old_limit;
-  ASSERT_EQ(::getrlimit(RLIMIT_AS, &old_limit), 0);
-  struct rlimit limit = old_limit;
-  const rlim_t  room  = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + (rlim_t(512) << 20);
-  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > room)
-    limit.rlim_cur = room;
-  ASSERT_EQ(::setrlimit(RLIMIT_AS, &limit), 0);
+  AddressSpaceLimit limit(std::size_t(512) << 20);
+  ASSERT_TRUE(limit.in_force()) << "cannot lower the address-space limit";
   std::string message;
   bool        bad_alloc = false;
   try
@@ -526,7 +540,7 @@ TEST(ProblemFileValidation, LevelsBeyondTheMemoryLimitGetAClearError)
     {
       bad_alloc = true;
     }
-  ASSERT_EQ(::setrlimit(RLIMIT_AS, &old_limit), 0);
+  limit.restore();
   std::remove(sparse.c_str());
   EXPECT_FALSE(bad_alloc) << "std::bad_alloc escaped the reader";
   expect_message(message, {"problem file " + sparse, "do not fit into the memory this process may use", "bounded by"});
