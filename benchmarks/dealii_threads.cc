@@ -7,7 +7,7 @@
 //
 //   cellwise-benchmark-dealii-threads [refinements = 3] [solves = 5]
 
-#include <cellwise/dealii/solver.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
 #include <cellwise/dealii/threads.h>
 
 #include <deal.II/base/function.h>
@@ -48,7 +48,7 @@ main(int argc, char **argv)
   Vector rhs(dof_handler.n_dofs()), solution(dof_handler.n_dofs());
   dealii::VectorTools::create_right_hand_side(dof_handler, dealii::QGauss<3>(4), dealii::Functions::ConstantFunction<3>(1.), rhs);
 
-  const cellwise::dealii::MultigridPoissonSolver solver(dof_handler);
+  const cellwise::dealii::MultigridPreconditioner solver(dof_handler);
   std::printf("FE_Q(3), %u DoFs, %u deal.II threads, %u solves per row\n\n", static_cast<unsigned int>(dof_handler.n_dofs()),
               dealii::MultithreadInfo::n_threads(), n_solves);
   std::printf("%-16s %6s %10s %10s %10s\n", "core loops on", "iter", "best[s]", "mean[s]", "worst[s]");

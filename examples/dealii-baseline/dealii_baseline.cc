@@ -7,9 +7,10 @@
 //      degree 5 / range 15 / 10 eigenvalue CG steps, MGCoarseGridApplySmoother
 //      (Chebyshev as a solver on level 0), SolverCG with
 //      SolverControl(100, 1e-12 ‖b‖₂);
-//  (b) cellwise's fast entry point cellwise::dealii::MultigridPoissonSolver
-//      (the whole cell-wise V-cycle and the FP64 outer CG, no deal.II
-//      Multigrid in the loop), with all levels in FP64, and
+//  (b) cellwise's fast entry point, the solve of
+//      cellwise::dealii::MultigridPreconditioner (the whole cell-wise V-cycle
+//      and the FP64 outer CG, no deal.II Multigrid in the loop), with all
+//      levels in FP64, and
 //  (c) the same with the FP32 hierarchy (MultigridParameters::precision =
 //      Precision::mixed).
 //
@@ -38,7 +39,7 @@
 // step-37 uses none, i.e. one thread per rank; auto: none with one thread,
 // partition_partition with more), --skip-dealii, --skip-mixed.
 
-#include <cellwise/dealii/solver.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
 
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/index_set.h>
@@ -477,7 +478,7 @@ namespace baseline
       return result;
     }
 
-    /// (b, c) cellwise::dealii::MultigridPoissonSolver.
+    /// (b, c) cellwise::dealii::MultigridPreconditioner::solve.
     Result
     solve_cellwise(const bool mixed)
     {
@@ -498,8 +499,8 @@ namespace baseline
       Stopwatch watch;
       progress_(tag + "import and set-up (smoother " + cellwise::to_string(parameters.smoother) + ", degree " +
                 std::to_string(parameters.chebyshev_degree) + ", precision " + cellwise::to_string(parameters.precision) + ")");
-      std::ostringstream                             log;
-      const cellwise::dealii::MultigridPoissonSolver solver(dof_handler_, parameters, &log);
+      std::ostringstream                              log;
+      const cellwise::dealii::MultigridPreconditioner solver(dof_handler_, parameters, &log);
       result.setup = watch.seconds();
       std::istringstream in(log.str());
       for (std::string line; std::getline(in, line);)

@@ -379,7 +379,7 @@ namespace cellwise::dealii
                    "cellwise::dealii::import_dof_handler: the triangulation is distributed over "
                      << n_ranks
                      << " MPI ranks; the import takes a whole mesh on one rank. On several ranks use "
-                        "cellwise::dealii::DistributedPoissonSolver (dealii/mpi_distributed_poisson_solver.h)");
+                        "cellwise::dealii::MultigridPreconditioner (dealii/multigrid_preconditioner.h)");
     CELLWISE_CHECK(tria.n_levels() > 0, "the triangulation is empty");
     for (auto cell = tria.begin(0); cell != tria.end(0); ++cell)
       CELLWISE_CHECK(cell->reference_cell() == ::dealii::ReferenceCells::Hexahedron,

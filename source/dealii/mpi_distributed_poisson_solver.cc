@@ -1,7 +1,8 @@
+// The front door's implementation on several ranks (mpi_distributed_poisson_solver.h).
+
 #include <cellwise/base/mpi_check.h>
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/mpi_box_partition.h>
-#include <cellwise/dealii/mpi_distributed_poisson_solver.h>
 #include <cellwise/mesh/partition.h>
 #include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
@@ -17,6 +18,8 @@
 #include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include "mpi_distributed_poisson_solver.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -26,7 +29,7 @@
 #include <set>
 #include <sstream>
 
-namespace cellwise::dealii
+namespace cellwise::dealii::internal
 {
   namespace
   {
@@ -36,7 +39,7 @@ namespace cellwise::dealii
   DistributedPoissonSolver::DistributedPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
                                                      const MultigridParameters        &parameters,
                                                      std::ostream                     *log)
-    : dof_handler_(dof_handler, "cellwise::dealii::DistributedPoissonSolver", "solver")
+    : dof_handler_(dof_handler, "cellwise::dealii::MultigridPreconditioner", "preconditioner")
     , comm_(dof_handler.get_triangulation().get_communicator())
     , parameters_(parameters)
   {
@@ -44,12 +47,12 @@ namespace cellwise::dealii
     const int   rank        = mpi_rank(comm_);
     const auto *distributed = dynamic_cast<const DistributedTria *>(&tria);
     check_collectively(comm_, distributed != nullptr,
-                       "cellwise::dealii::DistributedPoissonSolver takes a DoFHandler on a "
-                       "parallel::distributed::Triangulation<3> (on a serial Triangulation use MultigridPoissonSolver)");
+                       "cellwise::dealii::MultigridPreconditioner takes, on several ranks, a DoFHandler on a "
+                       "parallel::distributed::Triangulation<3> (on one rank, also a serial Triangulation)");
     check_collectively(comm_,
                        distributed->is_multilevel_hierarchy_constructed() && dof_handler.has_level_dofs() &&
                          dynamic_cast<const ::dealii::FE_Q<3, 3> *>(&dof_handler.get_fe()) != nullptr,
-                       "cellwise::dealii::DistributedPoissonSolver needs FE_Q<3>(p), a triangulation built with "
+                       "cellwise::dealii::MultigridPreconditioner needs FE_Q<3>(p), a triangulation built with "
                        "construct_multigrid_hierarchy and dof_handler.distribute_mg_dofs()");
     std::string fe_problem;
     try
@@ -60,21 +63,21 @@ namespace cellwise::dealii
       {
         fe_problem = e.what();
       }
-    check_collectively(comm_, fe_problem.empty(), "cellwise::dealii::DistributedPoissonSolver: " + fe_problem);
+    check_collectively(comm_, fe_problem.empty(), "cellwise::dealii::MultigridPreconditioner: " + fe_problem);
 
     // deal.II's partition as a box partition: each rank builds its own
     // cells and their ghosts, none the whole hierarchy (a locally refined
     // mesh: the hierarchy replicated on every rank, deal.II's owners)
     box_partition_ = std::make_unique<const DealiiBoxPartition>(*distributed);
     check_collectively(comm_, box_partition_->taken(),
-                       "cellwise::dealii::DistributedPoissonSolver: " + box_partition_->why_not() +
+                       "cellwise::dealii::MultigridPreconditioner: " + box_partition_->why_not() +
                          "; on several ranks it takes lattices of equal boxes (subdivided_hyper_rectangle, hyper_cube, "
                          "hyper_L and the like) with flat manifolds, globally or locally refined");
     // (named in deal.II's boundary ids, before the solver names the box's)
     if (parameters.smoother == SmootherType::patch)
       {
         const std::string patch = patch_smoother_refusal(box_partition_->neumann_ids(parameters.dirichlet_ids));
-        check_collectively(comm_, patch.empty(), "cellwise::dealii::DistributedPoissonSolver: " + patch);
+        check_collectively(comm_, patch.empty(), "cellwise::dealii::MultigridPreconditioner: " + patch);
       }
     // deal.II's Dirichlet ids as the box's face ids (the same on every rank:
     // from the coarse mesh)
@@ -116,7 +119,7 @@ namespace cellwise::dealii
         }
     covered = covered && std::count(outer_indices_.begin(), outer_indices_.end(), ::dealii::numbers::invalid_dof_index) == 0;
     check_collectively(comm_, covered,
-                       "cellwise::dealii::DistributedPoissonSolver: the active cells a rank owns are not the active cells "
+                       "cellwise::dealii::MultigridPreconditioner: the active cells a rank owns are not the active cells "
                        "of its level subdomains");
 
     locally_owned_    = dof_handler.locally_owned_dofs();
@@ -155,7 +158,7 @@ namespace cellwise::dealii
   DistributedPoissonSolver::scatter(const DealiiVector &v, DistributedMultigridSolver::VectorType &cells, const bool balanced) const
   {
     check_collectively(comm_, v.locally_owned_elements() == locally_owned_,
-                       "cellwise::dealii::DistributedPoissonSolver: a vector whose locally owned range is not the "
+                       "cellwise::dealii::MultigridPreconditioner: a vector whose locally owned range is not the "
                        "DoFHandler's on this rank");
     DealiiVector ghosted(locally_owned_, locally_relevant_, comm_);
     ghosted.copy_locally_owned_data_from(v);
@@ -198,15 +201,15 @@ namespace cellwise::dealii
     check_collectively(comm_, dof_handler_->n_dofs() == n_dofs_,
                        std::string(who) + ": the DoFHandler has " + std::to_string(dof_handler_->n_dofs()) +
                          " DoFs, at the set-up it had " + std::to_string(n_dofs_) +
-                         ": set the solver up again after distribute_dofs");
+                         ": build the preconditioner again after distribute_dofs");
   }
 
   void
   DistributedPoissonSolver::precondition(DealiiVector &dst, const DealiiVector &src) const
   {
-    const auto lock = work_space_lock_.lock("cellwise::dealii::DistributedPoissonSolver::precondition");
-    CELLWISE_CHECK(&dst != &src, "cellwise::dealii::DistributedPoissonSolver::precondition: dst and src must be different vectors");
-    check_dofs_unchanged("cellwise::dealii::DistributedPoissonSolver::precondition");
+    const auto lock = work_space_lock_.lock("cellwise::dealii::internal::DistributedPoissonSolver::precondition");
+    CELLWISE_CHECK(&dst != &src, "cellwise::dealii::MultigridPreconditioner::vmult: dst and src must be different vectors");
+    check_dofs_unchanged("cellwise::dealii::MultigridPreconditioner::vmult");
     DistributedMultigridSolver::VectorType r, z;
     scatter(src, r, true);
     solver_->precondition(z, r);
@@ -230,10 +233,10 @@ namespace cellwise::dealii
   SolveStatistics
   DistributedPoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
   {
-    const auto lock = work_space_lock_.lock("cellwise::dealii::DistributedPoissonSolver::solve");
-    CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::DistributedPoissonSolver::solve: the solution and the right-hand "
+    const auto lock = work_space_lock_.lock("cellwise::dealii::internal::DistributedPoissonSolver::solve");
+    CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::MultigridPreconditioner::solve: the solution and the right-hand "
                                       "side must be different vectors");
-    check_dofs_unchanged("cellwise::dealii::DistributedPoissonSolver::solve");
+    check_dofs_unchanged("cellwise::dealii::MultigridPreconditioner::solve");
     DistributedMultigridSolver::VectorType b, u;
     scatter(rhs, b, true);
     scatter(solution, u, false);
@@ -265,4 +268,4 @@ namespace cellwise::dealii
     write_owned(u, solution, ::dealii::Utilities::MPI::max(int(ghosted), comm_) > 0);
     return statistics;
   }
-} // namespace cellwise::dealii
+} // namespace cellwise::dealii::internal

@@ -1,11 +1,11 @@
-// The front door's implementation on several ranks: DistributedPoissonSolver
-// (built only with cellwise::mpi).
+// The front door's implementation on several ranks:
+// internal::DistributedPoissonSolver (built only with cellwise::mpi).
 
 #include <cellwise/base/mpi_check.h>
-#include <cellwise/dealii/mpi_distributed_poisson_solver.h>
 
 #include <deal.II/base/mpi.h>
 
+#include "mpi_distributed_poisson_solver.h"
 #include "multigrid_preconditioner_implementation.h"
 
 namespace cellwise::dealii
@@ -45,24 +45,17 @@ namespace cellwise::dealii
         return solver_.solve(solution, rhs, control);
       }
 
-      const char *
-      solver_name() const override
-      {
-        return "cellwise::dealii::DistributedPoissonSolver";
-      }
-
     private:
-      /// On every rank (collective), with the front door's name: the
-      /// solver's own check would name DistributedPoissonSolver.
+      /// On every rank (collective), before the solver's own checks.
       void
       check_dof_handler_alive() const
       {
         check_collectively(comm_, dof_handler_.alive(), dof_handler_.destroyed_message());
       }
 
-      LiveDoFHandler           dof_handler_;
-      MPI_Comm                 comm_;
-      DistributedPoissonSolver solver_;
+      LiveDoFHandler                     dof_handler_;
+      MPI_Comm                           comm_;
+      internal::DistributedPoissonSolver solver_;
     };
   } // namespace
 

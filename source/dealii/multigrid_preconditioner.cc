@@ -9,6 +9,7 @@
 #include <deal.II/lac/la_parallel_vector.h>
 
 #include "multigrid_preconditioner_implementation.h"
+#include "poisson_solvers.h"
 
 #include <vector>
 
@@ -19,18 +20,18 @@ namespace cellwise::dealii
     /// The DoF map of the outer iteration's cells: the finest level's, or
     /// the active cells' on a locally refined mesh.
     const DofMap &
-    outer_dof_map(const MultigridPoissonSolver &solver)
+    outer_dof_map(const internal::MultigridPoissonSolver &solver)
     {
       return solver.imported().active_dofs.back();
     }
     const DofMap &
-    outer_dof_map(const AdaptivePoissonSolver &solver)
+    outer_dof_map(const internal::AdaptivePoissonSolver &solver)
     {
       return solver.active_map();
     }
 
-    /// One rank: MultigridPoissonSolver without hanging nodes,
-    /// AdaptivePoissonSolver (local smoothing on the active cells) with
+    /// One rank: internal::MultigridPoissonSolver without hanging nodes,
+    /// internal::AdaptivePoissonSolver (local smoothing on the active cells) with
     /// them; its cycle on deal.II's vectors through the outer cells' DoF
     /// map, the correction zero on the hanging DoFs.
     template <typename Solver>
@@ -40,11 +41,9 @@ namespace cellwise::dealii
       SerialImplementation(const ::dealii::Mapping<3, 3>    &mapping,
                            const ::dealii::DoFHandler<3, 3> &dof_handler,
                            const MultigridParameters        &parameters,
-                           std::ostream                     *log,
-                           const char                       *name)
+                           std::ostream                     *log)
         : dof_handler_(dof_handler, "cellwise::dealii::MultigridPreconditioner", "preconditioner")
         , solver_(mapping, dof_handler, parameters, log)
-        , name_(name)
       {
         configuration = configuration_of(solver_.imported().hierarchy, parameters);
         if (!dof_handler.get_triangulation().has_hanging_nodes())
@@ -80,16 +79,9 @@ namespace cellwise::dealii
         return solver_.solve(solution, rhs, control);
       }
 
-      const char *
-      solver_name() const override
-      {
-        return name_;
-      }
-
     private:
       LiveDoFHandler                                          dof_handler_;
       Solver                                                  solver_;
-      const char                                             *name_;
       std::vector<::dealii::types::global_dof_index>          hanging_dofs_;
     };
 
@@ -115,10 +107,10 @@ namespace cellwise::dealii
 #endif
         }
       if (triangulation.has_hanging_nodes())
-        return std::make_unique<const SerialImplementation<AdaptivePoissonSolver>>(
-          mapping, dof_handler, parameters, log, "cellwise::dealii::AdaptivePoissonSolver");
-      return std::make_unique<const SerialImplementation<MultigridPoissonSolver>>(
-        mapping, dof_handler, parameters, log, "cellwise::dealii::MultigridPoissonSolver");
+        return std::make_unique<const SerialImplementation<internal::AdaptivePoissonSolver>>(mapping, dof_handler,
+                                                                                             parameters, log);
+      return std::make_unique<const SerialImplementation<internal::MultigridPoissonSolver>>(mapping, dof_handler,
+                                                                                            parameters, log);
     }
   } // namespace
 
@@ -162,7 +154,7 @@ namespace cellwise::dealii
   MultigridPreconditioner::describe() const
   {
     const Configuration &c = configuration();
-    return std::string(implementation_->solver_name()) + " (" +
+    return std::string("cellwise::dealii::MultigridPreconditioner (") +
            (c.refinement == MeshRefinement::local ? "local smoothing" : "uniform") + ", " + to_string(c.backend) + ", " +
            to_string(c.precision) + ", " + to_string(c.smoother) + ", " +
            (c.distributed ? "distributed over " + std::to_string(implementation_->n_ranks) + " MPI ranks" : "1 rank") + ")";

@@ -1,8 +1,11 @@
 #pragma once
 // What the front door (cellwise::dealii::MultigridPreconditioner) holds: one
-// of three solvers, chosen by the mesh, behind one interface. The
-// distributed one is defined in mpi_multigrid_preconditioner.cc, built only
-// with cellwise::mpi. Private to source/dealii.
+// of three solvers, chosen by the mesh, behind one interface:
+// internal::MultigridPoissonSolver or internal::AdaptivePoissonSolver on one
+// rank (poisson_solvers.h), internal::DistributedPoissonSolver on several
+// (mpi_distributed_poisson_solver.h; its implementation is defined in
+// mpi_multigrid_preconditioner.cc, built only with cellwise::mpi). Private
+// to source/dealii.
 
 #include <cellwise/dealii/multigrid_preconditioner.h>
 
@@ -21,10 +24,6 @@ namespace cellwise::dealii
 
     virtual SolveStatistics
     solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const = 0;
-
-    /// The class that runs the solve, as describe() names it.
-    virtual const char *
-    solver_name() const = 0;
 
     Configuration configuration;
     /// The MPI ranks it runs on.

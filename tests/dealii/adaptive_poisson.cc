@@ -12,15 +12,18 @@
 //    DoFs included; with the hanging-node and Dirichlet constraints,
 //    condense(G^T A_act G u) equals deal.II's constrained matrix times u for u
 //    satisfying the constraints.
-//  - cellwise::dealii::AdaptivePoissonSolver's solution (condensed right-hand
-//    side from distribute_local_to_global, and the plain load vector) equals
-//    deal.II's: the sparse system assembled with AffineConstraints
-//    (hanging nodes + homogeneous Dirichlet) solved by SparseDirectUMFPACK,
-//    then constraints.distribute, to 1e-9 relative in the max norm; the
-//    cell-wise solution already satisfies the hanging-node constraints.
+//  - the solution of cellwise::dealii::MultigridPreconditioner (its solve: on
+//    this mesh with hanging nodes the local-smoothing solver; the import,
+//    active mesh and operator above are the ones it builds), from the
+//    condensed right-hand side of distribute_local_to_global and from the
+//    plain load vector, equals deal.II's: the sparse system assembled with
+//    AffineConstraints (hanging nodes + homogeneous Dirichlet) solved by
+//    SparseDirectUMFPACK, then constraints.distribute, to 1e-9 relative in
+//    the max norm; the cell-wise solution already satisfies the hanging-node
+//    constraints.
 
 #include <cellwise/dealii/import.h>
-#include <cellwise/dealii/solver.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
 #include <cellwise/dealii/vector_transfer.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/operators/laplace_operator.h>
@@ -188,10 +191,12 @@ namespace
     constraints.close();
     out << "FE_Q(" << p << "): " << dof_handler.n_dofs() << " DoFs, " << n_hanging << " hanging" << std::endl;
 
-    const cellwise::dealii::AdaptivePoissonSolver solver(dof_handler);
-    const cellwise::dealii::ImportedHierarchy    &imported = solver.imported();
-    const cellwise::ActiveMesh                   &mesh     = solver.solver().active_mesh();
-    const cellwise::dealii::DofMap               &map      = solver.active_map();
+    // the import, the active mesh and its DoF map as the front door's
+    // local-smoothing solver makes them (import_dof_handler with MappingQ1,
+    // make_active_mesh, make_active_mesh_map)
+    const cellwise::dealii::ImportedHierarchy imported = cellwise::dealii::import_dof_handler(dof_handler);
+    const cellwise::ActiveMesh                mesh     = cellwise::make_active_mesh(imported.hierarchy);
+    const cellwise::dealii::DofMap            map      = cellwise::dealii::make_active_mesh_map(imported, mesh);
     check_structure(dof_handler, imported, mesh, map);
 
     // deal.II: the plain active matrix, the constrained one, the condensed
@@ -240,7 +245,9 @@ namespace
 
     // G^T A_act G against the plain matrix (hanging DoFs are ordinary DoFs of
     // the fine cells there).
-    const cellwise::LaplaceOperator<double> &op = solver.active_operator();
+    // the FP64 operator of the active cells, as the solver's outer iteration
+    // applies it (the coefficient 1)
+    const cellwise::LaplaceOperator<double> op(mesh.level, p);
     {
       const unsigned int n = map.dofs_per_cell();
       for (unsigned int a = 0; a < map.n_cells; ++a)
@@ -302,6 +309,7 @@ namespace
 
     DVector b_condensed(dof_handler.n_dofs());
     std::copy(b_constrained.begin(), b_constrained.end(), b_condensed.begin());
+    const cellwise::dealii::MultigridPreconditioner solver(dof_handler);
     for (const auto &[name, rhs] : {std::make_pair("condensed", &b_condensed), std::make_pair("plain", &b_plain)})
       {
         ReductionControl control(100, 1e-300, 1e-13);

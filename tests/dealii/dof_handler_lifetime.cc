@@ -1,15 +1,17 @@
-// A solver or preconditioner used after the DoFHandler it was built for was
-// destroyed throws cellwise::Error, naming the class and saying to build it
-// again, instead of reading freed memory (numbering_fingerprint walked the
-// freed DoFHandler: deal.II's SmartPointer only asserts in its debug build,
-// and cellwise links the release one). Each class watches the DoFHandler and
-// its Triangulation through a subscription of its own (dealii/live_pointer.h).
-// A temporary DoFHandler (or ImportedHierarchy, for the MG pieces) is refused
-// at compile time; a temporary Mapping, only read at the set-up, is not.
+// The front door used after the DoFHandler it was built for was destroyed
+// throws cellwise::Error, naming the class and saying to build it again,
+// instead of reading freed memory (numbering_fingerprint walked the freed
+// DoFHandler: deal.II's SmartPointer only asserts in its debug build, and
+// cellwise links the release one): its vmult and its solve, with either of
+// the solvers it sets up on one rank (the uniform one on a globally refined
+// mesh, local smoothing on a locally refined one). It watches the DoFHandler
+// and its Triangulation through a subscription of its own
+// (dealii/live_pointer.h). A temporary DoFHandler (or ImportedHierarchy, for
+// the MG pieces) is refused at compile time; a temporary Mapping, only read
+// at the set-up, is not.
 
 #include <cellwise/dealii/mg_adapters.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
-#include <cellwise/dealii/solver.h>
 
 #include <deal.II/base/exceptions.h>
 #include <deal.II/base/mpi.h>
@@ -29,9 +31,7 @@
 namespace
 {
   using namespace dealii;
-  using cellwise::dealii::AdaptivePoissonSolver;
   using cellwise::dealii::DealiiVector;
-  using cellwise::dealii::MultigridPoissonSolver;
   using cellwise::dealii::MultigridPreconditioner;
   using Params = cellwise::MultigridParameters;
 
@@ -40,12 +40,8 @@ namespace
   static_assert(!std::is_constructible_v<MultigridPreconditioner, const Mapping<3> &, DoFHandler<3> &&, const Params &>);
   static_assert(std::is_constructible_v<MultigridPreconditioner, const DoFHandler<3> &, const Params &>);
   static_assert(std::is_constructible_v<MultigridPreconditioner, MappingQ1<3> &&, const DoFHandler<3> &>);
-  static_assert(!std::is_constructible_v<MultigridPoissonSolver, DoFHandler<3> &&>);
-  static_assert(!std::is_constructible_v<MultigridPoissonSolver, const Mapping<3> &, DoFHandler<3> &&>);
-  static_assert(std::is_constructible_v<MultigridPoissonSolver, MappingQ1<3> &&, const DoFHandler<3> &>);
-  static_assert(!std::is_constructible_v<AdaptivePoissonSolver, DoFHandler<3> &&>);
-  static_assert(!std::is_constructible_v<AdaptivePoissonSolver, const Mapping<3> &, DoFHandler<3> &&>);
-  static_assert(std::is_constructible_v<AdaptivePoissonSolver, const DoFHandler<3> &>);
+  static_assert(!std::is_constructible_v<MultigridPreconditioner, const Mapping<3> &, DoFHandler<3> &&>);
+  static_assert(std::is_constructible_v<MultigridPreconditioner, const DoFHandler<3> &>);
   // kept: the imported hierarchy and the level transfer
   using Levels = cellwise::CellVector<float>;
   static_assert(!std::is_constructible_v<cellwise::dealii::MGTransfer<Levels>, cellwise::dealii::ImportedHierarchy &&,
@@ -57,12 +53,18 @@ namespace
   static_assert(std::is_constructible_v<cellwise::dealii::MultigridComponents<float>, const cellwise::dealii::ImportedHierarchy &,
                                         const Params &>);
 
-  /// A unit cube refined twice, with FE_Q(2) and level DoFs.
+  /// A unit cube refined twice, with FE_Q(2) and level DoFs; with
+  /// @p locally_refined one cell refined once more (hanging nodes).
   void
-  make_mesh(Triangulation<3> &tria)
+  make_mesh(Triangulation<3> &tria, const bool locally_refined = false)
   {
     GridGenerator::hyper_cube(tria);
     tria.refine_global(2);
+    if (locally_refined)
+      {
+        tria.begin_active()->set_refine_flag();
+        tria.execute_coarsening_and_refinement();
+      }
   }
   std::unique_ptr<DoFHandler<3>>
   make_dofs(const Triangulation<3> &tria, const FE_Q<3> &fe)
@@ -107,25 +109,24 @@ main(int argc, char **argv)
   const FE_Q<3> fe(2);
   Params        parameters;
 
-  // the DoFHandler destroyed, its triangulation alive
-  {
-    Triangulation<3> tria;
-    make_mesh(tria);
-    auto                          dof_handler = make_dofs(tria, fe);
-    const MultigridPreconditioner preconditioner(*dof_handler, parameters);
-    const MultigridPoissonSolver  solver(*dof_handler, parameters);
-    const AdaptivePoissonSolver   adaptive(*dof_handler, parameters);
-    DealiiVector                  src(dof_handler->n_dofs()), dst(dof_handler->n_dofs()), x(dof_handler->n_dofs());
-    src = 1.;
-    SolverControl control(100, 1e-8);
-    run(out, "MultigridPreconditioner::vmult, DoFHandler alive", [&] { preconditioner.vmult(dst, src); });
-    run(out, "MultigridPoissonSolver::solve, DoFHandler alive", [&] { solver.solve(x, src, control); });
-    dof_handler.reset();
-    run(out, "MultigridPreconditioner::vmult", [&] { preconditioner.vmult(dst, src); });
-    run(out, "MultigridPreconditioner::solve", [&] { preconditioner.solve(x, src, control); });
-    run(out, "MultigridPoissonSolver::solve", [&] { solver.solve(x, src, control); });
-    run(out, "AdaptivePoissonSolver::solve", [&] { adaptive.solve(x, src, control); });
-  }
+  // the DoFHandler destroyed, its triangulation alive: the uniform solver,
+  // and local smoothing on a mesh with hanging nodes
+  for (const bool locally_refined : {false, true})
+    {
+      const std::string mesh = locally_refined ? " (locally refined)" : "";
+      Triangulation<3>  tria(Triangulation<3>::limit_level_difference_at_vertices);
+      make_mesh(tria, locally_refined);
+      auto                          dof_handler = make_dofs(tria, fe);
+      const MultigridPreconditioner preconditioner(*dof_handler, parameters);
+      DealiiVector                  src(dof_handler->n_dofs()), dst(dof_handler->n_dofs()), x(dof_handler->n_dofs());
+      src = 1.;
+      SolverControl control(100, 1e-8);
+      run(out, "MultigridPreconditioner::vmult" + mesh + ", DoFHandler alive", [&] { preconditioner.vmult(dst, src); });
+      run(out, "MultigridPreconditioner::solve" + mesh + ", DoFHandler alive", [&] { preconditioner.solve(x, src, control); });
+      dof_handler.reset();
+      run(out, "MultigridPreconditioner::vmult" + mesh, [&] { preconditioner.vmult(dst, src); });
+      run(out, "MultigridPreconditioner::solve" + mesh, [&] { preconditioner.solve(x, src, control); });
+    }
 
   // the DoFHandler and its triangulation gone with the scope that made them
   {

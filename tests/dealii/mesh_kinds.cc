@@ -5,8 +5,8 @@
 // uniform and locally refined), on hyper_shell and on a box rotated by 90
 // degrees (cells not in deal.II's standard orientation; uniform and locally
 // refined), the solution equals deal.II's own MatrixFree GMG to 1e-9 (both
-// with MappingQ1), also through the fast entry points (the adaptive one on
-// the locally refined meshes);
+// with MappingQ1), also through the fast entry point, the front door's solve
+// (its local-smoothing solver on the locally refined meshes);
 // with step-37's coefficient
 // at the quadrature points of every level the cell-wise levels need deal.II's
 // iterations (± 1), where the coefficient averaged per cell needs more.
@@ -19,7 +19,7 @@
 
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/mg_adapters.h>
-#include <cellwise/dealii/solver.h>
+#include <cellwise/dealii/multigrid_preconditioner.h>
 
 #include "poisson_problem.h"
 
@@ -80,14 +80,12 @@ namespace
         << ", solution equal to 1e-9: " << test::yes_no(test::relative_difference(solution, reference) <= 1e-9) << std::endl;
     if (!problem.with_coefficient)
       {
-        // the fast entry points: the whole solve (cell-wise outer CG too);
-        // on a locally refined mesh the adaptive one
+        // the fast entry point, the front door's solve: the whole solve
+        // (cell-wise outer CG too); on a locally refined mesh with local
+        // smoothing
         dealii::SolverControl control(100, 1e-13 * problem.rhs.l2_norm());
         test::Vector          x = problem.new_vector();
-        if (uniform)
-          cellwise::dealii::MultigridPoissonSolver(problem.dof_handler).solve(x, problem.rhs, control);
-        else
-          cellwise::dealii::AdaptivePoissonSolver(problem.dof_handler).solve(x, problem.rhs, control);
+        cellwise::dealii::MultigridPreconditioner(problem.dof_handler).solve(x, problem.rhs, control);
         out << "  fast entry point" << (uniform ? "" : " (adaptive)") << ": " << control.last_step()
             << " CG iterations, solution equal to 1e-9: " << test::yes_no(test::relative_difference(x, reference) <= 1e-9) << std::endl;
       }
@@ -125,8 +123,8 @@ namespace
             test::Vector rhs(dof_handler.n_dofs()), solution(dof_handler.n_dofs());
             dealii::VectorTools::create_right_hand_side(mapping, dof_handler, dealii::QGauss<3>(3),
                                                         dealii::Functions::ConstantFunction<3>(6.), rhs);
-            const cellwise::dealii::MultigridPoissonSolver solver(mapping, dof_handler);
-            dealii::SolverControl                          control(100, 1e-12 * rhs.l2_norm());
+            const cellwise::dealii::MultigridPreconditioner solver(mapping, dof_handler);
+            dealii::SolverControl                           control(100, 1e-12 * rhs.l2_norm());
             solver.solve(solution, rhs, control);
             iterations += " " + std::to_string(control.last_step());
             dealii::Vector<double> cell_errors(triangulation.n_active_cells());

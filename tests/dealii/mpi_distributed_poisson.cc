@@ -1,16 +1,16 @@
-// The fast entry point on several ranks (cellwise::dealii::
-// DistributedPoissonSolver) against deal.II's own solution on the same
-// ranks: a parallel::distributed::Triangulation (p4est's partition), the
-// load vector assembled with deal.II's constraints, the system solved by
-// deal.II (its assembled Trilinos matrix, CG with ML's AMG, to 1e-14) and
-// by the cell-wise solver with Chebyshev CG and with the vertex-patch
-// stationary iteration (to 1e-12), by deal.II's CG on its matrix with
-// the cell-wise V-cycle as preconditioner (the front door
-// MultigridPreconditioner, step-37's use: the serial solver on one rank,
-// the distributed one on several), and by the front door's own solve. Also with step-37's variable coefficient at the
-// quadrature points. The solutions agree to 1e-9, and the
-// iteration counts are those of one rank: the .output files of 1, 2 and 3
-// ranks are the same. The meshes: 2 x 1 x 1 coarse cells, and 3 x 2 x 2,
+// The front door cellwise::dealii::MultigridPreconditioner on several ranks
+// (its distributed solver; on one rank the serial one) against deal.II's
+// own solution on the same ranks: a parallel::distributed::Triangulation
+// (p4est's partition), the load vector assembled with deal.II's
+// constraints, the system solved by deal.II (its assembled Trilinos matrix,
+// CG with ML's AMG, to 1e-14) and by the front door's solve with Chebyshev
+// CG and with the vertex-patch stationary iteration (to 1e-12), and by
+// deal.II's CG on its matrix with the cell-wise V-cycle as preconditioner
+// (the front door's vmult, step-37's use), then the front door's solve
+// again. Also with step-37's variable coefficient at the quadrature
+// points. The solutions agree to 1e-9, and the iteration counts are those
+// of one rank: the solves of the .output files of 1, 2 and 3 ranks are the
+// same. The meshes: 2 x 1 x 1 coarse cells, and 3 x 2 x 2,
 // whose trees deal.II hands p4est permuted, with Dirichlet conditions on
 // two of the six colorized faces (the box's face ids in the solver; the
 // vertex-patch smoother refuses the Neumann faces on every rank). The
@@ -22,10 +22,12 @@
 // (one family of 8 leaves) leaves every rank but one without cells.
 // Locally refined meshes (the octant refined once or twice more; hanging
 // nodes in deal.II's constraints) are solved with local smoothing on the
-// hierarchy every rank rebuilds. A vector of another layout, a Dirichlet
-// id that no face carries and a curved mesh are refused on every rank.
+// hierarchy every rank rebuilds. A vector of another layout and a Dirichlet
+// id that no face carries are refused on every rank; a curved mesh on every
+// rank where there are several (on one rank the front door sets up the
+// serial solver, which takes curved cells).
 
-#include <cellwise/dealii/mpi_distributed_poisson_solver.h>
+#include <cellwise/dealii/mpi_box_partition.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
 #include <cellwise/mesh/box_partition.h>
 
@@ -218,7 +220,7 @@ namespace
         if (patch && colorize) // Neumann faces: the boundary DoFs are unknowns the patches never write
           {
             expect_refusal("  cellwise, vertex patch, with Neumann faces", [&]() {
-              cellwise::dealii::DistributedPoissonSolver refused(dof_handler, parameters);
+              cellwise::dealii::MultigridPreconditioner refused(dof_handler, parameters);
             }, out);
             continue;
           }
@@ -234,14 +236,15 @@ namespace
           out << "  " << what << ": " << control.last_step() << " iterations, solution equals deal.II's to 1e-9: "
               << (difference.linfty_norm() / expected.linfty_norm() < 1e-9 ? "yes" : "no") << std::endl;
         };
-        const cellwise::dealii::DistributedPoissonSolver solver(dof_handler, parameters);
+        const cellwise::dealii::MultigridPreconditioner solver(dof_handler, parameters);
         solve_and_report(solver, patch ? "cellwise, vertex patch, stationary" : "cellwise, Chebyshev, CG");
         if (!patch && compare_partition)
           {
-            // deal.II's partition as the solver took it against the one the
-            // core computes from the counts alone (BoxPartition, as the
-            // main program and the machines without deal.II use it)
-            const cellwise::dealii::DealiiBoxPartition &taken = solver.box_partition();
+            // deal.II's partition as the distributed solver takes it
+            // (DealiiBoxPartition) against the one the core computes from
+            // the counts alone (BoxPartition, as the main program and the
+            // machines without deal.II use it)
+            const cellwise::dealii::DealiiBoxPartition taken(tria);
             const cellwise::BoxPartition morton(taken.box(), refinements, int(Utilities::MPI::n_mpi_processes(comm)));
             bool                         equal = true;
             for (unsigned int l = 0; l <= refinements; ++l)
@@ -255,21 +258,21 @@ namespace
             // the cycle as the preconditioner of deal.II's CG on deal.II's
             // matrix (step-37's use): the V-cycle is the serial one, so the
             // iteration count is the same on every number of ranks
-            // — through the front door, which on one rank sets up the
-            // serial solver (uniform, or local smoothing where the mesh has
-            // hanging nodes) and on several the distributed one: the same
-            // counts either way
-            const cellwise::dealii::MultigridPreconditioner preconditioner(dof_handler, parameters);
+            // — the front door on one rank sets up the serial solver
+            // (uniform, or local smoothing where the mesh has hanging
+            // nodes) and on several the distributed one: the same counts
+            // either way
             Vector        x(owned, comm);
             SolverControl outer_control(100, 1e-12 * rhs.l2_norm());
-            SolverCG<Vector>(outer_control).solve(matrix, x, rhs, preconditioner);
+            SolverCG<Vector>(outer_control).solve(matrix, x, rhs, solver);
             constraints.distribute(x); // (the hanging DoFs of the condensed system)
             x -= expected;
             out << "  deal.II's CG on its matrix, cellwise V-cycle as preconditioner: " << outer_control.last_step()
                 << " iterations, solution equals deal.II's to 1e-9: "
                 << (x.linfty_norm() / expected.linfty_norm() < 1e-9 ? "yes" : "no") << std::endl;
-            // and the front door's own solve (the cell-wise outer CG)
-            solve_and_report(preconditioner, "front door's solve");
+            // and the front door's own solve (the cell-wise outer CG) again,
+            // after its vmults
+            solve_and_report(solver, "front door's solve");
           }
       }
   }
@@ -286,7 +289,7 @@ namespace
     DoFHandler<3> dof_handler(tria);
     dof_handler.distribute_dofs(fe);
     dof_handler.distribute_mg_dofs();
-    const cellwise::dealii::DistributedPoissonSolver solver(dof_handler);
+    const cellwise::dealii::MultigridPreconditioner solver(dof_handler);
 
     // a vector of another layout than the DoFHandler's: one more entry,
     // owned by the last rank
@@ -310,7 +313,7 @@ namespace
     expect_refusal("a Dirichlet id that no face carries", [&]() {
       cellwise::MultigridParameters parameters;
       parameters.dirichlet_ids = {0, 7};
-      cellwise::dealii::DistributedPoissonSolver wrong(dof_handler, parameters);
+      cellwise::dealii::MultigridPreconditioner wrong(dof_handler, parameters);
     }, out);
 
     // a curved coarse mesh
@@ -319,7 +322,13 @@ namespace
     tria.refine_global(1);
     dof_handler.distribute_dofs(fe);
     dof_handler.distribute_mg_dofs();
-    expect_refusal("a curved mesh", [&]() { cellwise::dealii::DistributedPoissonSolver curved(dof_handler); }, out);
+    if (Utilities::MPI::n_mpi_processes(comm) > 1)
+      expect_refusal("a curved mesh", [&]() { cellwise::dealii::MultigridPreconditioner curved(dof_handler); }, out);
+    else
+      {
+        const cellwise::dealii::MultigridPreconditioner curved(dof_handler);
+        out << "a curved mesh on one rank: taken (" << curved.describe() << ")" << std::endl;
+      }
   }
 } // namespace
 

@@ -1,12 +1,10 @@
 // dof_handler_lifetime on the ranks of a parallel::distributed::Triangulation:
-// the front door (its distributed implementation), DistributedPoissonSolver
-// and DistributedMultigridPreconditioner used after the DoFHandler was
-// destroyed throw cellwise::Error on every rank (the check is collective: no
-// rank is left waiting in the cycle), instead of reading freed memory. A
-// temporary DoFHandler is refused at compile time.
+// the front door (its distributed implementation), its vmult and its solve,
+// used after the DoFHandler was destroyed throws cellwise::Error on every
+// rank (the check is collective: no rank is left waiting in the cycle),
+// instead of reading freed memory. A temporary DoFHandler is refused at
+// compile time.
 
-#include <cellwise/dealii/mpi_distributed_poisson_solver.h>
-#include <cellwise/dealii/mpi_multigrid_preconditioner.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
 
 #include <deal.II/base/exceptions.h>
@@ -27,14 +25,10 @@ namespace
 {
   using namespace dealii;
   using cellwise::dealii::DealiiVector;
-  using cellwise::dealii::DistributedMultigridPreconditioner;
-  using cellwise::dealii::DistributedPoissonSolver;
   using cellwise::dealii::MultigridPreconditioner;
 
-  static_assert(!std::is_constructible_v<DistributedPoissonSolver, DoFHandler<3> &&>);
-  static_assert(std::is_constructible_v<DistributedPoissonSolver, const DoFHandler<3> &>);
-  static_assert(!std::is_constructible_v<DistributedMultigridPreconditioner, DoFHandler<3> &&>);
-  static_assert(std::is_constructible_v<DistributedMultigridPreconditioner, const DoFHandler<3> &>);
+  static_assert(!std::is_constructible_v<MultigridPreconditioner, DoFHandler<3> &&>);
+  static_assert(std::is_constructible_v<MultigridPreconditioner, const DoFHandler<3> &>);
 
   /// Runs @p f; writes on how many ranks it threw cellwise::Error and rank
   /// 0's message (without the source location), or "ok" on every rank.
@@ -84,21 +78,16 @@ main(int argc, char **argv)
   dof_handler->distribute_dofs(fe);
   dof_handler->distribute_mg_dofs();
 
-  const MultigridPreconditioner            front_door(*dof_handler);
-  const DistributedPoissonSolver           solver(*dof_handler);
-  const DistributedMultigridPreconditioner preconditioner(*dof_handler);
-  DealiiVector src(dof_handler->locally_owned_dofs(), comm), dst(src), x(src);
+  const MultigridPreconditioner front_door(*dof_handler);
+  DealiiVector                  src(dof_handler->locally_owned_dofs(), comm), dst(src), x(src);
   src = 1.;
   SolverControl control(100, 1e-8);
   out << front_door.describe() << std::endl;
   run(out, "MultigridPreconditioner::vmult, DoFHandler alive", [&] { front_door.vmult(dst, src); });
-  run(out, "DistributedPoissonSolver::solve, DoFHandler alive", [&] { solver.solve(x, src, control); });
+  run(out, "MultigridPreconditioner::solve, DoFHandler alive", [&] { front_door.solve(x, src, control); });
 
   dof_handler.reset();
   run(out, "MultigridPreconditioner::vmult", [&] { front_door.vmult(dst, src); });
   run(out, "MultigridPreconditioner::solve", [&] { front_door.solve(x, src, control); });
-  run(out, "DistributedPoissonSolver::solve", [&] { solver.solve(x, src, control); });
-  run(out, "DistributedPoissonSolver::precondition", [&] { solver.precondition(dst, src); });
-  run(out, "DistributedMultigridPreconditioner::vmult", [&] { preconditioner.vmult(dst, src); });
   return 0;
 }

@@ -1,6 +1,6 @@
-// The fast entry point: cellwise::dealii::MultigridPoissonSolver, set up from
-// the DoFHandler, runs the cell-wise V-cycle and FP64 CG itself on deal.II
-// vectors and reports to deal.II's ReductionControl; its solution of the
+// The fast entry point: cellwise::dealii::MultigridPreconditioner's solve, set
+// up from the DoFHandler, runs the cell-wise V-cycle and FP64 CG itself on
+// deal.II vectors and reports to deal.II's ReductionControl; its solution of the
 // Poisson problem of poisson_problem.h equals that of deal.II's own MatrixFree
 // GMG to 1e-9 relative, with the Chebyshev and the DSS-Jacobi smoother.
 // An iteration limit makes it throw deal.II's SolverControl::NoConvergence.
@@ -10,7 +10,7 @@
 // coefficient can be given as a deal.II Function or a dealii::Point lambda.
 // The pure Neumann problem is solved when asked for. The cuda backend is
 // refused with its reason where there is no device.
-// MultigridPreconditioner, the cell-wise cycle as deal.II preconditioner,
+// Its vmult, the cell-wise cycle as deal.II preconditioner,
 // makes deal.II's SolverCG on step-37's MatrixFree operator converge to
 // deal.II's solution (host FP64 and mixed; cuda where there is a device,
 // refused with the reason where there is none).
@@ -18,9 +18,11 @@
 // no face carries (a singular problem), the solution and the right-hand side
 // being one vector, and a solve after the DoFHandler was renumbered.
 
+#include <cellwise/base/parallel.h>
 #include <cellwise/dealii/functions.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
 #include <cellwise/dealii/solver.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
 
 #include "poisson_problem.h"
 
@@ -68,7 +70,7 @@ main(int argc, char **argv)
     {
       cellwise::MultigridParameters parameters;
       parameters.smoother = smoother;
-      const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters);
+      const cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler, parameters);
       if (smoother == cellwise::SmootherType::chebyshev)
         out << "core loops after the import run on: " << cellwise::loop_executor().name() << std::endl;
 
@@ -86,10 +88,10 @@ main(int argc, char **argv)
     // ‖b − A u₀‖₂ as deal.II's solvers do (‖b‖₂ from a zero guess, deal.II's
     // own operator from a non-zero one), and the solution is that of the
     // reduction 1e-12.
-    const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler);
-    const double                                   b_norm = problem.rhs.l2_norm();
-    dealii::SolverControl                          control(100, 1e-12 * b_norm);
-    test::Vector                                   solution = problem.new_vector();
+    const cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler);
+    const double                                    b_norm = problem.rhs.l2_norm();
+    dealii::SolverControl                           control(100, 1e-12 * b_norm);
+    test::Vector                                    solution = problem.new_vector();
     solver.solve(solution, problem.rhs, control);
     out << "absolute SolverControl(100, 1e-12 |b|): " << control.last_step()
         << " CG iterations, step 0 reports |b|: " << test::yes_no(std::abs(control.initial_value() - b_norm) <= 1e-12 * b_norm)
@@ -134,8 +136,8 @@ main(int argc, char **argv)
           parameters.coefficient = [](const cellwise::Point &x) {
             return 1. / (0.05 + 2. * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
           };
-        const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters);
-        dealii::ReductionControl                       control(100, 1e-300, 1e-12);
+        const cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler, parameters);
+        dealii::ReductionControl                        control(100, 1e-300, 1e-12);
         solutions.push_back(problem.new_vector());
         solver.solve(solutions.back(), problem.rhs, control);
       }
@@ -153,12 +155,12 @@ main(int argc, char **argv)
     const std::string reason = cellwise::backend_unavailable_reason(cellwise::Backend::cuda);
     bool              ok     = false;
     if (!reason.empty())
-      ok = refused([&] { cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters); }, reason) == "yes";
+      ok = refused([&] { cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler, parameters); }, reason) == "yes";
     else
       {
-        const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters);
-        dealii::ReductionControl                       control(100, 1e-300, 1e-12);
-        test::Vector                                   solution = problem.new_vector();
+        const cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler, parameters);
+        dealii::ReductionControl                        control(100, 1e-300, 1e-12);
+        test::Vector                                    solution = problem.new_vector();
         solver.solve(solution, problem.rhs, control);
         ok = test::relative_difference(solution, reference) <= 1e-9;
       }
@@ -206,17 +208,17 @@ main(int argc, char **argv)
     // over the DoFs (VectorTools::subtract_mean_value's normalization)
     cellwise::MultigridParameters parameters;
     parameters.pure_neumann = true;
-    const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters);
-    dealii::ReductionControl                       control(100, 1e-300, 1e-10);
-    test::Vector                                   solution = problem.new_vector();
+    const cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler, parameters);
+    dealii::ReductionControl                        control(100, 1e-300, 1e-10);
+    test::Vector                                    solution = problem.new_vector();
     solver.solve(solution, problem.rhs, control);
     out << "pure Neumann: converged in at most 12 CG iterations: " << test::yes_no(control.last_step() <= 12)
         << ", zero DoF mean: " << test::yes_no(std::abs(solution.mean_value()) <= 1e-12 * solution.linfty_norm()) << std::endl;
   }
   {
-    const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler);
-    dealii::SolverControl                          control(2, 1e-300);
-    test::Vector                                   solution = problem.new_vector();
+    const cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler);
+    dealii::SolverControl                           control(2, 1e-300);
+    test::Vector                                    solution = problem.new_vector();
     try
       {
         solver.solve(solution, problem.rhs, control);
@@ -239,19 +241,19 @@ main(int argc, char **argv)
     cellwise::MultigridParameters parameters;
     parameters.dirichlet_ids = {42};
     out << "Dirichlet id 42 (no face has it) refused: "
-        << refused([&] { cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler, parameters); },
+        << refused([&] { cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler, parameters); },
                    "Dirichlet boundary id 42")
         << std::endl;
   }
   {
-    const cellwise::dealii::MultigridPoissonSolver solver(problem.dof_handler);
-    dealii::ReductionControl                       control(100, 1e-300, 1e-12);
-    test::Vector                                   b = problem.rhs;
+    const cellwise::dealii::MultigridPreconditioner solver(problem.dof_handler);
+    dealii::ReductionControl                        control(100, 1e-300, 1e-12);
+    test::Vector                                    b = problem.rhs;
     out << "solve(b, b) refused: " << refused([&] { solver.solve(b, b, control); }, "different vectors") << std::endl;
   }
   {
-    test::PoissonProblem                           renumbered;
-    const cellwise::dealii::MultigridPoissonSolver solver(renumbered.dof_handler);
+    test::PoissonProblem                            renumbered;
+    const cellwise::dealii::MultigridPreconditioner solver(renumbered.dof_handler);
     dealii::DoFRenumbering::random(renumbered.dof_handler);
     dealii::ReductionControl control(100, 1e-300, 1e-12);
     test::Vector             solution = renumbered.new_vector();

@@ -489,8 +489,9 @@ namespace cellwise::dealii
    * On a globally refined mesh the edge matrix is zero and set_edge_matrices
    * may be left out; on a locally refined one it is required (a clear error
    * says so otherwise), and the cycle is the cell-wise local-smoothing cycle
-   * of AdaptivePoissonSolver. The level operators are the cell-wise
-   * Laplacian (with the coefficient of MultigridParameters, 1 if none) on
+   * of MultigridPreconditioner on a locally refined mesh. The level
+   * operators are the cell-wise Laplacian (with the coefficient of
+   * MultigridParameters, 1 if none) on
    * the imported cells, whatever their geometry; the outer operator stays
    * the user's. The coarse solver is that of MultigridParameters; the
    * automatic choice is Cholesky on small coarse levels and, on large ones,

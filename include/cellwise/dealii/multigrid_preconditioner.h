@@ -28,11 +28,12 @@
  * rank.
  *
  * Which solver it sets up follows from the mesh: one rank and no hanging
- * node, the uniform solver (MultigridPoissonSolver); one rank with hanging
- * nodes, local smoothing on the active cells (AdaptivePoissonSolver); several
- * ranks, the distributed solver on p4est's partition (DistributedPoissonSolver).
- * Those three classes are the implementations behind this one and go
- * before 1.0 (CHANGELOG.md): a program names only this class.
+ * node, the uniform solver (cellwise::MultigridSolver, or its device twins
+ * on Backend::cuda); one rank with hanging nodes, local smoothing on the
+ * active cells (cellwise::AdaptiveMultigridSolver, doc/adaptive.md); several
+ * ranks, the distributed solver on p4est's partition
+ * (cellwise::DistributedMultigridSolver, doc/mpi.md). This class is the one
+ * deal.II entry point (CHANGELOG.md names the older ones it replaces).
  *
  * vmult(dst, src) is one V-cycle: src a residual in deal.II's active
  * numbering, dst the correction, zero on the Dirichlet DoFs and, on a locally
@@ -45,8 +46,11 @@
 #include <cellwise/base/work_space_lock.h>
 #include <cellwise/dealii/solver.h>
 #include <cellwise/multigrid/capabilities.h>
+#include <cellwise/multigrid/solver_control.h>
 
+#include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/mapping.h>
+#include <deal.II/lac/solver_control.h>
 
 #include <iosfwd>
 #include <memory>
@@ -111,8 +115,9 @@ namespace cellwise::dealii
     const Configuration &
     configuration() const;
 
-    /// One line: "<solver class> (uniform|local smoothing, host|cuda,
-    /// fp64|mixed, <smoother>, 1 rank|distributed over N MPI ranks)".
+    /// One line: "cellwise::dealii::MultigridPreconditioner (uniform|local
+    /// smoothing, host|cuda, fp64|mixed, <smoother>, 1 rank|distributed over
+    /// N MPI ranks)".
     std::string
     describe() const;
 

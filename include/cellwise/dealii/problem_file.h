@@ -6,6 +6,7 @@
  * `cellwise-poisson --problem-file F [--backend cuda]`.
  */
 
+#include <cellwise/dealii/import.h>
 #include <cellwise/dealii/solver.h>
 #include <cellwise/storage/problem_file.h>
 

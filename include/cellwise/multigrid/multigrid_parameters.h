@@ -170,14 +170,14 @@ namespace cellwise
     /// error leaves one even for compatible data), the residual is kept
     /// compatible in every iteration, the coarse Cholesky factorizes
     /// A + s 1 1ᵀ, and the solution has zero mean over the DoFs. Only the
-    /// host MultigridSolver (and the deal.II MultigridPoissonSolver on it)
+    /// host MultigridSolver (and the deal.II MultigridPreconditioner on it)
     /// takes it, with the Chebyshev or Jacobi smoother: the vertex patches
     /// do not cover the boundary DoFs, which are unknowns here.
     bool pure_neumann = false;
 
     /// The backend of the entry points that choose one at run time
-    /// (make_host_vector_solver, cellwise::dealii::MultigridPoissonSolver and
-    /// AdaptivePoissonSolver); the classes of one backend (MultigridSolver,
+    /// (make_host_vector_solver, make_adaptive_host_vector_solver, the
+    /// deal.II MultigridPreconditioner); the classes of one backend (MultigridSolver,
     /// cuda::MultigridSolver) are that backend whatever it says.
     Backend backend = Backend::host;
 

@@ -1,34 +1,37 @@
 #pragma once
-/**
- * @file
- * The fast entry point on N MPI ranks: the cell-wise multigrid solver
- * distributed over the ranks of a parallel::distributed::Triangulation,
- * taking and returning deal.II's distributed vectors (doc/mpi.md, "deal.II
- * on ranks").
- *
- * The partition is deal.II's (p4est's): a rank owns the level cells whose
- * level_subdomain_id is its rank, and the active cells it owns. The solver
- * takes it as a BoxPartition (dealii/mpi_box_partition.h): each rank builds
- * its own cells and their ghosts, and no rank the whole hierarchy (on a
- * locally refined mesh every rank holds the hierarchy, its owners
- * deal.II's, and the outer iteration runs on the active cells with local
- * smoothing, as AdaptivePoissonSolver's, in FP64). The vectors are
- * deal.II's distributed ones and the cell-wise vectors hold only a rank's
- * owned and ghost cells. Taken: meshes whose coarse mesh is a lattice of
- * equal boxes with flat manifolds (subdivided_hyper_rectangle, hyper_cube,
- * hyper_L and the like), globally or locally refined, FE_Q(p) on
- * Gauss–Lobatto points, level DoFs, a coefficient, the smoothers, outer
- * iterations and backends of DistributedMultigridSolver; refused with a
- * message on every rank: curved or unstructured coarse meshes, a
- * triangulation without the multigrid hierarchy, what the distributed
- * solver does not take. On a locally refined mesh the vectors are as
- * AdaptivePoissonSolver's (hanging DoFs have their own index; the initial
- * guess satisfies the hanging-node constraints).
- *
- * Built where deal.II and cellwise::mpi are (library cellwise::dealii).
- */
+// The front door's implementation on several MPI ranks (private to
+// source/dealii): cellwise::dealii::MultigridPreconditioner on the ranks of a
+// parallel::distributed::Triangulation (mpi_multigrid_preconditioner.cc)
+// runs this solver's cycle (precondition) or its whole solve; definitions
+// in mpi_distributed_poisson_solver.cc, built only with cellwise::mpi. A
+// program names only the front door (this class was public before 1.0,
+// CHANGELOG.md), so the refusals a user can meet through it name the front
+// door.
+//
+// The cell-wise multigrid solver distributed over the ranks, taking and
+// returning deal.II's distributed vectors (doc/mpi.md, "deal.II on ranks").
+// The partition is deal.II's (p4est's): a rank owns the level cells whose
+// level_subdomain_id is its rank, and the active cells it owns. The solver
+// takes it as a BoxPartition (dealii/mpi_box_partition.h): each rank builds
+// its own cells and their ghosts, and no rank the whole hierarchy (on a
+// locally refined mesh every rank holds the hierarchy, its owners
+// deal.II's, and the outer iteration runs on the active cells with local
+// smoothing, as AdaptivePoissonSolver's, in FP64). The vectors are
+// deal.II's distributed ones and the cell-wise vectors hold only a rank's
+// owned and ghost cells. Taken: meshes whose coarse mesh is a lattice of
+// equal boxes with flat manifolds (subdivided_hyper_rectangle, hyper_cube,
+// hyper_L and the like), globally or locally refined, FE_Q(p) on
+// Gauss–Lobatto points, level DoFs, a coefficient, the smoothers, outer
+// iterations and backends of DistributedMultigridSolver; refused with a
+// message on every rank: curved or unstructured coarse meshes, a
+// triangulation without the multigrid hierarchy, what the distributed
+// solver does not take. On a locally refined mesh the vectors are as
+// AdaptivePoissonSolver's (hanging DoFs have their own index; the initial
+// guess satisfies the hanging-node constraints).
 
 #include <cellwise/base/work_space_lock.h>
+#include <cellwise/dealii/import.h>
+#include <cellwise/dealii/live_pointer.h>
 #include <cellwise/dealii/mpi_box_partition.h>
 #include <cellwise/dealii/solver.h>
 #include <cellwise/multigrid/mpi_distributed_multigrid_solver.h>
@@ -41,7 +44,7 @@
 #include <memory>
 #include <vector>
 
-namespace cellwise::dealii
+namespace cellwise::dealii::internal
 {
   class DistributedPoissonSolver
   {
@@ -73,15 +76,15 @@ namespace cellwise::dealii
      * ghost layout. @p solution: the initial guess on entry (its Dirichlet
      * entries are kept), the solution on exit (locally owned entries
      * written, ghosts updated if it has any). Reports to @p control as
-     * MultigridPoissonSolver does; throws NoConvergenceWithReason on
-     * failure, on every rank.
+     * MultigridPoissonSolver does (poisson_solvers.h); throws
+     * NoConvergenceWithReason on failure, on every rank.
      */
     SolveStatistics
     solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const;
 
     /**
      * @p dst = V @p src, one V-cycle, collectively (what
-     * DistributedMultigridPreconditioner::vmult does): @p src a residual in
+     * MultigridPreconditioner::vmult does on several ranks): @p src a residual in
      * deal.II's numbering, @p dst the correction, zero on the Dirichlet
      * DoFs and on a locally refined mesh on the hanging DoFs (the
      * correction of deal.II's constrained system) (locally owned entries written; ghosts updated if @p dst is in
@@ -139,4 +142,4 @@ namespace cellwise::dealii
     /// deal.II's DoF count at the set-up (a redistribution is refused).
     dof_index n_dofs_ = 0;
   };
-} // namespace cellwise::dealii
+} // namespace cellwise::dealii::internal

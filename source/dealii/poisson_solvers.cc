@@ -1,0 +1,165 @@
+// The front door's implementations on one rank (poisson_solvers.h).
+
+#include <cellwise/dealii/vector_transfer.h>
+
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/component_mask.h>
+#include <deal.II/fe/mapping_q1.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/solver_control.h>
+
+#include "poisson_solvers.h"
+
+#include <functional>
+#include <set>
+
+namespace cellwise::dealii::internal
+{
+  namespace
+  {
+    /// ‖b − A u‖₂ in deal.II's numbering without the Dirichlet entries: the
+    /// value deal.II's solvers report at step 0. From a zero guess the
+    /// right-hand side itself; otherwise G^T A G u (A the FP64 operator @p
+    /// make_operator builds on the host) subtracted.
+    double
+    initial_residual_l2(const DealiiVector                                         &rhs,
+                        const DealiiVector                                         &guess,
+                        const CellVector<double>                                   &u,
+                        const DofMap                                               &map,
+                        const ::dealii::IndexSet                                   &dirichlet_dofs,
+                        const std::function<const LaplaceOperator<double> &()>     &make_operator)
+    {
+      DealiiVector r(rhs);
+      if (guess.linfty_norm() != 0.)
+        {
+          CellVector<double> au;
+          make_operator().vmult(au, u);
+          au.scale(-1.);
+          gather_transpose_add(map, au, r);
+        }
+      for (const auto j : dirichlet_dofs)
+        r(j) = 0.;
+      return r.l2_norm();
+    }
+
+    /// deal.II's DoFs on the faces of @p ids (every boundary face if empty).
+    ::dealii::IndexSet
+    dirichlet_dofs_of(const ::dealii::DoFHandler<3, 3> &dof_handler, const MultigridParameters &parameters)
+    {
+      if (parameters.pure_neumann)
+        return ::dealii::IndexSet(dof_handler.n_dofs());
+      std::set<::dealii::types::boundary_id> ids(parameters.dirichlet_ids.begin(), parameters.dirichlet_ids.end());
+      return ::dealii::DoFTools::extract_boundary_dofs(dof_handler, ::dealii::ComponentMask(), ids);
+    }
+
+    /// The host FP64 operator of @p level with the coefficient of @p parameters.
+    std::unique_ptr<LaplaceOperator<double>>
+    make_host_operator(const Level &level, const unsigned int degree, const MultigridParameters &parameters)
+    {
+      return std::make_unique<LaplaceOperator<double>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
+    }
+
+  } // namespace
+
+  MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                                 const MultigridParameters        &parameters,
+                                                 std::ostream                     *log)
+    : MultigridPoissonSolver(::dealii::StaticMappingQ1<3, 3>::mapping, dof_handler, parameters, log)
+  {}
+
+  MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::Mapping<3, 3>    &mapping,
+                                                 const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                                 const MultigridParameters        &parameters,
+                                                 std::ostream                     *log)
+    : dof_handler_(dof_handler, "cellwise::dealii::MultigridPreconditioner", "preconditioner")
+    , imported_(import_dof_handler(mapping, dof_handler))
+    , parameters_(parameters)
+  {
+    // MultigridSolver works on the finest level: every active cell must be
+    // there (locally refined meshes go to AdaptivePoissonSolver).
+    const LevelHierarchy &h = imported_.hierarchy;
+    CELLWISE_CHECK(h.n_active_cells() == h.level(h.max_level()).n_cells(),
+                   "cellwise::dealii::internal::MultigridPoissonSolver: the mesh is locally refined ("
+                     << h.n_active_cells() << " active cells, " << h.level(h.max_level()).n_cells()
+                     << " on the finest level); this solver takes globally refined meshes, "
+                        "internal::AdaptivePoissonSolver takes locally refined ones");
+    solver_         = make_host_vector_solver(h, imported_.degree, parameters, log);
+    dirichlet_dofs_ = dirichlet_dofs_of(dof_handler, parameters);
+  }
+
+  SolveStatistics
+  MultigridPoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
+  {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::internal::MultigridPoissonSolver::solve");
+    CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::MultigridPreconditioner::solve: the solution and the right-hand "
+                                      "side must be different vectors");
+    check_numbering_unchanged(imported_, *dof_handler_, "cellwise::dealii::MultigridPreconditioner::solve");
+    const DofMap &map = imported_.active_dofs.back();
+    CellVector<double> b, u;
+    scatter_balanced(map, rhs, b);
+    gather(map, solution, u);
+
+    const double r0 = initial_residual_l2(rhs, solution, u, map, dirichlet_dofs_, [&]() -> const LaplaceOperator<double> & {
+      if (!host_operator_)
+        host_operator_ = make_host_operator(imported_.hierarchy.levels.back(), imported_.degree, parameters_);
+      return *host_operator_;
+    });
+    const SolveStatistics statistics =
+      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control, r0);
+    solution = 0;
+    gather_mean_add(map, u, solution);
+    return statistics;
+  }
+
+  AdaptivePoissonSolver::AdaptivePoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                               const MultigridParameters        &parameters,
+                                               std::ostream                     *log)
+    : AdaptivePoissonSolver(::dealii::StaticMappingQ1<3, 3>::mapping, dof_handler, parameters, log)
+  {}
+
+  AdaptivePoissonSolver::AdaptivePoissonSolver(const ::dealii::Mapping<3, 3>    &mapping,
+                                               const ::dealii::DoFHandler<3, 3> &dof_handler,
+                                               const MultigridParameters        &parameters,
+                                               std::ostream                     *log)
+    : dof_handler_(dof_handler, "cellwise::dealii::MultigridPreconditioner", "preconditioner")
+    , imported_(import_dof_handler(mapping, dof_handler))
+    , parameters_(parameters)
+  {
+    solver_         = make_adaptive_host_vector_solver(imported_.hierarchy, imported_.degree, parameters, log);
+    active_map_     = make_active_mesh_map(imported_, solver_->active_mesh());
+    dirichlet_dofs_ = dirichlet_dofs_of(dof_handler, parameters);
+  }
+
+  const LaplaceOperator<double> &
+  AdaptivePoissonSolver::active_operator() const
+  {
+    if (!host_operator_)
+      host_operator_ = make_host_operator(solver_->active_mesh().level, imported_.degree, parameters_);
+    return *host_operator_;
+  }
+
+  SolveStatistics
+  AdaptivePoissonSolver::solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const
+  {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::internal::AdaptivePoissonSolver::solve");
+    CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::MultigridPreconditioner::solve: the solution and the right-hand "
+                                      "side must be different vectors");
+    check_numbering_unchanged(imported_, *dof_handler_, "cellwise::dealii::MultigridPreconditioner::solve");
+    CellVector<double> b, u;
+    // Balanced: G^T b = rhs; the hanging copies of a plain load vector are
+    // routed to the masters by the cycle (C^T), those of a condensed one are 0.
+    scatter_balanced(active_map_, rhs, b);
+    // The initial guess satisfies the constraints: G of it is conforming.
+    gather(active_map_, solution, u);
+    const double r0 =
+      initial_residual_l2(rhs, solution, u, active_map_, dirichlet_dofs_, [&]() -> const LaplaceOperator<double> & {
+        return active_operator();
+      });
+    const SolveStatistics statistics =
+      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control, r0);
+    // Every DoF, hanging ones included: the copies agree (conforming solution).
+    solution = 0;
+    gather_mean_add(active_map_, u, solution);
+    return statistics;
+  }
+} // namespace cellwise::dealii::internal
