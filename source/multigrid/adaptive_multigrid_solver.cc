@@ -9,7 +9,7 @@
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
-#include "host_level_assembly.h"
+#include "lagrange_levels.h"
 
 #include <chrono>
 #include <iomanip>
@@ -19,11 +19,6 @@
 
 namespace cellwise
 {
-  namespace
-  {
-    using V = CellVector<double>;
-  } // namespace
-
   AdaptiveMultigridSolver::AdaptiveMultigridSolver(const LevelHierarchy      &hierarchy,
                                                    const unsigned int         degree,
                                                    const MultigridParameters &parameters,
@@ -46,33 +41,16 @@ namespace cellwise
     mesh_            = make_active_mesh(hierarchy);
     active_operator_ =
       std::make_shared<LaplaceOperator<double>>(mesh_.level, degree, parameters.coefficient, parameters.coefficient_evaluation);
-    // Dirichlet copies of the active cells: those of their level's mask (a
-    // Dirichlet DoF lies on a boundary face of every box cell touching it).
-    active_mask_.reinit(mesh_.n_active_cells(), degree);
+    active_mask_     = internal::make_active_dirichlet_mask<double>(hierarchy, mesh_, degree, parameters.dirichlet_ids);
 
     CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "level 0 must cover the domain");
-    AdaptiveVCycle<double>::Components components = internal::assemble_host_levels<double>(
-      hierarchy, degree, parameters,
-      [&](const unsigned int l) {
-        // the smoother works on the free copies (the refinement edge E_l
-        // zero, 003 §5), the coarse solver on the Dirichlet mask of level 0
-        // (which has no refinement edge); the active cells take their
-        // level's Dirichlet copies
-        const Level &level     = hierarchy.level(l);
-        V            dirichlet = make_dirichlet_mask<double>(level, degree, parameters.dirichlet_ids);
-        free_masks_.push_back(make_free_mask<double>(level, degree, parameters.dirichlet_ids));
-        for (unsigned int j = 0; j < mesh_.active_cells[l].size(); ++j)
-          for (unsigned int i = 0; i < dirichlet.dofs_per_cell(); ++i)
-            active_mask_(mesh_.level_offset[l] + j, i) = dirichlet(mesh_.active_cells[l][j], i);
-        return internal::HostLevelMasks<double>{free_masks_.back(), std::move(dirichlet)};
-      },
-      nullptr, log,
-      [&](const unsigned int l) {
-        std::ostringstream active;
-        active << std::setw(10) << mesh_.active_cells[l].size() << " active, ";
-        return active.str();
-      },
-      "");
+    // the smoother works on the free copies (the refinement edge E_l zero,
+    // 003 §5), the coarse solver on the Dirichlet mask of level 0
+    internal::HostLagrangeParts<double> parts(hierarchy, degree, parameters);
+    internal::LagrangeLevels            levels(hierarchy, degree, parameters, parts,
+                                               internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge, nullptr, &mesh_,
+                                               &free_masks_);
+    AdaptiveVCycle<double>::Components components = internal::assemble_levels(hierarchy, levels, log);
     const VCycleParameters cycle = parameters.cycle_parameters();
     cycle_               = std::make_shared<AdaptiveVCycle<double>>(mesh_, std::move(components), cycle);
     if (log)

@@ -1,18 +1,15 @@
-// Set-up of the device adaptive multigrid solver: the same components per
-// level as the host builder (source/multigrid/adaptive_multigrid_solver.cc), device
-// versions of each, plugged into the shared LocalSmoothingVCycle with the
-// device distribution and reassembly. No kernels here.
+// Set-up of the device adaptive multigrid solver: the shared level loop
+// (level_assembly.h) with the device's parts of box levels
+// (cuda_lagrange_parts.h), plugged into the shared LocalSmoothingVCycle with
+// the device distribution and reassembly. No kernels here.
 
 #include <cellwise/base/config.h>
 #include <cellwise/multigrid/cuda_active_mesh_transfer.h>
 #include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
-#include <cellwise/multigrid/cuda_cell_transfer.h>
-#include <cellwise/multigrid/cuda_coarse_solvers.h>
-#include <cellwise/multigrid/cuda_level_smoothers.h>
 #include <cellwise/multigrid/capabilities.h>
-#include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/refinement_edge.h>
-#include <cellwise/storage/dirichlet_mask.h>
+
+#include "cuda_lagrange_parts.h"
 
 #include <chrono>
 #include <iomanip>
@@ -43,66 +40,22 @@ namespace cellwise
                      "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "
                      "host backend");
       const auto start = std::chrono::steady_clock::now();
-      using V          = VectorType;
 
       mesh_            = make_active_mesh(hierarchy);
-      active_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(mesh_.level, degree);
-      if (parameters.coefficient)
-        active_operator_->set_coefficient(mesh_.level, parameters.coefficient);
-      // Dirichlet copies of the active cells: those of their level's mask (a
-      // Dirichlet DoF lies on a boundary face of every box cell touching it).
-      HostVectorType host_active_mask(mesh_.n_active_cells(), degree);
+      active_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(mesh_.level, degree, parameters.coefficient,
+                                                                           parameters.coefficient_evaluation);
+      active_mask_.copy_from_host(::cellwise::internal::make_active_dirichlet_mask<double, Layout>(hierarchy, mesh_, degree, parameters.dirichlet_ids));
 
-      typename LocalSmoothingVCycle<V>::Components components;
-      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-        {
-          const Level         &level     = hierarchy.level(l);
-          const HostVectorType dirichlet = make_dirichlet_mask<double, Layout>(level, degree, parameters.dirichlet_ids);
-          for (unsigned int j = 0; j < mesh_.active_cells[l].size(); ++j)
-            for (unsigned int i = 0; i < dirichlet.dofs_per_cell(); ++i)
-              host_active_mask(mesh_.level_offset[l] + j, i) = dirichlet(mesh_.active_cells[l][j], i);
-
-          const auto op = std::make_shared<LaplaceOperator<double, Layout>>(level, degree);
-          if (parameters.coefficient)
-            op->set_coefficient(level, parameters.coefficient);
-          components.operators.push_back(op);
-          components.level_shapes.push_back(V(level.n_cells(), degree));
-          if (l == 0)
-            {
-              CELLWISE_CHECK(!has_refinement_edge(level), "level 0 must cover the domain");
-              components.smoothers.push_back(nullptr);
-              if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
-                components.coarse_solver = std::make_shared<CholeskyCoarseSolver<double, Layout>>(level, degree, dirichlet,
-                                                                                                 parameters.coefficient);
-              else
-                {
-                  V mask;
-                  mask.copy_from_host(dirichlet);
-                  components.coarse_solver = make_smoother_coarse_solver<V>(
-                    parameters, coarse_solver_for(parameters, level, degree), op,
-                    make_level_smoother<double, Layout>(level, *op, mask, parameters), mask,
-                    parameters.coarse_smoother_applications);
-                }
-            }
-          else
-            {
-              // 0 on Dirichlet and on the refinement edge E_l (003 §5)
-              V free_mask;
-              free_mask.copy_from_host(make_free_mask<double, Layout>(level, degree, parameters.dirichlet_ids));
-              components.smoothers.push_back(make_level_smoother<double, Layout>(level, *op, free_mask, parameters));
-            }
-          if (log)
-            *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, " << std::setw(10)
-                 << mesh_.active_cells[l].size() << " active, "
-                 << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
-                 << " (device)" << std::endl;
-        }
-      active_mask_.copy_from_host(host_active_mask);
-      if (hierarchy.n_levels() > 1)
-        components.transfer = std::make_shared<CellTransfer<double, Layout>>(hierarchy, degree);
-
+      CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "level 0 must cover the domain");
+      // the smoother works on the free copies (the refinement edge E_l zero,
+      // 003 §5), the coarse solver on the Dirichlet mask of level 0
+      SetupTimes                       times; // not printed: the adaptive set-up is reported as a whole
+      BoxLagrangeParts<double, Layout> parts(hierarchy, degree, parameters, times, nullptr, false);
+      ::cellwise::internal::LagrangeLevels         levels(hierarchy, degree, parameters, parts,
+                                              ::cellwise::internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge, nullptr, &mesh_);
+      typename LocalSmoothingVCycle<VectorType>::Components components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
       const VCycleParameters cycle = parameters.cycle_parameters();
-      cycle_ = std::make_shared<LocalSmoothingVCycle<V>>(std::make_shared<ActiveMeshTransfer<double, Layout>>(mesh_),
+      cycle_ = std::make_shared<LocalSmoothingVCycle<VectorType>>(std::make_shared<ActiveMeshTransfer<double, Layout>>(mesh_),
                                                          std::move(components), cycle);
       if (log)
         *log << "  adaptive set-up of " << hierarchy.n_levels() << " levels, " << mesh_.n_active_cells()

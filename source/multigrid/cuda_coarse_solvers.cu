@@ -11,15 +11,18 @@ namespace cellwise
   namespace cuda
   {
     template <typename Number, typename Layout>
-    CholeskyCoarseSolver<Number, Layout>::CholeskyCoarseSolver(const Level          &level,
-                                                               const unsigned int    degree,
-                                                               const HostVectorType &host_mask,
-                                                               const ScalarFunction &coefficient)
+    CholeskyCoarseSolver<Number, Layout>::CholeskyCoarseSolver(const Level                &level,
+                                                               const unsigned int          degree,
+                                                               const VectorType           &mask,
+                                                               const ScalarFunction       &coefficient,
+                                                               const CoefficientEvaluation evaluation,
+                                                               const bool                  constant_null_space)
     {
       // the host operator is needed only for the cell matrices of the set-up
-      const ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree, coefficient,
-                                                                CoefficientEvaluation::cell_average); // as the device operators
-      host_solver_ = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask);
+      const ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree, coefficient, evaluation);
+      HostVectorType                                    host_mask;
+      mask.copy_to_host(host_mask);
+      host_solver_ = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask, constant_null_space);
       host_u_.reinit(level.n_cells(), degree);
       host_b_.reinit(level.n_cells(), degree);
     }

@@ -23,6 +23,7 @@
 #include <cellwise/storage/dirichlet_mask.h>
 
 #include "cuda_setup_stage.h"
+#include "lagrange_levels.h"
 
 #include <iomanip>
 #include <memory>
@@ -80,13 +81,10 @@ namespace cellwise
                     const std::shared_ptr<const LevelData> &level_data)
       {
         if (parameters.smoother == SmootherType::jacobi)
-          return std::make_shared<PointJacobiSmoother<DssJacobi<Number, Layout>>>(
-            level, op, mask, JacobiParameters{parameters.jacobi_omega, parameters.jacobi_steps}, level_data);
-        ChebyshevParameters chebyshev;
-        chebyshev.degree                = parameters.chebyshev_degree;
-        chebyshev.smoothing_range       = parameters.smoothing_range;
-        chebyshev.eigenvalue_iterations = parameters.eigenvalue_iterations;
-        return std::make_shared<PointChebyshevSmoother<DssJacobi<Number, Layout>>>(level, op, mask, chebyshev, level_data);
+          return std::make_shared<PointJacobiSmoother<DssJacobi<Number, Layout>>>(level, op, mask, parameters.jacobi_parameters(),
+                                                                                  level_data);
+        return std::make_shared<PointChebyshevSmoother<DssJacobi<Number, Layout>>>(level, op, mask, parameters.chebyshev_parameters(),
+                                                                                     level_data);
       }
 
       /// The device data of every level (neighbours, skeleton groups), built
@@ -102,13 +100,109 @@ namespace cellwise
         return data;
       }
 
+      /// The device's parts of FE_Q levels of any cells (mapped, unstructured)
+      /// for the shared level loop (lagrange_levels.h): the general operator
+      /// and its point smoothers over the level's shared device data.
+      template <typename Number, typename Layout>
+      class GeneralLagrangeParts
+      {
+      public:
+        using Vector   = LevelVector<Number, Layout>;
+        using Operator = cuda::Operator<Number, Layout>;
+        using Cholesky = CholeskyCoarseSolver<Number, Layout>;
+
+        /// @p finest_metric, if given, is the finest level's host metric,
+        /// made for its operator.
+        GeneralLagrangeParts(const LevelHierarchy                                &hierarchy,
+                             const std::vector<std::shared_ptr<const LevelData>> &level_data,
+                             const unsigned int                                   degree,
+                             const MultigridParameters                           &parameters,
+                             const GeneralKernel                                  kernel,
+                             SetupTimes                                          &times,
+                             const LaplaceMetric<Number>                         *finest_metric)
+          : hierarchy_(hierarchy)
+          , level_data_(level_data)
+          , degree_(degree)
+          , parameters_(parameters)
+          , kernel_(kernel)
+          , times_(times)
+          , finest_metric_(finest_metric)
+        {}
+
+        Vector
+        dirichlet_mask(const unsigned int l) const
+        {
+          Vector mask;
+          make_dirichlet_mask(*level_data_[l], degree_, parameters_.dirichlet_ids, mask);
+          return mask;
+        }
+
+        Vector
+        free_mask(unsigned int) const
+        {
+          CELLWISE_CHECK(false, "cellwise::cuda::GeneralMultigridSolver takes uniform levels only (no local smoothing)");
+          return {};
+        }
+
+        std::shared_ptr<Operator>
+        make_operator(const unsigned int l) const
+        {
+          return cuda::make_operator<Number, Layout>(hierarchy_.level(l), degree_, parameters_, kernel_, times_,
+                                                     l + 1 == hierarchy_.n_levels() ? finest_metric_ : nullptr);
+        }
+
+        std::shared_ptr<const LevelSmoother<Vector>>
+        make_smoother(const unsigned int l, const Operator &op, const Vector &mask) const
+        {
+          return cuda::make_smoother(hierarchy_.level(l), op, mask, parameters_, level_data_[l]);
+        }
+
+        /// " (N cartesian, … general), ": the cells of each metric form.
+        std::string
+        level_note(unsigned int, const Operator &op) const
+        {
+          const auto &forms = op.form_counts();
+          return " (" + std::to_string(forms[0]) + " cartesian, " + std::to_string(forms[1]) + " cartesian with c(x), " +
+                 std::to_string(forms[2]) + " affine, " + std::to_string(forms[3]) + " general), ";
+        }
+
+        std::string
+        where() const
+        {
+          return " (device)";
+        }
+
+        template <typename Components>
+        void
+        add_transfers(Components &components, const std::vector<std::shared_ptr<Operator>> &) const
+        {
+          components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy_, degree_);
+        }
+
+        template <typename Work>
+        void
+        stage(const std::string &name, Work &&work) const
+        {
+          device_stage(times_, name, std::forward<Work>(work));
+        }
+
+      private:
+        const LevelHierarchy                                &hierarchy_;
+        const std::vector<std::shared_ptr<const LevelData>> &level_data_;
+        const unsigned int                                   degree_;
+        const MultigridParameters                           &parameters_;
+        const GeneralKernel                                  kernel_;
+        SetupTimes                                          &times_;
+        const LaplaceMetric<Number>                         *finest_metric_;
+      };
+
       /// The V-cycle in @p Number on all levels of @p hierarchy: operators,
-      /// Dirichlet masks (device; the host's on level 0 for the coarse
-      /// solver), smoothers, coarse solver, transfers. @p finest, if given,
-      /// is the finest level's operator, already built (the outer
-      /// iteration's in FP64: on curved cells its metric is most of the
-      /// set-up and of the device memory, 700 MB for the ball at L = 5);
-      /// else @p finest_metric, if given, is the finest level's host metric.
+      /// Dirichlet masks (device), smoothers, coarse solver, transfers.
+      /// @p finest, if given, is the finest level's operator, already built
+      /// (the outer iteration's in FP64: on curved cells its metric is most
+      /// of the set-up and of the device memory, 700 MB for the ball at
+      /// L = 5); else @p finest_metric, if given, is the finest level's host
+      /// metric.
       template <typename Number, typename Layout>
       std::shared_ptr<const Preconditioner<LevelVector<Number, Layout>>>
       make_cycle(const LevelHierarchy                                &hierarchy,
@@ -123,58 +217,9 @@ namespace cellwise
                  const LaplaceMetric<Number>                         *finest_metric = nullptr)
       {
         using V = LevelVector<Number, Layout>;
-        typename VCycle<V>::Components components;
-        for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-          {
-            const Level &level = hierarchy.level(l);
-            V            mask;
-            device_stage(times, "Dirichlet masks (device)",
-                         [&] { make_dirichlet_mask(*level_data[l], degree, parameters.dirichlet_ids, mask); });
-            const bool is_finest = l + 1 == hierarchy.n_levels();
-            const auto op        = is_finest && finest ? finest
-                                                       : make_operator<Number, Layout>(level, degree, parameters, kernel, times,
-                                                                                       is_finest ? finest_metric : nullptr);
-            components.operators.push_back(op);
-            components.level_shapes.push_back(V(level.n_cells(), degree));
-            std::string what;
-            if (l == 0)
-              {
-                components.smoothers.push_back(nullptr);
-                const CoarseSolverType type = coarse_solver_for(parameters, level, degree);
-                device_stage(times, "coarse solver", [&] {
-                  if (type == CoarseSolverType::cholesky)
-                    {
-                      // the host factorization of the host operator's cell
-                      // matrices, with the coefficient where the levels take it
-                      const ::cellwise::LaplaceOperator<Number, Layout> host_op(level, degree, parameters.coefficient,
-                                                                                parameters.coefficient_evaluation);
-                      const auto host_mask = ::cellwise::make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids);
-                      components.coarse_solver = std::make_shared<CholeskyCoarseSolver<Number, Layout>>(
-                        level, degree, std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(level, host_op, host_mask));
-                    }
-                  else
-                    components.coarse_solver =
-                      make_smoother_coarse_solver<V>(parameters, type, op, make_smoother(level, *op, mask, parameters, level_data[l]),
-                                                     mask, parameters.coarse_smoother_applications);
-                });
-                what = describe_coarse_solver(parameters, level, degree);
-              }
-            else
-              {
-                device_stage(times, "smoothers (diagonals, eigenvalue estimates)",
-                             [&] { components.smoothers.push_back(make_smoother(level, *op, mask, parameters, level_data[l])); });
-                what = "smoother " + to_string(parameters.smoother);
-              }
-            if (log)
-              {
-                const auto &forms = op->form_counts();
-                *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells (" << forms[0]
-                     << " cartesian, " << forms[1] << " cartesian with c(x), " << forms[2] << " affine, " << forms[3]
-                     << " general), " << what << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << " (device)" << std::endl;
-              }
-          }
-        if (hierarchy.n_levels() > 1)
-          device_stage(times, "transfers", [&] { components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree); });
+        GeneralLagrangeParts<Number, Layout> parts(hierarchy, level_data, degree, parameters, kernel, times, finest_metric);
+        ::cellwise::internal::LagrangeLevels levels(hierarchy, degree, parameters, parts, ::cellwise::internal::SmoothedCopies::all_but_dirichlet, finest);
+        typename VCycle<V>::Components components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
         if (timer)
           time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
         const VCycleParameters cycle = parameters.cycle_parameters();

@@ -25,7 +25,10 @@
 #include <cellwise/operators/hermite_biharmonic_operator.h>
 #include <cellwise/storage/dirichlet_mask.h>
 
+#include "level_assembly.h"
+
 #include <iomanip>
+#include <sstream>
 #include <type_traits>
 #include <string>
 #include <vector>
@@ -84,11 +87,132 @@ namespace cellwise
         LevelVector<Number, Layout>               mask;
       };
 
-      /// The V-cycle in @p Number on all levels of @p hierarchy: operators,
-      /// level masks (uploaded from the host's make_hermite_free_mask),
-      /// Chebyshev smoothers with their device eigenvalue estimates, the coarse
-      /// solver and the transfers; @p finest gets the finest level's operator
-      /// and mask.
+      /// The factory of the shared level loop (level_assembly.h) for the
+      /// device's Hermite levels in @p Number: level masks uploaded from the
+      /// host's make_hermite_free_mask, operators, Chebyshev smoothers with
+      /// their device eigenvalue estimates or the vertex-block patches, the
+      /// coarse solver and the transfers; @p finest gets the finest level's
+      /// operator and mask.
+      template <typename Number, typename Layout>
+      class HermiteLevels
+      {
+      public:
+        using Vector   = LevelVector<Number, Layout>;
+        using Operator = cuda::Operator<Number, Layout>;
+        /// The level's smoother mask on the device, and on the host in FP64
+        /// (the coarse solver's choice and factorization).
+        struct Masks
+        {
+          Vector             mask;
+          CellVector<double> host_mask;
+        };
+
+        HermiteLevels(const LevelHierarchy             &hierarchy,
+                      const HermiteMultigridParameters &parameters,
+                      const ActiveMesh                 *mesh,
+                      Finest<Number, Layout>           &finest,
+                      std::string                      &coarse_description)
+          : hierarchy_(hierarchy)
+          , parameters_(parameters)
+          , mesh_(mesh)
+          , finest_(finest)
+          , coarse_description_(coarse_description)
+        {}
+
+        Masks
+        masks(const unsigned int l) const
+        {
+          Masks masks;
+          masks.host_mask = make_hermite_free_mask(hierarchy_.level(l), parameters_.clamped_ids);
+          masks.mask      = upload_in_layout<Number, Layout>(masks.host_mask);
+          CELLWISE_CHECK(l + 1 < hierarchy_.n_levels() || mesh_ || masks.host_mask.l2_norm() > 0,
+                         "cuda::HermiteMultigridSolver: the finest level has no free DoF (every vertex lies on the clamped "
+                         "boundary); the mesh needs at least 2 cells along every axis");
+          if (l + 1 == hierarchy_.n_levels())
+            finest_.mask = masks.mask;
+          return masks;
+        }
+
+        std::shared_ptr<Operator>
+        make_operator(const unsigned int l) const
+        {
+          auto op = std::make_shared<Operator>(hierarchy_.level(l));
+          if (l + 1 == hierarchy_.n_levels())
+            finest_.op = op;
+          return op;
+        }
+
+        Vector
+        shape(const unsigned int l) const
+        {
+          return Vector(hierarchy_.level(l).n_cells(), hermite::storage_degree);
+        }
+
+        ::cellwise::internal::Described<CoarseSolver<Vector>>
+        make_coarse_solver(const std::shared_ptr<Operator> &op, const Masks &masks) const
+        {
+          const Level &level = hierarchy_.level(0);
+          if (resolve_hermite_coarse_solver(level, masks.host_mask, parameters_.coarse_solver) == CoarseSolverType::cholesky)
+            {
+              // the factorization of the host operator's dense cell matrices
+              const ::cellwise::HermiteBiharmonicOperator<double> host_op(level);
+              auto host_solver = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(
+                level, hermite::storage_degree, hermite_trace_layers(),
+                [&host_op](const unsigned int cell) { return host_op.cell_matrix(cell); },
+                host_copy_in<Number, Layout>(masks.host_mask));
+              coarse_description_ = "Cholesky coarse solve (" + std::to_string(host_solver->n_free_dofs()) + " free DoFs)";
+              return {std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, hermite::storage_degree, std::move(host_solver)),
+                      coarse_description_};
+            }
+          const ChebyshevParameters coarse = parameters_.chebyshev_parameters(true);
+          coarse_description_              = "Chebyshev coarse solve (" + std::to_string(coarse.degree) + " stages)";
+          return {std::make_shared<SmootherCoarseSolver<Vector>>(std::make_shared<Smoother<Number, Layout>>(level, *op, masks.mask, coarse), 1),
+                  coarse_description_};
+        }
+
+        ::cellwise::internal::Described<LevelSmoother<Vector>>
+        make_smoother(const unsigned int l, const std::shared_ptr<Operator> &op, const Masks &masks) const
+        {
+          if (parameters_.smoother == HermiteSmoother::chebyshev)
+            {
+              const ChebyshevParameters chebyshev = parameters_.chebyshev_parameters();
+              return {std::make_shared<Smoother<Number, Layout>>(hierarchy_.level(l), *op, masks.mask, chebyshev),
+                      "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)"};
+            }
+          // no mask: clamped and refinement-edge vertices carry no patch
+          return {std::make_shared<HermiteVertexPatchSmoother<Number, Layout>>(hierarchy_.level(l), parameters_.patch_sweeps),
+                  "vertex-block patch smoother (" + std::to_string(parameters_.patch_sweeps) + " sweep" +
+                    (parameters_.patch_sweeps > 1 ? "s)" : ")")};
+        }
+
+        std::string
+        log_line(const unsigned int l, const Operator &, const std::string &what) const
+        {
+          std::ostringstream line;
+          line << ", ";
+          if (mesh_)
+            line << std::setw(10) << mesh_->active_cells[l].size() << " active, ";
+          line << "Hermite Q3 on the device in " << (std::is_same_v<Number, double> ? "FP64" : "FP32") << ", " << what;
+          return line.str();
+        }
+
+        template <typename Components>
+        void
+        add_transfers(Components &components, const std::vector<std::shared_ptr<Operator>> &) const
+        {
+          components.transfer = std::make_shared<HermiteCellTransfer<Number, Layout>>(hierarchy_);
+        }
+
+      private:
+        const LevelHierarchy             &hierarchy_;
+        const HermiteMultigridParameters &parameters_;
+        const ActiveMesh                 *mesh_;
+        Finest<Number, Layout>           &finest_;
+        std::string                      &coarse_description_;
+      };
+
+      /// The V-cycle in @p Number on all levels of @p hierarchy (HermiteLevels);
+      /// @p finest gets the finest level's operator and mask.
       template <typename Number, typename Layout>
       std::shared_ptr<Preconditioner<LevelVector<Number, Layout>>>
       make_cycle(const LevelHierarchy             &hierarchy,
@@ -99,70 +223,9 @@ namespace cellwise
                  const ActiveMesh                 *mesh,
                  ComponentTimer                   *timer)
       {
-        using Vector           = LevelVector<Number, Layout>;
-        const char *precision  = std::is_same_v<Number, double> ? "FP64" : "FP32";
-        typename VCycle<Vector>::Components cycle;
-        for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-          {
-            const Level             &level     = hierarchy.level(l);
-            auto                     op        = std::make_shared<Operator<Number, Layout>>(level);
-            const CellVector<double> host_mask = make_hermite_free_mask(level, parameters.clamped_ids);
-            Vector                   mask      = upload_in_layout<Number, Layout>(host_mask);
-            CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || mesh || host_mask.l2_norm() > 0,
-                           "cuda::HermiteMultigridSolver: the finest level has no free DoF (every vertex lies on the clamped "
-                           "boundary); the mesh needs at least 2 cells along every axis");
-            const ChebyshevParameters chebyshev = parameters.chebyshev_parameters();
-            std::string what;
-            if (l == 0)
-              {
-                cycle.smoothers.push_back(nullptr);
-                if (resolve_hermite_coarse_solver(level, host_mask, parameters.coarse_solver) == CoarseSolverType::cholesky)
-                  {
-                    // the factorization of the host operator's dense cell matrices
-                    const ::cellwise::HermiteBiharmonicOperator<double> host_op(level);
-                    auto host_solver = std::make_unique<::cellwise::CholeskyCoarseSolver<Number, Layout>>(
-                      level, hermite::storage_degree, hermite_trace_layers(),
-                      [&host_op](const unsigned int cell) { return host_op.cell_matrix(cell); },
-                      host_copy_in<Number, Layout>(host_mask));
-                    coarse_description = "Cholesky coarse solve (" + std::to_string(host_solver->n_free_dofs()) + " free DoFs)";
-                    cycle.coarse_solver =
-                      std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, hermite::storage_degree, std::move(host_solver));
-                  }
-                else
-                  {
-                    const ChebyshevParameters coarse = parameters.chebyshev_parameters(true);
-                    coarse_description               = "Chebyshev coarse solve (" + std::to_string(coarse.degree) + " stages)";
-                    cycle.coarse_solver        = std::make_shared<SmootherCoarseSolver<Vector>>(
-                      std::make_shared<Smoother<Number, Layout>>(level, *op, mask, coarse), 1);
-                  }
-                what = coarse_description;
-              }
-            else if (parameters.smoother == HermiteSmoother::chebyshev)
-              {
-                cycle.smoothers.push_back(std::make_shared<Smoother<Number, Layout>>(level, *op, mask, chebyshev));
-                what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
-              }
-            else
-              {
-                // no mask: clamped and refinement-edge vertices carry no patch
-                cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<Number, Layout>>(level, parameters.patch_sweeps));
-                what = "vertex-block patch smoother (" + std::to_string(parameters.patch_sweeps) + " sweep" +
-                       (parameters.patch_sweeps > 1 ? "s)" : ")");
-              }
-            cycle.operators.push_back(op);
-            cycle.level_shapes.push_back(Vector(level.n_cells(), hermite::storage_degree));
-            if (l + 1 == hierarchy.n_levels())
-              finest = {op, std::move(mask)};
-            if (log)
-              {
-                *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, ";
-                if (mesh)
-                  *log << std::setw(10) << mesh->active_cells[l].size() << " active, ";
-                *log << "Hermite Q3 on the device in " << precision << ", " << what << std::endl;
-              }
-          }
-        if (hierarchy.n_levels() > 1)
-          cycle.transfer = std::make_shared<HermiteCellTransfer<Number, Layout>>(hierarchy);
+        using Vector = LevelVector<Number, Layout>;
+        HermiteLevels<Number, Layout>       levels(hierarchy, parameters, mesh, finest, coarse_description);
+        typename VCycle<Vector>::Components cycle = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
         typename VCycle<Vector>::Parameters cycle_parameters;
         cycle_parameters.pre_direction  = SweepDirection::forward;
         cycle_parameters.post_direction = parameters.post_direction;

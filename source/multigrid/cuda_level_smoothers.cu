@@ -19,15 +19,10 @@ namespace cellwise
       switch (parameters.smoother)
         {
           case SmootherType::jacobi:
-            return std::make_shared<JacobiSmoother<Number, Layout>>(
-              level, op, mask, typename JacobiSmoother<Number, Layout>::Parameters{parameters.jacobi_omega, parameters.jacobi_steps});
+            return std::make_shared<JacobiSmoother<Number, Layout>>(level, op, mask, parameters.jacobi_parameters());
           case SmootherType::chebyshev:
             {
-              typename ChebyshevSmoother<Number, Layout>::Parameters p;
-              p.degree                = parameters.chebyshev_degree;
-              p.smoothing_range       = parameters.smoothing_range;
-              p.eigenvalue_iterations = parameters.eigenvalue_iterations;
-              return std::make_shared<ChebyshevSmoother<Number, Layout>>(level, op, mask, p);
+              return std::make_shared<ChebyshevSmoother<Number, Layout>>(level, op, mask, parameters.chebyshev_parameters());
             }
           default:
             return std::make_shared<VertexPatchSmoother<Number, Layout>>(level, op.degree(), parameters.patch_sweeps);

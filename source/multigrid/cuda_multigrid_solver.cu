@@ -1,23 +1,18 @@
-// Set-up of the device multigrid solver: the same components per level as the
-// host builder (source/multigrid/multigrid_solver.cc), device versions of each.
-// No kernels here.
+// Set-up of the device multigrid solver: the shared level loop
+// (level_assembly.h) with the device's parts of box levels
+// (cuda_lagrange_parts.h). No kernels here.
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/setup_times.h>
-#include <cellwise/multigrid/cuda_cell_transfer.h>
-#include <cellwise/multigrid/cuda_laplace_residual_restriction.h>
-#include <cellwise/multigrid/cuda_coarse_solvers.h>
 #include <cellwise/storage/cuda_dirichlet_mask.h>
 #include <cellwise/storage/cuda_dss.h>
 #include <cellwise/storage/cuda_level_data.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
-#include <cellwise/multigrid/cuda_level_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/timed_components.h>
-#include <cellwise/multigrid/coarse_solvers.h>
-#include <cellwise/storage/dirichlet_mask.h>
 
+#include "cuda_lagrange_parts.h"
 #include "cuda_setup_stage.h"
 
 #include <iomanip>
@@ -46,70 +41,9 @@ namespace cellwise
                  SetupTimes                &times)
       {
         using V = CellVector<Number, MemorySpace::CUDA, Layout>;
-        typename VCycle<V>::Components components;
-        std::vector<std::shared_ptr<const LaplaceOperator<Number, Layout>>> level_operators; // untimed, for the fused restriction
-        for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-          {
-            const Level                                  &level = hierarchy.level(l);
-            CellVector<Number, MemorySpace::Host, Layout> host_mask; // level 0 only: the coarse solver's
-            V                                             mask;
-            if (l == 0)
-              {
-                times.measure("coarse Dirichlet mask (host)",
-                              [&] { host_mask = ::cellwise::make_dirichlet_mask<Number, Layout>(level, degree, parameters.dirichlet_ids); });
-                device_stage(times, "coarse mask: upload", [&] { mask.copy_from_host(host_mask); });
-              }
-            else
-              device_stage(times, "level Dirichlet masks (device)", [&] {
-                if (l + 1 == hierarchy.n_levels())
-                  make_dirichlet_mask(finest, degree, parameters.dirichlet_ids, mask);
-                else
-                  make_dirichlet_mask(LevelData(level, degree), degree, parameters.dirichlet_ids, mask);
-              });
-            std::shared_ptr<LaplaceOperator<Number, Layout>> op;
-            device_stage(times, "level operators", [&] {
-              op = std::make_shared<LaplaceOperator<Number, Layout>>(level, degree);
-              if (parameters.coefficient)
-                op->set_coefficient(level, parameters.coefficient);
-            });
-            components.operators.push_back(op);
-            level_operators.push_back(op);
-            device_stage(times, "level vector shapes", [&] { components.level_shapes.push_back(V(level.n_cells(), degree)); });
-            if (l == 0)
-              {
-                components.smoothers.push_back(nullptr);
-                device_stage(times, "coarse solver", [&] {
-                  if (coarse_solver_for(parameters, level, degree) == CoarseSolverType::cholesky)
-                    components.coarse_solver =
-                      std::make_shared<CholeskyCoarseSolver<Number, Layout>>(level, degree, host_mask, parameters.coefficient);
-                  else
-                    components.coarse_solver = make_smoother_coarse_solver<V>(
-                      parameters, coarse_solver_for(parameters, level, degree), op, make_level_smoother(level, *op, mask, parameters),
-                      mask, parameters.coarse_smoother_applications);
-                });
-              }
-            else
-              device_stage(times, "smoothers (" + to_string(parameters.smoother) + ")",
-                           [&] { components.smoothers.push_back(make_level_smoother(level, *op, mask, parameters)); });
-            if (log)
-              *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << level.n_cells() << " cells, "
-                   << (l == 0 ? describe_coarse_solver(parameters, level, degree) : "smoother " + to_string(parameters.smoother))
-                   << (sizeof(Number) == 4 ? ", FP32" : ", FP64") << " (device)" << std::endl;
-          }
-        if (hierarchy.n_levels() > 1)
-          device_stage(times, "transfers", [&] {
-            auto transfer         = std::make_shared<CellTransfer<Number, Layout>>(hierarchy, degree);
-            components.transfer   = transfer;
-            // every level above the coarsest restricts b − A u with A
-            // applied inside (A u never stored), where the fused kernel exists
-            if (LaplaceResidualRestriction<Number, Layout>::supports(degree))
-              {
-                components.residual_restrictions.assign(hierarchy.n_levels(), nullptr);
-                for (unsigned int l = 1; l < hierarchy.n_levels(); ++l)
-                  components.residual_restrictions[l] = std::make_shared<LaplaceResidualRestriction<Number, Layout>>(
-                    transfer, l, level_operators[l]);
-              }
-          });
+        BoxLagrangeParts<Number, Layout> parts(hierarchy, degree, parameters, times, &finest, true);
+        ::cellwise::internal::LagrangeLevels         levels(hierarchy, degree, parameters, parts, ::cellwise::internal::SmoothedCopies::all_but_dirichlet);
+        typename VCycle<V>::Components   components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
         if (timer)
           time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
 
@@ -146,9 +80,8 @@ namespace cellwise
       device_stage(times, "fine level: Dirichlet mask (device)",
                    [&] { make_dirichlet_mask(*fine_level_data_, degree, parameters.dirichlet_ids, mask_); });
       device_stage(times, "fine level: FP64 operator", [&] {
-        fine_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(fine, degree);
-        if (parameters.coefficient)
-          fine_operator_->set_coefficient(fine, parameters.coefficient);
+        fine_operator_ =
+          std::make_shared<LaplaceOperator<double, Layout>>(fine, degree, parameters.coefficient, parameters.coefficient_evaluation);
         fine_operator_->use_dirichlet_mask(mask_); // the outer residual reads bits, not FP64 values
       });
       outer_operator_ = fine_operator_;

@@ -15,9 +15,12 @@
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
 
+#include "level_assembly.h"
+
 #include <algorithm>
 #include <functional>
 #include <iomanip>
+#include <sstream>
 #include <string>
 
 namespace cellwise
@@ -107,53 +110,124 @@ namespace cellwise
       return std::make_shared<SmootherCoarseSolver<VectorN<Number>>>(std::make_shared<SmootherT<Number>>(level, op, mask, chebyshev), 1);
     }
 
-    /// The levels of the V-cycle in @p Number: per level its operator, the
-    /// smoother (Chebyshev over the masked DSS-Jacobi, or the vertex-block
-    /// patches) and level 0's coarse solver; the transfers. @p masks: the
-    /// FP64 smoother masks of the levels (make_hermite_free_mask).
+    /// The factory of the shared level loop (level_assembly.h) for the
+    /// Hermite levels in @p Number: per level the FP64 smoother mask
+    /// (make_hermite_free_mask, kept in @p free_masks with the cells at the
+    /// level's refinement edge in @p edge_cells), its operator, the smoother
+    /// (Chebyshev over the masked DSS-Jacobi, or the vertex-block patches)
+    /// and level 0's coarse solver; the transfers.
     template <typename Number>
-    typename VCycle<VectorN<Number>>::Components
-    make_levels(const LevelHierarchy             &hierarchy,
-                const HermiteMultigridParameters &parameters,
-                const std::vector<VectorT>       &masks,
-                std::string                      &coarse_description,
-                const std::function<void(unsigned int, const std::string &)> &log_level)
+    class HermiteLevels
     {
-      typename VCycle<VectorN<Number>>::Components cycle;
-      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-        {
-          std::string what;
-          const Level &level = hierarchy.level(l);
-          auto         op    = std::make_shared<OperatorT<Number>>(level);
-          VectorN<Number> mask;
-          mask.copy_from(masks[l]);
-          const ChebyshevParameters chebyshev = parameters.chebyshev_parameters();
-          if (l == 0)
-            {
-              cycle.smoothers.push_back(nullptr);
-              cycle.coarse_solver = make_coarse_solver<Number>(level, *op, mask, masks[l], parameters, coarse_description);
-              what                = coarse_description;
-            }
-          else if (parameters.smoother == HermiteSmoother::chebyshev)
-            {
-              cycle.smoothers.push_back(std::make_shared<SmootherT<Number>>(level, *op, mask, chebyshev));
-              what = "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)";
-            }
-          else
-            {
-              // no mask: clamped and refinement-edge vertices carry no patch
-              cycle.smoothers.push_back(std::make_shared<HermiteVertexPatchSmoother<Number>>(level, *op, parameters.patch_sweeps));
-              what = "vertex-block patch smoother (" + std::to_string(parameters.patch_sweeps) + " sweep" +
-                     (parameters.patch_sweeps > 1 ? "s)" : ")");
-            }
-          cycle.operators.push_back(op);
-          cycle.level_shapes.push_back(VectorN<Number>(level.n_cells(), hermite::storage_degree));
-          log_level(l, what); // as each level is set up: the progress of a long set-up
-        }
-      if (hierarchy.n_levels() > 1)
-        cycle.transfer = std::make_shared<HermiteCellTransfer<Number>>(hierarchy);
-      return cycle;
-    }
+    public:
+      using Vector   = VectorN<Number>;
+      using Operator = OperatorT<Number>;
+      /// The level's smoother mask in Number, and in FP64 (the coarse
+      /// solver's choice).
+      struct Masks
+      {
+        Vector         mask;
+        const VectorT *double_mask;
+      };
+
+      /// @p log_line(l, what): the log line's words after "N cells".
+      HermiteLevels(const LevelHierarchy                                                 &hierarchy,
+                    const HermiteMultigridParameters                                     &parameters,
+                    const bool                                                            locally_refined,
+                    std::vector<VectorT>                                                 &free_masks,
+                    std::vector<unsigned int>                                            &edge_cells,
+                    const std::function<std::string(unsigned int, const std::string &)> &log_line)
+        : hierarchy_(hierarchy)
+        , parameters_(parameters)
+        , locally_refined_(locally_refined)
+        , free_masks_(free_masks)
+        , edge_cells_(edge_cells)
+        , log_line_(log_line)
+      {}
+
+      Masks
+      masks(const unsigned int l)
+      {
+        if (free_masks_.size() == l) // the first cycle made (mixed: both make the same FP64 masks)
+          {
+            // clamped and refinement-edge vertices: all eight DoFs (doc/hermite.md)
+            edge_cells_.push_back(0);
+            free_masks_.push_back(make_hermite_free_mask(hierarchy_.level(l), parameters_.clamped_ids, &edge_cells_.back()));
+            CELLWISE_CHECK(l + 1 < hierarchy_.n_levels() || locally_refined_ || free_masks_.back().l2_norm() > 0,
+                           "Hermite multigrid: the finest level has no free DoF (every vertex lies on the clamped boundary); "
+                           "the mesh needs at least 2 cells along every axis");
+          }
+        Masks masks{Vector(), &free_masks_[l]};
+        masks.mask.copy_from(free_masks_[l]);
+        return masks;
+      }
+
+      std::shared_ptr<Operator>
+      make_operator(const unsigned int l) const
+      {
+        return std::make_shared<Operator>(hierarchy_.level(l));
+      }
+
+      Vector
+      shape(const unsigned int l) const
+      {
+        return Vector(hierarchy_.level(l).n_cells(), hermite::storage_degree);
+      }
+
+      internal::Described<CoarseSolver<Vector>>
+      make_coarse_solver(const std::shared_ptr<Operator> &op, const Masks &masks)
+      {
+        internal::Described<CoarseSolver<Vector>> coarse;
+        coarse.component   = cellwise::make_coarse_solver<Number>(hierarchy_.level(0), *op, masks.mask, *masks.double_mask,
+                                                                parameters_, coarse_description_);
+        coarse.description = coarse_description_;
+        return coarse;
+      }
+
+      /// The coarse solver's words, once it is made.
+      const std::string &
+      coarse_description() const
+      {
+        return coarse_description_;
+      }
+
+      internal::Described<LevelSmoother<Vector>>
+      make_smoother(const unsigned int l, const std::shared_ptr<Operator> &op, const Masks &masks) const
+      {
+        if (parameters_.smoother == HermiteSmoother::chebyshev)
+          {
+            const ChebyshevParameters chebyshev = parameters_.chebyshev_parameters();
+            return {std::make_shared<SmootherT<Number>>(hierarchy_.level(l), *op, masks.mask, chebyshev),
+                    "Chebyshev smoother (" + std::to_string(chebyshev.degree) + " stages)"};
+          }
+        // no mask: clamped and refinement-edge vertices carry no patch
+        return {std::make_shared<HermiteVertexPatchSmoother<Number>>(hierarchy_.level(l), *op, parameters_.patch_sweeps),
+                "vertex-block patch smoother (" + std::to_string(parameters_.patch_sweeps) + " sweep" +
+                  (parameters_.patch_sweeps > 1 ? "s)" : ")")};
+      }
+
+      std::string
+      log_line(const unsigned int l, const Operator &, const std::string &what) const
+      {
+        return log_line_(l, what);
+      }
+
+      template <typename Components>
+      void
+      add_transfers(Components &components, const std::vector<std::shared_ptr<Operator>> &) const
+      {
+        components.transfer = std::make_shared<HermiteCellTransfer<Number>>(hierarchy_);
+      }
+
+    private:
+      const LevelHierarchy                                                 &hierarchy_;
+      const HermiteMultigridParameters                                     &parameters_;
+      const bool                                                            locally_refined_;
+      std::vector<VectorT>                                                 &free_masks_;
+      std::vector<unsigned int>                                            &edge_cells_;
+      const std::function<std::string(unsigned int, const std::string &)>  log_line_;
+      std::string                                                           coarse_description_;
+    };
   } // namespace
 
   CellVector<double>
@@ -242,38 +316,30 @@ namespace cellwise
     check_supported(hermite_configuration(hierarchy, parameters, Backend::host), "cellwise::HermiteMultigridSolver");
     if (locally_refined_)
       components_->mesh = make_active_mesh(hierarchy);
-    // the FP64 operator and smoother mask of every level (the API's; the
-    // FP64 cycle's), and the cells at each level's refinement edge
-    std::vector<unsigned int> edge_cells(hierarchy.n_levels(), 0);
-    for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-      {
-        const Level &level = hierarchy.level(l);
-        // clamped and refinement-edge vertices: all eight DoFs (doc/hermite.md)
-        components_->free_masks.push_back(make_hermite_free_mask(level, parameters.clamped_ids, &edge_cells[l]));
-        CELLWISE_CHECK(l + 1 < hierarchy.n_levels() || locally_refined_ || components_->free_masks.back().l2_norm() > 0,
-                       "Hermite multigrid: the finest level has no free DoF (every vertex lies on the clamped boundary); "
-                       "the mesh needs at least 2 cells along every axis");
-      }
-    const auto log_level = [&](const unsigned int l, const std::string &what) {
-      if (!log)
-        return;
-      *log << "  level " << std::setw(2) << l << ": " << std::setw(10) << hierarchy.level(l).n_cells() << " cells, ";
+    // the FP64 smoother mask of every level (the API's; the FP64 cycle's),
+    // made with the first level of the cycle, and the cells at each level's
+    // refinement edge
+    std::vector<unsigned int> edge_cells;
+    const auto log_line = [&](const unsigned int l, const std::string &what) {
+      std::ostringstream line;
+      line << ", ";
       if (locally_refined_)
-        *log << std::setw(10) << components_->mesh.active_cells[l].size() << " active, ";
-      *log << "Hermite Q3, " << (mixed ? "FP32, " : "") << what;
+        line << std::setw(10) << components_->mesh.active_cells[l].size() << " active, ";
+      line << "Hermite Q3, " << (mixed ? "FP32, " : "") << what;
       // the share of cells at the refinement edge drives the counts (001 §6.5)
       if (edge_cells[l] > 0)
-        *log << ", " << edge_cells[l] << " cells at the refinement edge (" << std::fixed << std::setprecision(1)
-             << 100. * edge_cells[l] / hierarchy.level(l).n_cells() << " %)" << std::defaultfloat << std::setprecision(6);
-      *log << std::endl;
+        line << ", " << edge_cells[l] << " cells at the refinement edge (" << std::fixed << std::setprecision(1)
+             << 100. * edge_cells[l] / hierarchy.level(l).n_cells() << " %)";
+      return line.str();
     };
     typename VCycle<VectorT>::Parameters cycle_parameters;
     cycle_parameters.pre_direction  = SweepDirection::forward;
     cycle_parameters.post_direction = parameters.post_direction;
     if (!mixed)
       {
-        typename VCycle<VectorT>::Components cycle =
-          make_levels<double>(hierarchy, parameters, components_->free_masks, coarse_description_, log_level);
+        HermiteLevels<double>                levels(hierarchy, parameters, locally_refined_, components_->free_masks, edge_cells, log_line);
+        typename VCycle<VectorT>::Components cycle = internal::assemble_levels(hierarchy, levels, log);
+        coarse_description_                        = levels.coarse_description();
         components_->finest_operator = cycle.operators.back();
         if (locally_refined_)
           {
@@ -296,8 +362,9 @@ namespace cellwise
         // the FP32 cycle inside the FP64 outer iteration (000 §4), as the
         // device solver's; an FP64 operator for the API and the outer residual
         using InnerVector = VectorN<float>;
-        typename VCycle<InnerVector>::Components cycle =
-          make_levels<float>(hierarchy, parameters, components_->free_masks, coarse_description_, log_level);
+        HermiteLevels<float>                     levels(hierarchy, parameters, locally_refined_, components_->free_masks, edge_cells, log_line);
+        typename VCycle<InnerVector>::Components cycle = internal::assemble_levels(hierarchy, levels, log);
+        coarse_description_                            = levels.coarse_description();
         typename VCycle<InnerVector>::Parameters inner_parameters;
         inner_parameters.pre_direction  = cycle_parameters.pre_direction;
         inner_parameters.post_direction = cycle_parameters.post_direction;

@@ -1,5 +1,6 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/multigrid/multigrid_parameters.h>
+#include <cellwise/multigrid/point_smoother_steps.h>
 
 #include <exception>
 #include <iomanip>
@@ -69,6 +70,22 @@ namespace cellwise
            : type == CoarseSolverType::cg       ? "cg"
            : type == CoarseSolverType::amg      ? "amg"
                                                 : "smoother";
+  }
+
+  ChebyshevParameters
+  MultigridParameters::chebyshev_parameters() const
+  {
+    ChebyshevParameters chebyshev;
+    chebyshev.degree                = chebyshev_degree;
+    chebyshev.smoothing_range       = smoothing_range;
+    chebyshev.eigenvalue_iterations = eigenvalue_iterations;
+    return chebyshev;
+  }
+
+  JacobiParameters
+  MultigridParameters::jacobi_parameters() const
+  {
+    return {jacobi_omega, jacobi_steps};
   }
 
   void

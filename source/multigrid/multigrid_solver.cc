@@ -8,7 +8,7 @@
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
 
-#include "host_level_assembly.h"
+#include "lagrange_levels.h"
 
 #include <chrono>
 #include <iomanip>
@@ -111,18 +111,6 @@ namespace cellwise
 
   namespace
   {
-    /// The Dirichlet mask of @p level, or all ones for the pure Neumann problem.
-    template <typename Number>
-    CellVector<Number>
-    make_boundary_mask(const Level &level, const unsigned int degree, const MultigridParameters &parameters)
-    {
-      if (!parameters.pure_neumann)
-        return make_dirichlet_mask<Number>(level, degree, parameters.dirichlet_ids);
-      CellVector<Number> ones(level.n_cells(), degree);
-      ones.fill(Number(1));
-      return ones;
-    }
-
     /// The V-cycle with all level components in precision Number; @p
     /// finest, if given, is the finest level's operator, already built (the
     /// outer iteration's in FP64: on curved cells its metric is most of the
@@ -135,16 +123,11 @@ namespace cellwise
                const std::shared_ptr<LaplaceOperator<Number>> &finest,
                std::ostream                                    *log)
     {
-      using V = CellVector<Number>;
-      typename VCycle<V>::Components components = internal::assemble_host_levels<Number>(
-        hierarchy, degree, parameters,
-        [&](const unsigned int l) {
-          V mask = make_boundary_mask<Number>(hierarchy.level(l), degree, parameters);
-          return internal::HostLevelMasks<Number>{mask, mask};
-        },
-        finest, log, [](unsigned int) { return std::string(); }, sizeof(Number) == 4 ? ", FP32" : ", FP64");
+      internal::HostLagrangeParts<Number> parts(hierarchy, degree, parameters);
+      internal::LagrangeLevels            levels(hierarchy, degree, parameters, parts,
+                                                 internal::SmoothedCopies::all_but_dirichlet, finest);
       const VCycleParameters cycle = parameters.cycle_parameters();
-      return std::make_shared<VCycle<V>>(std::move(components), cycle);
+      return std::make_shared<VCycle<CellVector<Number>>>(internal::assemble_levels(hierarchy, levels, log), cycle);
     }
   } // namespace
 
@@ -161,7 +144,7 @@ namespace cellwise
 
     const Level &fine = hierarchy.levels.back();
     fine_skeleton_    = DssSkeleton(fine, degree);
-    masks_.push_back(make_boundary_mask<double>(fine, degree, parameters));
+    masks_.push_back(internal::HostLagrangeParts<double>(hierarchy, degree, parameters).dirichlet_mask(hierarchy.n_levels() - 1));
     if (parameters.pure_neumann)
       null_space_ = std::make_shared<ConstantNullSpace<double>>(fine, degree);
     fine_operator_ = std::make_shared<LaplaceOperator<double>>(fine, degree, parameters.coefficient, parameters.coefficient_evaluation);

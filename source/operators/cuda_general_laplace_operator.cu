@@ -784,6 +784,8 @@ namespace cellwise
                                                   const CoefficientEvaluation  evaluation,
                                                   const GeneralCellMetric      general_cells)
     {
+      coefficient_                          = coefficient;
+      evaluation_                           = evaluation;
       const unsigned int      k             = level.mapping.degree;
       const GeneralCellChoice choice        = general_cell_choice<Layout>(level, coefficient, evaluation, general_cells);
       const bool              may_recompute = choice.may_recompute, device_values = choice.device_values;

@@ -504,12 +504,28 @@ namespace cellwise
     }
 
     template <typename Number, typename Layout>
+    LaplaceOperator<Number, Layout>::LaplaceOperator(const Level                &level,
+                                                     const unsigned int          degree,
+                                                     const ScalarFunction       &coefficient,
+                                                     const CoefficientEvaluation evaluation)
+    {
+      CELLWISE_CHECK(!coefficient || evaluation == CoefficientEvaluation::cell_average,
+                     "cellwise::cuda::LaplaceOperator takes the coefficient as its cell averages only (one per cell): "
+                     "use CoefficientEvaluation::cell_average, or cellwise::cuda::GeneralLaplaceOperator for the "
+                     "coefficient at the quadrature points");
+      reinit(level, degree);
+      if (coefficient)
+        set_coefficient(level, coefficient);
+    }
+
+    template <typename Number, typename Layout>
     LaplaceOperator<Number, Layout>::LaplaceOperator(LaplaceOperator &&other) noexcept
       : degree_(std::exchange(other.degree_, 0))
       , n_cells_(std::exchange(other.n_cells_, 0))
       , mass_(std::move(other.mass_))
       , stiffness_(std::move(other.stiffness_))
       , factors_(std::exchange(other.factors_, nullptr))
+      , coefficient_(std::move(other.coefficient_))
       , mask_vector_(std::exchange(other.mask_vector_, nullptr))
       , mask_data_(std::exchange(other.mask_data_, nullptr))
       , mask_bits_(std::exchange(other.mask_bits_, nullptr))
@@ -525,6 +541,7 @@ namespace cellwise
       std::swap(mass_, other.mass_);
       std::swap(stiffness_, other.stiffness_);
       std::swap(factors_, other.factors_);
+      std::swap(coefficient_, other.coefficient_);
       std::swap(mask_vector_, other.mask_vector_);
       std::swap(mask_data_, other.mask_data_);
       std::swap(mask_bits_, other.mask_bits_);
@@ -555,6 +572,7 @@ namespace cellwise
       Number *scaled = upload(factors, "the coefficient-scaled factors of the Laplace operator");
       free_bytes(factors_);
       factors_ = scaled;
+      coefficient_ = coefficient;
     }
 
     template <typename Number, typename Layout>
@@ -577,6 +595,7 @@ namespace cellwise
       free_bytes(factors_);
       factors_ = nullptr;
       factors_ = upload(factors, "the metric factors of the Laplace operator");
+      coefficient_ = {};
       degree_  = degree;
       n_cells_ = level.n_cells();
       // a registered mask belongs to the old cells

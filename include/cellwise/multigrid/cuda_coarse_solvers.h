@@ -25,13 +25,19 @@ namespace cellwise
       using VectorType     = CellVector<Number, MemorySpace::CUDA, Layout>;
       using HostVectorType = CellVector<Number, MemorySpace::Host, Layout>;
 
-      /// Factorize the assembled matrix of @p level for FE_Q(@p degree) on the
-      /// copies where @p host_mask is 1 (set-up on the host).
-      /// With @p coefficient, the matrix of −∇·(c∇u), c averaged per cell.
-      CholeskyCoarseSolver(const Level          &level,
-                           unsigned int          degree,
-                           const HostVectorType &host_mask,
-                           const ScalarFunction &coefficient = {});
+      /// Factorize the assembled matrix of @p level for the device Laplace
+      /// operator @p op (cuda::LaplaceOperator or GeneralLaplaceOperator:
+      /// its degree and coefficient) on the copies where @p mask is 1, with
+      /// @p constant_null_space as the host solver takes it — the host
+      /// solver's arguments, whose set-up this is (on the host, from the host
+      /// operator's cell matrices).
+      template <typename Operator>
+      CholeskyCoarseSolver(const Level      &level,
+                           const Operator   &op,
+                           const VectorType &mask,
+                           const bool        constant_null_space = false)
+        : CholeskyCoarseSolver(level, op.degree(), mask, op.coefficient(), op.coefficient_evaluation(), constant_null_space)
+      {}
 
       /// Any element: the host solver the caller factorized from its dense
       /// cell matrices (e.g. the C¹ Hermite element's), for vectors of the
@@ -50,6 +56,13 @@ namespace cellwise
       }
 
     private:
+      CholeskyCoarseSolver(const Level           &level,
+                           unsigned int           degree,
+                           const VectorType      &mask,
+                           const ScalarFunction  &coefficient,
+                           CoefficientEvaluation  evaluation,
+                           bool                   constant_null_space);
+
       std::unique_ptr<::cellwise::CholeskyCoarseSolver<Number, Layout>> host_solver_;
       mutable HostVectorType                                            host_u_, host_b_;
       WorkSpaceLock                                                     work_space_lock_;

@@ -17,6 +17,9 @@
 
 namespace cellwise
 {
+  struct ChebyshevParameters; // multigrid/point_smoother_steps.h
+  struct JacobiParameters;
+
   enum class SmootherType
   {
     jacobi,    ///< masked damped DSS-Jacobi
@@ -121,6 +124,14 @@ namespace cellwise
     {
       return {smoothing_steps, smoothing_steps, SweepDirection::forward, post_smoothing_direction()};
     }
+
+    /// The point smoothers' parameters of these: Chebyshev's degree, range
+    /// and eigenvalue steps, Jacobi's damping and steps (the types are in
+    /// multigrid/point_smoother_steps.h).
+    ChebyshevParameters
+    chebyshev_parameters() const;
+    JacobiParameters
+    jacobi_parameters() const;
 
     /// The post-smoothing direction in effect.
     SweepDirection

@@ -150,6 +150,19 @@ namespace cellwise
       {
         return lagrange_trace_layers(degree_);
       }
+      /// The coefficient of the metric (empty: none) and how it is
+      /// evaluated: what a host operator of the same level needs to be this
+      /// one (the exact coarse solver's cell matrices).
+      const ScalarFunction &
+      coefficient() const
+      {
+        return coefficient_;
+      }
+      CoefficientEvaluation
+      coefficient_evaluation() const
+      {
+        return evaluation_;
+      }
       /// Cells per form, in the order of MetricForm.
       const std::array<std::size_t, 4> &
       form_counts() const
@@ -286,6 +299,8 @@ namespace cellwise
       std::vector<Number> host_collocation_;
       GeneralKernel       kernel_ = GeneralKernel::automatic;
       SetupTimes          setup_times_;
+      ScalarFunction        coefficient_;
+      CoefficientEvaluation evaluation_ = CoefficientEvaluation::quadrature_points;
     };
   } // namespace cuda
 } // namespace cellwise

@@ -14,6 +14,7 @@
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/fe/matrices_1d.h>
 #include <cellwise/mesh/level.h>
+#include <cellwise/operators/laplace_metric.h>
 #include <cellwise/operators/level_operator.h>
 #include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cuda_cell_vector.h>
@@ -36,6 +37,12 @@ namespace cellwise
       /// Set up for all cells of @p level with FE_Q(@p degree); uploads the
       /// metric factors (c_x, c_y, c_z) of every cell.
       LaplaceOperator(const Level &level, unsigned int degree);
+      /// The same with the coefficient @p coefficient (empty: none), the
+      /// host operator's arguments: the box kernels take one coefficient per
+      /// cell, so @p evaluation must be CoefficientEvaluation::cell_average
+      /// (the quadrature points: cuda::GeneralLaplaceOperator).
+      LaplaceOperator(const Level &level, unsigned int degree, const ScalarFunction &coefficient,
+                      CoefficientEvaluation evaluation = CoefficientEvaluation::cell_average);
       LaplaceOperator(const LaplaceOperator &) = delete;
       LaplaceOperator &
       operator=(const LaplaceOperator &) = delete;
@@ -57,6 +64,19 @@ namespace cellwise
       degree() const
       {
         return degree_;
+      }
+      /// The coefficient the factors are scaled by (empty: none), and how it
+      /// is evaluated: what a host operator of the same level needs to be
+      /// this one (the exact coarse solver's cell matrices).
+      const ScalarFunction &
+      coefficient() const
+      {
+        return coefficient_;
+      }
+      CoefficientEvaluation
+      coefficient_evaluation() const
+      {
+        return CoefficientEvaluation::cell_average;
       }
       /// The layer a face shares (FE_Q(p): one; for DSS).
       TraceLayers
@@ -178,6 +198,8 @@ namespace cellwise
       std::vector<double> stiffness_;
       /// Device array of 3 n_cells entries (c_x, c_y, c_z) per cell.
       Number             *factors_ = nullptr;
+      /// set_coefficient's (empty: none).
+      ScalarFunction      coefficient_;
       /// use_dirichlet_mask: the registered vector (compared by address and
       /// data), and per cell mask_words_ words of its bits (DoF d: bit d % 64
       /// of word d / 64).
