@@ -44,19 +44,22 @@ namespace cellwise
       mesh_            = make_active_mesh(hierarchy);
       active_operator_ = std::make_shared<LaplaceOperator<double, Layout>>(mesh_.level, degree, parameters.coefficient,
                                                                            parameters.coefficient_evaluation);
-      active_mask_.copy_from_host(::cellwise::internal::make_active_dirichlet_mask<double, Layout>(hierarchy, mesh_, degree, parameters.dirichlet_ids));
+      active_mask_.copy_from_host(
+        ::cellwise::internal::make_active_dirichlet_mask<double, Layout>(hierarchy, mesh_, degree, parameters.dirichlet_ids));
 
       CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "level 0 must cover the domain");
       // the smoother works on the free copies (the refinement edge E_l zero,
       // 003 §5), the coarse solver on the Dirichlet mask of level 0
       SetupTimes                       times; // not printed: the adaptive set-up is reported as a whole
       BoxLagrangeParts<double, Layout> parts(hierarchy, degree, parameters, times, nullptr, false);
-      ::cellwise::internal::LagrangeLevels         levels(hierarchy, degree, parameters, parts,
-                                              ::cellwise::internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge, nullptr, &mesh_);
-      typename LocalSmoothingVCycle<VectorType>::Components components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
+      ::cellwise::internal::LagrangeLevels levels(
+        hierarchy, degree, parameters, parts, ::cellwise::internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge, nullptr,
+        &mesh_);
+      typename LocalSmoothingVCycle<VectorType>::Components components =
+        ::cellwise::internal::assemble_levels(hierarchy, levels, log);
       const VCycleParameters cycle = parameters.cycle_parameters();
       cycle_ = std::make_shared<LocalSmoothingVCycle<VectorType>>(std::make_shared<ActiveMeshTransfer<double, Layout>>(mesh_),
-                                                         std::move(components), cycle);
+                                                                  std::move(components), cycle);
       if (log)
         *log << "  adaptive set-up of " << hierarchy.n_levels() << " levels, " << mesh_.n_active_cells()
              << " active cells on the device: " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()

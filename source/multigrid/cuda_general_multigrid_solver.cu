@@ -104,7 +104,7 @@ namespace cellwise
       /// for the shared level loop (lagrange_levels.h): the general operator
       /// and its point smoothers over the level's shared device data.
       template <typename Number, typename Layout>
-      class GeneralLagrangeParts
+      class GeneralLagrangeParts : public ::cellwise::internal::PlainLevelWords<true>, public DeviceStages
       {
       public:
         using Vector   = LevelVector<Number, Layout>;
@@ -120,7 +120,8 @@ namespace cellwise
                              const GeneralKernel                                  kernel,
                              SetupTimes                                          &times,
                              const LaplaceMetric<Number>                         *finest_metric)
-          : hierarchy_(hierarchy)
+          : DeviceStages(times)
+          , hierarchy_(hierarchy)
           , level_data_(level_data)
           , degree_(degree)
           , parameters_(parameters)
@@ -157,7 +158,8 @@ namespace cellwise
           return cuda::make_smoother(hierarchy_.level(l), op, mask, parameters_, level_data_[l]);
         }
 
-        /// " (N cartesian, … general), ": the cells of each metric form.
+        /// " (N cartesian, … general), ": the cells of each metric form
+        /// (in place of the plain words').
         std::string
         level_note(unsigned int, const Operator &op) const
         {
@@ -166,24 +168,11 @@ namespace cellwise
                  std::to_string(forms[2]) + " affine, " + std::to_string(forms[3]) + " general), ";
         }
 
-        std::string
-        where() const
-        {
-          return " (device)";
-        }
-
         template <typename Components>
         void
         add_transfers(Components &components, const std::vector<std::shared_ptr<Operator>> &) const
         {
           components.transfer = std::make_shared<CellTransfer<Number, Layout>>(hierarchy_, degree_);
-        }
-
-        template <typename Work>
-        void
-        stage(const std::string &name, Work &&work) const
-        {
-          device_stage(times_, name, std::forward<Work>(work));
         }
 
       private:
@@ -218,7 +207,8 @@ namespace cellwise
       {
         using V = LevelVector<Number, Layout>;
         GeneralLagrangeParts<Number, Layout> parts(hierarchy, level_data, degree, parameters, kernel, times, finest_metric);
-        ::cellwise::internal::LagrangeLevels levels(hierarchy, degree, parameters, parts, ::cellwise::internal::SmoothedCopies::all_but_dirichlet, finest);
+        ::cellwise::internal::LagrangeLevels levels(hierarchy, degree, parameters, parts,
+                                                    ::cellwise::internal::SmoothedCopies::all_but_dirichlet, finest);
         typename VCycle<V>::Components components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
         if (timer)
           time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");

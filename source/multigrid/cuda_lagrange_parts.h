@@ -22,7 +22,7 @@
 namespace cellwise::cuda
 {
   template <typename Number, typename Layout>
-  class BoxLagrangeParts
+  class BoxLagrangeParts : public ::cellwise::internal::PlainLevelWords<true>, public DeviceStages
   {
   public:
     using Vector   = CellVector<Number, MemorySpace::CUDA, Layout>;
@@ -40,10 +40,10 @@ namespace cellwise::cuda
                      SetupTimes                &times,
                      const LevelData           *finest_data,
                      const bool                 fused_restrictions)
-      : hierarchy_(hierarchy)
+      : DeviceStages(times)
+      , hierarchy_(hierarchy)
       , degree_(degree)
       , parameters_(parameters)
-      , times_(times)
       , finest_data_(finest_data)
       , fused_restrictions_(fused_restrictions)
     {}
@@ -85,18 +85,6 @@ namespace cellwise::cuda
       return make_level_smoother(hierarchy_.level(l), op, mask, parameters_);
     }
 
-    std::string
-    level_note(unsigned int, const Operator &) const
-    {
-      return ", ";
-    }
-
-    std::string
-    where() const
-    {
-      return " (device)";
-    }
-
     template <typename Components>
     void
     add_transfers(Components &components, const std::vector<std::shared_ptr<Operator>> &operators) const
@@ -110,18 +98,10 @@ namespace cellwise::cuda
         components.residual_restrictions[l] = std::make_shared<LaplaceResidualRestriction<Number, Layout>>(transfer, l, operators[l]);
     }
 
-    template <typename Work>
-    void
-    stage(const std::string &name, Work &&work) const
-    {
-      device_stage(times_, name, std::forward<Work>(work));
-    }
-
   private:
     const LevelHierarchy      &hierarchy_;
     const unsigned int         degree_;
     const MultigridParameters &parameters_;
-    SetupTimes                &times_;
     const LevelData           *finest_data_;
     const bool                 fused_restrictions_;
   };

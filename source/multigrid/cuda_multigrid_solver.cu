@@ -41,9 +41,10 @@ namespace cellwise
                  SetupTimes                &times)
       {
         using V = CellVector<Number, MemorySpace::CUDA, Layout>;
-        BoxLagrangeParts<Number, Layout> parts(hierarchy, degree, parameters, times, &finest, true);
-        ::cellwise::internal::LagrangeLevels         levels(hierarchy, degree, parameters, parts, ::cellwise::internal::SmoothedCopies::all_but_dirichlet);
-        typename VCycle<V>::Components   components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
+        BoxLagrangeParts<Number, Layout>     parts(hierarchy, degree, parameters, times, &finest, true);
+        ::cellwise::internal::LagrangeLevels levels(hierarchy, degree, parameters, parts,
+                                                    ::cellwise::internal::SmoothedCopies::all_but_dirichlet);
+        typename VCycle<V>::Components       components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
         if (timer)
           time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
 

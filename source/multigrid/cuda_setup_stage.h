@@ -1,7 +1,7 @@
 #pragma once
 // The set-up stage of a device solver, timed up to a device synchronization
-// (base/setup_times.h), shared by cuda_multigrid_solver.cu and
-// cuda_general_multigrid_solver.cu. Private: compiled by nvcc only.
+// (base/setup_times.h), shared by the device solvers' sources. Private:
+// compiled by nvcc only.
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/setup_times.h>
@@ -23,5 +23,25 @@ namespace cellwise
     {
       times.measure(stage, std::forward<Work>(work), [] { CELLWISE_CUDA_CHECK(cudaDeviceSynchronize()); });
     }
+
+    /// The stage() of the device's parts of the shared level loop
+    /// (lagrange_levels.h): each stage timed up to a device synchronization.
+    class DeviceStages
+    {
+    public:
+      explicit DeviceStages(SetupTimes &times)
+        : times_(times)
+      {}
+
+      template <typename Work>
+      void
+      stage(const std::string &name, Work &&work) const
+      {
+        device_stage(times_, name, std::forward<Work>(work));
+      }
+
+    private:
+      SetupTimes &times_;
+    };
   } // namespace cuda
 } // namespace cellwise

@@ -186,10 +186,29 @@ namespace cellwise::internal
     std::vector<Vector>       *kept_masks_;
   };
 
+  /// The log words of parts whose level line names nothing but the cells
+  /// (", " before the component) and where the levels live.
+  template <bool on_device>
+  struct PlainLevelWords
+  {
+    template <typename Operator>
+    std::string
+    level_note(unsigned int, const Operator &) const
+    {
+      return ", ";
+    }
+
+    std::string
+    where() const
+    {
+      return on_device ? " (device)" : "";
+    }
+  };
+
   /// The host's parts of FE_Q levels in precision Number, on any level kind
   /// (the host operator takes boxes, mapped cells and unstructured levels).
   template <typename Number>
-  class HostLagrangeParts
+  class HostLagrangeParts : public PlainLevelWords<false>
   {
   public:
     using Vector   = CellVector<Number>;
@@ -229,18 +248,6 @@ namespace cellwise::internal
     make_smoother(const unsigned int l, const Operator &op, const Vector &mask) const
     {
       return make_level_smoother(hierarchy_.level(l), op, mask, parameters_);
-    }
-
-    std::string
-    level_note(unsigned int, const Operator &) const
-    {
-      return ", ";
-    }
-
-    std::string
-    where() const
-    {
-      return "";
     }
 
     template <typename Components>
