@@ -35,10 +35,6 @@ namespace cellwise
       configuration.backend       = Backend::cuda;
       check_supported(configuration, "cellwise::cuda::AdaptiveMultigridSolver");
       check_device_geometry_and_coefficient(hierarchy, parameters, "cellwise::cuda::AdaptiveMultigridSolver");
-      CELLWISE_CHECK(!parameters.coefficient || parameters.smoother != SmootherType::patch,
-                     "a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "
-                     "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "
-                     "host backend");
       const auto start = std::chrono::steady_clock::now();
 
       mesh_            = make_active_mesh(hierarchy);

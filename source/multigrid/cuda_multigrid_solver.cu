@@ -71,10 +71,6 @@ namespace cellwise
       check_no_pure_neumann(parameters, "cellwise::cuda::MultigridSolver");
       check_device_geometry_and_coefficient(hierarchy, parameters, "cellwise::cuda::MultigridSolver");
       // Validate before any device work, so that the error is the first thing seen.
-      CELLWISE_CHECK(!parameters.coefficient || parameters.smoother != SmootherType::patch,
-                     "a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "
-                     "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "
-                     "host backend");
       SetupTimes   times;
       const Level &fine = hierarchy.levels.back();
       device_stage(times, "fine level: DSS data", [&] { fine_level_data_ = std::make_unique<LevelData>(fine, degree); });

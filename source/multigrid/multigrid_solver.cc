@@ -76,6 +76,10 @@ namespace cellwise
                              "cell): set MultigridParameters::coefficient_evaluation = CoefficientEvaluation::cell_average "
                              "(--coefficient-at cell-average), or use cellwise::cuda::GeneralMultigridSolver (device) or the "
                              "host backend for the coefficient at the quadrature points");
+    CELLWISE_CHECK(!parameters.coefficient || parameters.smoother != SmootherType::patch,
+                   solver << ": a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "
+                             "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "
+                             "host backend");
     for (const Level &level : hierarchy.levels)
       {
         CELLWISE_CHECK(level.mapping.empty(), solver << " takes axis-aligned box cells only; this level's cells have a mapping "

@@ -57,7 +57,9 @@ namespace cellwise
   /// parameters' coefficient (none, or CoefficientEvaluation::cell_average)
   /// and the cells of @p hierarchy (boxes, no mapping): their fused kernels
   /// are those of box cells with one coefficient per cell. The messages name
-  /// cuda::GeneralMultigridSolver, which takes both.
+  /// cuda::GeneralMultigridSolver, which takes both. A coefficient with the
+  /// vertex-patch smoother is refused too (the device patch kernels take one
+  /// coefficient per level).
   void
   check_device_geometry_and_coefficient(const LevelHierarchy &hierarchy, const MultigridParameters &parameters, const char *solver);
 
