@@ -11,6 +11,9 @@ PACKAGES=(
   libdeal.ii-dev libdeal.ii-doc
   numdiff
   openmpi-bin libopenmpi-dev
+  # scripts/bundle-runtime.sh: run paths of the bundled programs and
+  # libraries (patchelf), compression of the parts (zstd)
+  patchelf zstd
 )
 
 log() { echo "[install-dependencies] $*"; }
