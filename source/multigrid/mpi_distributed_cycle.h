@@ -45,10 +45,6 @@ namespace cellwise
     using V                      = DistributedCellVector<Number, CellContiguous, Memory>;
     using Operator               = DistributedLaplaceOperator<Number, CellContiguous, Memory>;
     constexpr bool on_host       = std::is_same_v<Memory, MemorySpace::Host>;
-    const unsigned int n_levels  = hierarchy_->n_levels();
-    const int          rank      = mpi_rank(comm_), size = mpi_size(comm_);
-    const MultigridParameters &parameters = parameters_;
-    const unsigned int degree    = degree_;
     value_bytes_                 = sizeof(Number);
     // The factory of the shared level loop (level_assembly.h) for this
     // rank's part of the levels (a local class: it reaches the solver's
@@ -72,12 +68,12 @@ namespace cellwise
       /// of a locally refined level (on a uniform level it is the Dirichlet
       /// mask); an FP64 cycle on a uniform hierarchy shares the outer
       /// iteration's finest operator and mask.
-      V
+      Masks
       masks(const unsigned int l)
       {
         if (shares_finest(l))
           return fine_mask_;
-        V mask;
+        Masks mask;
         solver_.setup_stages_.measure("level masks and operators", [&] {
           // on the device a level without refinement edge builds its mask
           // there (the free mask is the Dirichlet mask); the edges' marks
@@ -116,10 +112,10 @@ namespace cellwise
         return op;
       }
 
-      V
+      Vector
       shape(const unsigned int l) const
       {
-        return V(solver_.levels_[l], solver_.degree_);
+        return Vector(solver_.levels_[l], solver_.degree_);
       }
 
       ::cellwise::internal::Described<CoarseSolver<V>>
@@ -248,7 +244,7 @@ namespace cellwise
     const V no_mask;
     Levels levels(*this, finest, shared_mask ? *shared_mask : no_mask, synchronize);
     typename VCycle<V>::Components components = ::cellwise::internal::assemble_levels(*hierarchy_, levels, log);
-    const VCycleParameters cycle = parameters.cycle_parameters();
+    const VCycleParameters cycle = parameters_.cycle_parameters();
     if (active_mesh_)
       {
         // local smoothing: the distribution and reassembly of the memory space
@@ -259,7 +255,7 @@ namespace cellwise
           {
 #ifdef CELLWISE_WITH_CUDA
             active_transfer =
-              std::make_shared<const cuda::DistributedActiveLevelTransfer<Number>>(*active_mesh_, levels_, outer_level_, degree);
+              std::make_shared<const cuda::DistributedActiveLevelTransfer<Number>>(*active_mesh_, levels_, outer_level_, degree_);
 #endif
           }
         return std::make_shared<const LocalSmoothingVCycle<V>>(std::move(active_transfer), std::move(components), cycle);
