@@ -409,6 +409,17 @@ for part in "${parts[@]}"; do compressed=$((compressed + $(stat -c %s "$outdir/$
   for part in "${parts[@]}"; do echo "part: $part $(stat -c %s "$outdir/$part")"; done
 } >> "$outdir/MANIFEST"
 (cd "$outdir" && sha256sum "${parts[@]}" MANIFEST > SHA256SUMS)
+if [[ $compression == zstd ]]; then
+  # A GPU node may have libzstd but not the zstd command (Ubuntu 24.04's
+  # CUDA images: measured 2026-12-07). The decompressor goes along in
+  # zstd/, with the libraries it loads besides glibc; unbundle-runtime.sh
+  # takes it where the node has no zstd of its own.
+  mkdir -p "$outdir/zstd"
+  cp "$(command -v zstd)" "$outdir/zstd/zstd"
+  while IFS= read -r lib; do
+    cp -L "$lib" "$outdir/zstd/"
+  done < <(ldd "$(command -v zstd)" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so')
+fi
 
 elapsed=$(($(date +%s) - start))
 stamp "done in ${elapsed} s: ${#libraries[@]} libraries, $((total / 1000000)) MB unpacked, $((compressed / 1000000)) MB" \

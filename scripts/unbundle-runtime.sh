@@ -166,9 +166,15 @@ stamp "${#parts[@]} part(s) present, checksums match"
 
 case "$compression" in
   zstd)
-    command -v zstd > /dev/null 2>&1 ||
-      die "the parts are zstd-compressed and zstd is not installed here: install it (apt-get install zstd), or bundle again with --compression gzip"
-    decompressor=(zstd -q -d -c)
+    if command -v zstd > /dev/null 2>&1; then
+      decompressor=(zstd -q -d -c)
+    elif [[ -x "$bundle/zstd/zstd" ]]; then
+      # the bundle's own (bundle-runtime.sh puts it in zstd/)
+      stamp "zstd is not installed here: unpacking with the bundle's $bundle/zstd/zstd"
+      decompressor=(env LD_LIBRARY_PATH="$bundle/zstd" "$bundle/zstd/zstd" -q -d -c)
+    else
+      die "the parts are zstd-compressed and zstd is not installed here: install it (apt-get install zstd), copy the bundle's zstd/ folder along, or bundle again with --compression gzip"
+    fi
     # a window above 2^27 is refused unless asked for
     [[ "${window_log:-0}" =~ ^[0-9]+$ && $window_log -gt 27 ]] && decompressor+=(--long="$window_log")
     ;;

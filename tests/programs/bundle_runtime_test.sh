@@ -99,7 +99,13 @@ mkdir -p "$work/no-zstd"
 ln -s /usr/bin/* "$work/no-zstd/" 2> /dev/null || true
 ln -s /bin/* "$work/no-zstd/" 2> /dev/null || true
 rm -f "$work/no-zstd/zstd"
-expect_refusal "zstd is not installed here" env PATH="$work/no-zstd" "$BASH" "${unbundle[@]}" "$work/parts" "$work/tree-no-zstd"
+# the bundle's own zstd where the node has none, and a refusal without it
+step "unbundle where zstd is not installed: the bundle's zstd/"
+env PATH="$work/no-zstd" "$BASH" "${unbundle[@]}" "$work/parts" "$work/tree-no-zstd" ||
+  fail "unbundle with the bundle's zstd/ and no zstd on PATH failed"
+[[ -x "$work/tree-no-zstd/bin/run" ]] || fail "unbundle with the bundle's zstd/ unpacked no bin/run"
+rm -rf "$work/parts/zstd"
+expect_refusal "zstd is not installed here" env PATH="$work/no-zstd" "$BASH" "${unbundle[@]}" "$work/parts" "$work/tree-no-zstd-2"
 
 expect_refusal "no program $work/no-such-program" bash "${bundle[@]}" "$work/no-such-program" "$work/parts-none"
 if command -v patchelf > /dev/null 2>&1; then
