@@ -41,7 +41,8 @@ namespace cellwise
     mesh_            = make_active_mesh(hierarchy);
     active_operator_ =
       std::make_shared<LaplaceOperator<double>>(mesh_.level, degree, parameters.coefficient, parameters.coefficient_evaluation);
-    active_mask_     = internal::make_active_dirichlet_mask<double>(hierarchy, mesh_, degree, parameters.dirichlet_ids);
+    active_mask_     = internal::make_active_dirichlet_mask<double>(hierarchy, mesh_, degree, parameters.dirichlet_ids,
+                                                                    lagrange_trace_layers(degree));
 
     CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "level 0 must cover the domain");
     // the smoother works on the free copies (the refinement edge E_l zero,

@@ -261,18 +261,7 @@ namespace cellwise
     CELLWISE_CHECK(mesh.n_levels() == hierarchy.n_levels(),
                    "make_hermite_active_mask: an active mesh of " << mesh.n_levels() << " levels for a hierarchy of "
                                                                   << hierarchy.n_levels());
-    VectorT mask(mesh.n_active_cells(), hermite::storage_degree);
-    for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-      {
-        if (mesh.active_cells[l].empty())
-          continue;
-        const VectorT clamped =
-          make_dirichlet_mask<double>(hierarchy.level(l), hermite::storage_degree, clamped_ids, hermite_trace_layers());
-        for (unsigned int j = 0; j < mesh.active_cells[l].size(); ++j)
-          for (unsigned int i = 0; i < hermite::dofs_per_cell; ++i)
-            mask(mesh.level_offset[l] + j, i) = clamped(mesh.active_cells[l][j], i);
-      }
-    return mask;
+    return internal::make_active_dirichlet_mask<double>(hierarchy, mesh, hermite::storage_degree, clamped_ids, hermite_trace_layers());
   }
 
   CoarseSolverType

@@ -270,26 +270,4 @@ namespace cellwise::internal
     const MultigridParameters &parameters_;
   };
 
-  /// The Dirichlet copies of the active cells of @p mesh: those of their
-  /// level's mask (a Dirichlet DoF lies on a boundary face of every box cell
-  /// touching it).
-  template <typename Number, typename Layout = CellContiguous>
-  CellVector<Number, MemorySpace::Host, Layout>
-  make_active_dirichlet_mask(const LevelHierarchy            &hierarchy,
-                             const ActiveMesh                &mesh,
-                             const unsigned int               degree,
-                             const std::vector<unsigned int> &dirichlet_ids)
-  {
-    CellVector<Number, MemorySpace::Host, Layout> active(mesh.n_active_cells(), degree);
-    for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
-      {
-        if (mesh.active_cells[l].empty())
-          continue;
-        const auto dirichlet = make_dirichlet_mask<Number, Layout>(hierarchy.level(l), degree, dirichlet_ids);
-        for (unsigned int j = 0; j < mesh.active_cells[l].size(); ++j)
-          for (unsigned int i = 0; i < dirichlet.dofs_per_cell(); ++i)
-            active(mesh.level_offset[l] + j, i) = dirichlet(mesh.active_cells[l][j], i);
-      }
-    return active;
-  }
 } // namespace cellwise::internal

@@ -11,8 +11,11 @@
 // code).
 
 #include <cellwise/mesh/level.h>
+#include <cellwise/fe/face_dofs.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/interfaces.h>
 #include <cellwise/multigrid/v_cycle.h>
+#include <cellwise/storage/dirichlet_mask.h>
 
 #include <iomanip>
 #include <memory>
@@ -100,5 +103,30 @@ namespace cellwise::internal
     if (hierarchy.n_levels() > 1)
       factory.add_transfers(components, operators);
     return components;
+  }
+
+  /// The Dirichlet copies of the active cells of @p mesh for an element with
+  /// the trace layers @p layers: those of their level's mask (a Dirichlet
+  /// DoF lies on a boundary face of every box cell touching it). FE_Q's
+  /// active mask and the Hermite element's clamped one.
+  template <typename Number, typename Layout = CellContiguous>
+  CellVector<Number, MemorySpace::Host, Layout>
+  make_active_dirichlet_mask(const LevelHierarchy            &hierarchy,
+                             const ActiveMesh                &mesh,
+                             const unsigned int               degree,
+                             const std::vector<unsigned int> &dirichlet_ids,
+                             const TraceLayers               &layers)
+  {
+    CellVector<Number, MemorySpace::Host, Layout> active(mesh.n_active_cells(), degree);
+    for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+      {
+        if (mesh.active_cells[l].empty())
+          continue;
+        const auto dirichlet = make_dirichlet_mask<Number, Layout>(hierarchy.level(l), degree, dirichlet_ids, layers);
+        for (unsigned int j = 0; j < mesh.active_cells[l].size(); ++j)
+          for (unsigned int i = 0; i < dirichlet.dofs_per_cell(); ++i)
+            active(mesh.level_offset[l] + j, i) = dirichlet(mesh.active_cells[l][j], i);
+      }
+    return active;
   }
 } // namespace cellwise::internal

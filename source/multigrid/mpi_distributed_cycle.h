@@ -56,7 +56,7 @@ namespace cellwise
       using Operator = const DistributedLaplaceOperator<Number, CellContiguous, Memory>;
       using Masks    = V;
 
-      Levels(DistributedMultigridSolver &solver, const std::shared_ptr<Operator> &fine_operator, const V &fine_mask,
+      Levels(DistributedMultigridSolver &solver, const std::shared_ptr<Operator> &fine_operator, const V *fine_mask,
              const std::function<void()> &synchronize)
         : solver_(solver)
         , fine_operator_(fine_operator)
@@ -72,7 +72,7 @@ namespace cellwise
       masks(const unsigned int l)
       {
         if (shares_finest(l))
-          return fine_mask_;
+          return *fine_mask_;
         Masks mask;
         solver_.setup_stages_.measure("level masks and operators", [&] {
           // on the device a level without refinement edge builds its mask
@@ -225,24 +225,24 @@ namespace cellwise
       bool
       shares_finest(const unsigned int l) const
       {
-        return std::is_same_v<Number, double> && fine_operator_ && l + 1 == solver_.hierarchy_->n_levels();
+        return fine_operator_ && l + 1 == solver_.hierarchy_->n_levels(); // (FP64 cycles only)
       }
 
       DistributedMultigridSolver       &solver_;
       std::shared_ptr<Operator>         fine_operator_;
-      const V                          &fine_mask_;
+      const V                          *fine_mask_; ///< with fine_operator_: an FP64 cycle's
       const std::function<void()>      &synchronize_;
     };
 
+    // an FP64 cycle shares the outer iteration's finest operator and mask
     std::shared_ptr<const Operator> finest;
+    const V                        *finest_mask = nullptr;
     if constexpr (std::is_same_v<Number, double>)
-      finest = fine_operator;
-    // (an FP32 cycle never shares: fine_mask_ is then unused)
-    const V *shared_mask = nullptr;
-    if constexpr (std::is_same_v<Number, double>)
-      shared_mask = &fine_mask;
-    const V no_mask;
-    Levels levels(*this, finest, shared_mask ? *shared_mask : no_mask, synchronize);
+      {
+        finest      = fine_operator;
+        finest_mask = &fine_mask;
+      }
+    Levels levels(*this, finest, finest_mask, synchronize);
     typename VCycle<V>::Components components = ::cellwise::internal::assemble_levels(*hierarchy_, levels, log);
     const VCycleParameters cycle = parameters_.cycle_parameters();
     if (active_mesh_)
