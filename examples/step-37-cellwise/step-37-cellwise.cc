@@ -676,8 +676,21 @@ namespace Step37
   // cellwise: the command line of step-37-cellwise (see README.md).
   struct CellwiseOptions
   {
-    // --gpu: the multigrid levels on the GPU (mixed precision)
+    // --gpu: the multigrid levels on the GPU (mixed precision), and with
+    // them the outer CG (see outer_cg_on_cellwise)
     bool gpu = false;
+    // --outer step-37|cellwise: which outer CG runs. step-37: deal.II's
+    // SolverCG on step-37's matrix-free operator with the cell-wise cycle as
+    // its preconditioner (vmult); cellwise: the front door's solve(), the
+    // cell-wise FP64 operator with step-37's coefficient at the quadrature
+    // points under the same SolverControl (on the GPU nothing but the
+    // right-hand side and the solution crosses the bus). Default: cellwise
+    // with --gpu, step-37 without.
+    std::string outer;
+    // --compare-host: after each cycle's solve, solve again on the host
+    // (step-37's CG, the cell-wise cycle on the host) and print the relative
+    // l2 difference of the two solutions
+    bool compare_host = false;
     // --cycles N: run cycles 0..N-1 (step-37: 6 in 3d)
     unsigned int n_cycles = 9 - dimension;
     // --write-problem-file F: the last cycle's problem and solution to F
@@ -695,6 +708,7 @@ namespace Step37
     void setup_system();
     void assemble_rhs();
     void solve();
+    void compare_with_host(cellwise::MultigridParameters parameters) const;
     void output_results(const unsigned int cycle) const;
 
 #ifdef DEAL_II_WITH_P4EST
@@ -713,9 +727,6 @@ namespace Step37
       LaplaceOperator<dim, degree_finite_element, double>;
     SystemMatrixType system_matrix;
 
-    MGConstrainedDoFs mg_constrained_dofs;
-    using LevelMatrixType = LaplaceOperator<dim, degree_finite_element, float>;
-    MGLevelObject<LevelMatrixType> mg_matrices;
 
     LinearAlgebra::distributed::Vector<double> solution;
     LinearAlgebra::distributed::Vector<double> system_rhs;
@@ -802,7 +813,6 @@ namespace Step37
     setup_time = 0;
 
     system_matrix.clear();
-    mg_matrices.clear_elements();
 
     dof_handler.distribute_dofs(fe);
     dof_handler.distribute_mg_dofs();
@@ -848,57 +858,11 @@ namespace Step37
     setup_time += time.wall_time();
     time_details << "Setup matrix-free system   (CPU/wall) " << time.cpu_time()
                  << "s/" << time.wall_time() << 's' << std::endl;
-    time.restart();
 
-    // Next, initialize the matrices for the multigrid method on all the
-    // levels. The data structure MGConstrainedDoFs keeps information about
-    // the indices subject to boundary conditions as well as the indices on
-    // edges between different refinement levels as described in the step-16
-    // tutorial program. We then go through the levels of the mesh and
-    // construct the constraints and matrices on each level. These follow
-    // closely the construction of the system matrix on the original mesh,
-    // except the slight difference in naming when accessing information on
-    // the levels rather than the active cells.
-    const unsigned int nlevels = triangulation.n_global_levels();
-    mg_matrices.resize(0, nlevels - 1);
-
-    const std::set<types::boundary_id> dirichlet_boundary_ids = {0};
-    mg_constrained_dofs.initialize(dof_handler);
-    mg_constrained_dofs.make_zero_boundary_constraints(dof_handler,
-                                                       dirichlet_boundary_ids);
-
-    for (unsigned int level = 0; level < nlevels; ++level)
-      {
-        const IndexSet relevant_dofs =
-          DoFTools::extract_locally_relevant_level_dofs(dof_handler, level);
-        AffineConstraints<double> level_constraints;
-        level_constraints.reinit(relevant_dofs);
-        level_constraints.add_lines(
-          mg_constrained_dofs.get_boundary_indices(level));
-        level_constraints.close();
-
-        typename MatrixFree<dim, float>::AdditionalData additional_data;
-        additional_data.tasks_parallel_scheme =
-          MatrixFree<dim, float>::AdditionalData::none;
-        additional_data.mapping_update_flags =
-          (update_gradients | update_JxW_values | update_quadrature_points);
-        additional_data.mg_level = level;
-        std::shared_ptr<MatrixFree<dim, float>> mg_mf_storage_level(
-          new MatrixFree<dim, float>());
-        mg_mf_storage_level->reinit(mapping,
-                                    dof_handler,
-                                    level_constraints,
-                                    QGauss<1>(fe.degree + 1),
-                                    additional_data);
-
-        mg_matrices[level].initialize(mg_mf_storage_level,
-                                      mg_constrained_dofs,
-                                      level);
-        mg_matrices[level].evaluate_coefficient(Coefficient<dim>());
-      }
-    setup_time += time.wall_time();
-    time_details << "Setup matrix-free levels   (CPU/wall) " << time.cpu_time()
-                 << "s/" << time.wall_time() << 's' << std::endl;
+    // cellwise: step-37's own level matrices (a MatrixFree object and the
+    // coefficient on every level, MGConstrainedDoFs) are not built: the
+    // cell-wise multigrid imports the DoFHandler's levels itself
+    // (distribute_mg_dofs above) and makes its own level operators.
   }
 
 
@@ -955,30 +919,22 @@ namespace Step37
     // of the cell-wise multigrid (Chebyshev degree 5, range 15 as step-37;
     // exact coarse solve), built from the DoFHandler's multigrid hierarchy,
     // with step-37's coefficient at the quadrature points of every level, as
-    // step-37's own level operators (on the GPU averaged per cell, the form
-    // the device operators take so far). The outer CG below keeps step-37's
-    // operator.
+    // step-37's own level operators. Its levels are FP32 inside the FP64
+    // outer CG, as step-37's own float levels.
+    //
+    // One class for every mesh, number of ranks and backend: on one rank
+    // the serial cycle, on several the distributed one (each rank its own
+    // cells of every level, p4est's partition; doc/mpi.md), with --gpu on
+    // each rank's GPU. The cycle is the same on any number of ranks, so CG
+    // takes the same iterations.
     cellwise::MultigridParameters mg_parameters;
     mg_parameters.chebyshev_degree = 5;
     mg_parameters.smoothing_range  = 15.;
     mg_parameters.coefficient =
       cellwise::dealii::to_scalar_function(Coefficient<dim>());
-
-    // cellwise: one class for every mesh, number of ranks and backend. On
-    // one rank it runs the serial cycle, on several the distributed one
-    // (each rank its own cells of every level, p4est's partition;
-    // doc/mpi.md), with --gpu on each rank's GPU (the coefficient averaged
-    // per cell there, the form the device's box operators take). Its levels
-    // are FP32 inside the FP64 outer CG, as step-37's own float levels; the
-    // cycle is the same on any number of ranks, so CG takes the same
-    // iterations.
     mg_parameters.precision = cellwise::Precision::mixed;
     if (options.gpu)
-      {
-        mg_parameters.backend = cellwise::Backend::cuda;
-        mg_parameters.coefficient_evaluation =
-          cellwise::CoefficientEvaluation::cell_average;
-      }
+      mg_parameters.backend = cellwise::Backend::cuda;
     const cellwise::dealii::MultigridPreconditioner preconditioner(
       mapping, dof_handler, mg_parameters);
     pcout << "Cell-wise multigrid: " << preconditioner.describe() << std::endl;
@@ -991,7 +947,6 @@ namespace Step37
     // times for the setup operations are only printed in case the flag for
     // detail_times in the constructor is changed.
     SolverControl solver_control(100, 1e-12 * system_rhs.l2_norm());
-    SolverCG<LinearAlgebra::distributed::Vector<double>> cg(solver_control);
     // cellwise: its share of the set-up (the import of the DoFHandler's
     // levels and the cell-wise multigrid), next to step-37's own
     pcout << "cellwise multigrid setup time  (wall) " << time.wall_time()
@@ -1004,13 +959,58 @@ namespace Step37
     time.reset();
     time.start();
     constraints.set_zero(solution);
-    cg.solve(system_matrix, solution, system_rhs, preconditioner);
+    // cellwise: the outer CG. step-37's: SolverCG on step-37's operator,
+    // one cell-wise V-cycle per iteration (on the GPU the residual crosses
+    // the bus twice per iteration). The cell-wise one: the same CG on the
+    // cell-wise FP64 operator (step-37's coefficient at the same quadrature
+    // points, the same constraints), under the same SolverControl.
+    const bool outer_on_cellwise = options.outer == "cellwise";
+    if (outer_on_cellwise)
+      preconditioner.solve(solution, system_rhs, solver_control);
+    else
+      {
+        SolverCG<LinearAlgebra::distributed::Vector<double>> cg(
+          solver_control);
+        cg.solve(system_matrix, solution, system_rhs, preconditioner);
+      }
 
     constraints.distribute(solution);
 
     pcout << "Time solve (" << solver_control.last_step() << " iterations)"
           << (solver_control.last_step() < 10 ? "  " : " ") << "(CPU/wall) "
-          << time.cpu_time() << "s/" << time.wall_time() << "s\n";
+          << time.cpu_time() << "s/" << time.wall_time() << "s, outer CG "
+          << (outer_on_cellwise ? "cellwise (" : "step-37's (") +
+               cellwise::to_string(preconditioner.backend()) + ")\n";
+
+    if (options.compare_host)
+      compare_with_host(mg_parameters);
+  }
+
+
+
+  // cellwise: --compare-host. The same system solved by step-37's CG with
+  // the cell-wise cycle on the host, and the relative l2 difference of the
+  // solutions (both solves stop at 1e-12 ||b||).
+  template <int dim>
+  void LaplaceProblem<dim>::compare_with_host(
+    cellwise::MultigridParameters parameters) const
+  {
+    Timer time;
+    parameters.backend = cellwise::Backend::host;
+    const cellwise::dealii::MultigridPreconditioner preconditioner(
+      mapping, dof_handler, parameters);
+    LinearAlgebra::distributed::Vector<double> host_solution;
+    system_matrix.initialize_dof_vector(host_solution);
+    SolverControl solver_control(100, 1e-12 * system_rhs.l2_norm());
+    SolverCG<LinearAlgebra::distributed::Vector<double>> cg(solver_control);
+    cg.solve(system_matrix, host_solution, system_rhs, preconditioner);
+    constraints.distribute(host_solution);
+    LinearAlgebra::distributed::Vector<double> difference(host_solution);
+    difference -= solution;
+    pcout << "Host run (" << solver_control.last_step()
+          << " iterations, " << time.wall_time()
+          << "s): relative l2 difference of the solutions "
+          << difference.l2_norm() / host_solution.l2_norm() << std::endl;
   }
 
 
@@ -1128,8 +1128,8 @@ int main(int argc, char *argv[])
 
       Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);
 
-      // cellwise: step-37-cellwise [--gpu] [--cycles N]
-      //                             [--write-problem-file F]
+      // cellwise: step-37-cellwise [--gpu] [--outer step-37|cellwise]
+      //   [--compare-host] [--cycles N] [--write-problem-file F]
       CellwiseOptions options;
       for (int i = 1; i < argc; ++i)
         {
@@ -1137,6 +1137,15 @@ int main(int argc, char *argv[])
           const bool        has_value = i + 1 < argc;
           if (argument == "--gpu")
             options.gpu = true;
+          else if (argument == "--outer" && has_value)
+            {
+              options.outer = argv[++i];
+              AssertThrow(options.outer == "step-37" ||
+                            options.outer == "cellwise",
+                          ExcMessage("--outer takes step-37 or cellwise"));
+            }
+          else if (argument == "--compare-host")
+            options.compare_host = true;
           else if (argument == "--cycles" && has_value)
             {
               const int n = std::atoi(argv[++i]);
@@ -1150,8 +1159,12 @@ int main(int argc, char *argv[])
             AssertThrow(false,
                         ExcMessage("unknown or incomplete option '" + argument +
                                    "'; usage: step-37-cellwise [--gpu] "
-                                   "[--cycles N] [--write-problem-file F]"));
+                                   "[--outer step-37|cellwise] "
+                                   "[--compare-host] [--cycles N] "
+                                   "[--write-problem-file F]"));
         }
+      if (options.outer.empty())
+        options.outer = options.gpu ? "cellwise" : "step-37";
 
       LaplaceProblem<dimension> laplace_problem(options);
       laplace_problem.run();

@@ -297,6 +297,12 @@ struct Settings
   unsigned int smoother_steps;
   unsigned int n_steps;
   bool         output;
+  // cellwise: where the cell-wise levels live (host|cuda) and which outer CG
+  // runs (step-50: deal.II's SolverCG on step-50's matrix-free operator;
+  // cellwise: the front door's solve(), the outer CG on the cell-wise
+  // operator, on the device with backend = cuda)
+  std::string cellwise_backend;
+  std::string cellwise_outer;
 };
 
 
@@ -326,6 +332,16 @@ bool Settings::try_parse(const std::string &prm_filename)
                     "false",
                     Patterns::Bool(),
                     "Output graphical results.");
+  prm.declare_entry("cellwise backend",
+                    "host",
+                    Patterns::Selection("host|cuda"),
+                    "Where the cell-wise multigrid's levels live.");
+  prm.declare_entry("cellwise outer",
+                    "step-50",
+                    Patterns::Selection("step-50|cellwise"),
+                    "The outer CG of the cell-wise solver: step-50's on its "
+                    "matrix-free operator, or the cell-wise one (on the device "
+                    "with cellwise backend = cuda).");
 
   if (prm_filename.size() == 0)
     {
@@ -367,6 +383,8 @@ bool Settings::try_parse(const std::string &prm_filename)
   this->smoother_dampen = prm.get_double("smoother dampen");
   this->smoother_steps  = prm.get_integer("smoother steps");
   this->output          = prm.get_bool("output");
+  this->cellwise_backend = prm.get("cellwise backend");
+  this->cellwise_outer   = prm.get("cellwise outer");
 
   return true;
 }
@@ -1220,6 +1238,15 @@ void LaplaceProblem<dim, degree>::solve()
           parameters.coarse_solver = cellwise::CoarseSolverType::cholesky;
           parameters.coefficient =
             cellwise::dealii::to_scalar_function(Coefficient<dim>());
+          if (settings.cellwise_backend == "cuda")
+            {
+              // the device's locally refined levels take one coefficient
+              // per cell: its average (as step-50's own MF levels; on the
+              // active cells, whose faces lie on x_d = -0.5, the same)
+              parameters.backend = cellwise::Backend::cuda;
+              parameters.coefficient_evaluation =
+                cellwise::CoefficientEvaluation::cell_average;
+            }
 
           // the same outer CG on the matrix-free operator for either
           // preconditioner
@@ -1240,15 +1267,25 @@ void LaplaceProblem<dim, degree>::solve()
             }
             solution_copy = 0.;
 
-            {
-              SolverCG<MatrixFreeActiveVector> solver(solver_control);
+            if (settings.cellwise_outer == "cellwise")
+              {
+                // the outer CG on the cell-wise operator under the same
+                // SolverControl (on the device: b and x cross the bus once)
+                TimerOutput::Scope timing(computing_timer, "Solve: CG");
+                preconditioner.solve(solution_copy,
+                                     right_hand_side_copy,
+                                     solver_control);
+              }
+            else
+              {
+                SolverCG<MatrixFreeActiveVector> solver(solver_control);
 
-              TimerOutput::Scope timing(computing_timer, "Solve: CG");
-              solver.solve(mf_system_matrix,
-                           solution_copy,
-                           right_hand_side_copy,
-                           preconditioner);
-            }
+                TimerOutput::Scope timing(computing_timer, "Solve: CG");
+                solver.solve(mf_system_matrix,
+                             solution_copy,
+                             right_hand_side_copy,
+                             preconditioner);
+              }
 
             solution_copy.update_ghost_values();
             ChangeVectorTypes::copy(solution, solution_copy);
