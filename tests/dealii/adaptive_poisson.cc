@@ -28,6 +28,8 @@
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/operators/laplace_operator.h>
 
+#include "test_backend.h"
+
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/dofs/dof_handler.h>
@@ -309,7 +311,7 @@ namespace
 
     DVector b_condensed(dof_handler.n_dofs());
     std::copy(b_constrained.begin(), b_constrained.end(), b_condensed.begin());
-    const cellwise::dealii::MultigridPreconditioner solver(dof_handler);
+    const cellwise::dealii::MultigridPreconditioner solver(dof_handler, test::parameters());
     for (const auto &[name, rhs] : {std::make_pair("condensed", &b_condensed), std::make_pair("plain", &b_plain)})
       {
         ReductionControl control(100, 1e-300, 1e-13);

@@ -9,6 +9,7 @@
 #include <cellwise/dealii/multigrid_preconditioner.h>
 
 #include "poisson_problem.h"
+#include "test_backend.h"
 
 #include <deal.II/fe/mapping_q1.h>
 
@@ -42,7 +43,7 @@ main(int argc, char **argv)
         if (locally_refined && precision == cellwise::Precision::mixed)
           continue; // not built yet (doc/capabilities.md)
         const test::PoissonProblem problem(locally_refined);
-        cellwise::MultigridParameters parameters;
+        cellwise::MultigridParameters parameters = test::parameters();
         parameters.precision = precision;
         const cellwise::dealii::MultigridPreconditioner preconditioner(dealii::MappingQ1<3>(), problem.dof_handler, parameters);
 

@@ -13,6 +13,8 @@
 #include <cellwise/dealii/mg_adapters.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
 
+#include "test_backend.h"
+
 #include <deal.II/base/exceptions.h>
 #include <deal.II/base/mpi.h>
 #include <deal.II/dofs/dof_handler.h>
@@ -107,7 +109,7 @@ main(int argc, char **argv)
   out << "temporaries refused at compile time: yes" << std::endl;
 
   const FE_Q<3> fe(2);
-  Params        parameters;
+  const Params  parameters = test::parameters();
 
   // the DoFHandler destroyed, its triangulation alive: the uniform solver,
   // and local smoothing on a mesh with hanging nodes

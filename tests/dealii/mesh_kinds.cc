@@ -22,6 +22,7 @@
 #include <cellwise/dealii/multigrid_preconditioner.h>
 
 #include "poisson_problem.h"
+#include "test_backend.h"
 
 #include <deal.II/base/function.h>
 #include <deal.II/fe/mapping_q.h>
@@ -85,7 +86,7 @@ namespace
         // smoothing
         dealii::SolverControl control(100, 1e-13 * problem.rhs.l2_norm());
         test::Vector          x = problem.new_vector();
-        cellwise::dealii::MultigridPreconditioner(problem.dof_handler).solve(x, problem.rhs, control);
+        cellwise::dealii::MultigridPreconditioner(problem.dof_handler, test::parameters()).solve(x, problem.rhs, control);
         out << "  fast entry point" << (uniform ? "" : " (adaptive)") << ": " << control.last_step()
             << " CG iterations, solution equal to 1e-9: " << test::yes_no(test::relative_difference(x, reference) <= 1e-9) << std::endl;
       }
@@ -123,7 +124,7 @@ namespace
             test::Vector rhs(dof_handler.n_dofs()), solution(dof_handler.n_dofs());
             dealii::VectorTools::create_right_hand_side(mapping, dof_handler, dealii::QGauss<3>(3),
                                                         dealii::Functions::ConstantFunction<3>(6.), rhs);
-            const cellwise::dealii::MultigridPreconditioner solver(mapping, dof_handler);
+            const cellwise::dealii::MultigridPreconditioner solver(mapping, dof_handler, test::parameters());
             dealii::SolverControl                           control(100, 1e-12 * rhs.l2_norm());
             solver.solve(solution, rhs, control);
             iterations += " " + std::to_string(control.last_step());
