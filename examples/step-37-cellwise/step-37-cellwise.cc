@@ -934,7 +934,16 @@ namespace Step37
       cellwise::dealii::to_scalar_function(Coefficient<dim>());
     mg_parameters.precision = cellwise::Precision::mixed;
     if (options.gpu)
-      mg_parameters.backend = cellwise::Backend::cuda;
+      {
+        mg_parameters.backend = cellwise::Backend::cuda;
+        // the distributed device operators take the coefficient as its
+        // cell averages so far (doc/mpi.md): on several ranks the levels
+        // take those, and the cell-wise outer CG then solves that slightly
+        // different system (step-37's CG solves step-37's)
+        if (Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) > 1)
+          mg_parameters.coefficient_evaluation =
+            cellwise::CoefficientEvaluation::cell_average;
+      }
     const cellwise::dealii::MultigridPreconditioner preconditioner(
       mapping, dof_handler, mg_parameters);
     pcout << "Cell-wise multigrid: " << preconditioner.describe() << std::endl;

@@ -59,12 +59,12 @@ namespace cellwise::dealii
       vmult(DealiiVector &dst, const DealiiVector &src) const override
       {
         check_numbering_unchanged(solver_.imported(), *dof_handler_, "cellwise::dealii::MultigridPreconditioner::vmult");
-        const DofMap      &map = outer_dof_map(solver_);
-        CellVector<double> r, z;
-        scatter_balanced(map, src, r);
-        solver_.solver().precondition(z, r);
-        dst = 0;
-        gather_mean_add(map, z, dst);
+        const std::size_t n_dofs = outer_dof_map(solver_).n_dofs;
+        check_whole_vector(src, n_dofs, "cellwise::dealii::MultigridPreconditioner::vmult (src)");
+        check_whole_vector(dst, n_dofs, "cellwise::dealii::MultigridPreconditioner::vmult (dst)");
+        // deal.II's vectors as they are: on cuda r goes over and z comes
+        // back, once each, and the conversions run on the device
+        solver_.numbered().precondition(dst.begin(), src.begin());
         // the correction of the constrained system: zero on the hanging
         // DoFs, which the cycle's conforming correction interpolates (as
         // the distributed path does)

@@ -24,7 +24,6 @@ namespace cellwise::dealii::internal
     double
     initial_residual_l2(const DealiiVector                                         &rhs,
                         const DealiiVector                                         &guess,
-                        const CellVector<double>                                   &u,
                         const DofMap                                               &map,
                         const ::dealii::IndexSet                                   &dirichlet_dofs,
                         const std::function<const LaplaceOperator<double> &()>     &make_operator)
@@ -32,7 +31,8 @@ namespace cellwise::dealii::internal
       DealiiVector r(rhs);
       if (guess.linfty_norm() != 0.)
         {
-          CellVector<double> au;
+          CellVector<double> u, au;
+          gather(map, guess, u);
           make_operator().vmult(au, u);
           au.scale(-1.);
           gather_transpose_add(map, au, r);
@@ -83,7 +83,9 @@ namespace cellwise::dealii::internal
                      << h.n_active_cells() << " active cells, " << h.level(h.max_level()).n_cells()
                      << " on the finest level); this solver takes globally refined meshes, "
                         "internal::AdaptivePoissonSolver takes locally refined ones");
-    solver_         = make_host_vector_solver(h, imported_.degree, parameters, log);
+    solver_ = make_host_vector_solver(h, imported_.degree, parameters, log);
+    numbered_ =
+      solver_->numbered(to_dof_numbering(imported_.active_dofs.back(), "cellwise::dealii::MultigridPreconditioner"));
     dirichlet_dofs_ = dirichlet_dofs_of(dof_handler, parameters);
   }
 
@@ -95,20 +97,19 @@ namespace cellwise::dealii::internal
                                       "side must be different vectors");
     check_numbering_unchanged(imported_, *dof_handler_, "cellwise::dealii::MultigridPreconditioner::solve");
     const DofMap &map = imported_.active_dofs.back();
-    CellVector<double> b, u;
-    scatter_balanced(map, rhs, b);
-    gather(map, solution, u);
-
-    const double r0 = initial_residual_l2(rhs, solution, u, map, dirichlet_dofs_, [&]() -> const LaplaceOperator<double> & {
+    check_whole_vector(rhs, map.n_dofs, "cellwise::dealii::MultigridPreconditioner::solve (the right-hand side)");
+    check_whole_vector(solution, map.n_dofs, "cellwise::dealii::MultigridPreconditioner::solve (the solution)");
+    const double r0 = initial_residual_l2(rhs, solution, map, dirichlet_dofs_, [&]() -> const LaplaceOperator<double> & {
       if (!host_operator_)
         host_operator_ = make_host_operator(imported_.hierarchy.levels.back(), imported_.degree, parameters_);
       return *host_operator_;
     });
-    const SolveStatistics statistics =
-      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control, r0);
-    solution = 0;
-    gather_mean_add(map, u, solution);
-    return statistics;
+    // b and u as deal.II's vectors: on cuda they cross the bus once each
+    // and become cell vectors on the device (NumberedVectorSolver)
+    const bool zero_guess = solution.linfty_norm() == 0.;
+    return forward_solve(
+      [&](IterationControl &forward) { return numbered_->solve(solution.begin(), rhs.begin(), zero_guess, forward); },
+      control, r0);
   }
 
   AdaptivePoissonSolver::AdaptivePoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
@@ -127,6 +128,7 @@ namespace cellwise::dealii::internal
   {
     solver_         = make_adaptive_host_vector_solver(imported_.hierarchy, imported_.degree, parameters, log);
     active_map_     = make_active_mesh_map(imported_, solver_->active_mesh());
+    numbered_       = solver_->numbered(to_dof_numbering(active_map_, "cellwise::dealii::MultigridPreconditioner"));
     dirichlet_dofs_ = dirichlet_dofs_of(dof_handler, parameters);
   }
 
@@ -145,21 +147,20 @@ namespace cellwise::dealii::internal
     CELLWISE_CHECK(&solution != &rhs, "cellwise::dealii::MultigridPreconditioner::solve: the solution and the right-hand "
                                       "side must be different vectors");
     check_numbering_unchanged(imported_, *dof_handler_, "cellwise::dealii::MultigridPreconditioner::solve");
-    CellVector<double> b, u;
-    // Balanced: G^T b = rhs; the hanging copies of a plain load vector are
-    // routed to the masters by the cycle (C^T), those of a condensed one are 0.
-    scatter_balanced(active_map_, rhs, b);
-    // The initial guess satisfies the constraints: G of it is conforming.
-    gather(active_map_, solution, u);
+    check_whole_vector(rhs, active_map_.n_dofs, "cellwise::dealii::MultigridPreconditioner::solve (the right-hand side)");
+    check_whole_vector(solution, active_map_.n_dofs, "cellwise::dealii::MultigridPreconditioner::solve (the solution)");
     const double r0 =
-      initial_residual_l2(rhs, solution, u, active_map_, dirichlet_dofs_, [&]() -> const LaplaceOperator<double> & {
+      initial_residual_l2(rhs, solution, active_map_, dirichlet_dofs_, [&]() -> const LaplaceOperator<double> & {
         return active_operator();
       });
-    const SolveStatistics statistics =
-      forward_solve([&](IterationControl &forward) { return solver_->solve(u, b, forward); }, control, r0);
-    // Every DoF, hanging ones included: the copies agree (conforming solution).
-    solution = 0;
-    gather_mean_add(active_map_, u, solution);
-    return statistics;
+    // b scattered balanced: G^T b = rhs; the hanging copies of a plain load
+    // vector are routed to the masters by the cycle (C^T), those of a
+    // condensed one are 0. The initial guess satisfies the constraints: G of
+    // it is conforming. On exit every DoF, hanging ones included, from its
+    // first copy: the copies agree (conforming solution).
+    const bool zero_guess = solution.linfty_norm() == 0.;
+    return forward_solve(
+      [&](IterationControl &forward) { return numbered_->solve(solution.begin(), rhs.begin(), zero_guess, forward); },
+      control, r0);
   }
 } // namespace cellwise::dealii::internal

@@ -100,6 +100,12 @@ namespace cellwise::dealii::internal
     {
       return *solver_;
     }
+    /// The same on deal.II's vectors (the finest level's DoF map).
+    const NumberedVectorSolver &
+    numbered() const
+    {
+      return *numbered_;
+    }
 
   private:
     /// Serializes the solves of threads that share this object (base/work_space_lock.h).
@@ -108,6 +114,7 @@ namespace cellwise::dealii::internal
     ImportedHierarchy                                       imported_;
     MultigridParameters                                     parameters_;
     std::unique_ptr<HostVectorSolver>                       solver_;
+    std::unique_ptr<NumberedVectorSolver>                   numbered_;
     /// deal.II's DoFs on the Dirichlet boundary (left out of ‖r₀‖₂)
     ::dealii::IndexSet dirichlet_dofs_;
     /// The FP64 operator of the finest level on the host, built at the first
@@ -141,7 +148,7 @@ namespace cellwise::dealii::internal
    *  - solution: on entry the initial guess, which must satisfy the
    *    hanging-node constraints (zero, or after constraints.distribute()) and
    *    be zero on Dirichlet DoFs; on exit every DoF, hanging ones included,
-   *    holds the mean of its copies in the active cells. The cell-wise
+   *    holds its first copy in the active cells. The cell-wise
    *    solution is continuous with the hanging-node constraints, so the
    *    hanging DoFs already equal their interpolation to rounding and
    *    constraints.distribute() changes nothing beyond that.
@@ -200,6 +207,12 @@ namespace cellwise::dealii::internal
     {
       return *solver_;
     }
+    /// The same on deal.II's vectors (the active map).
+    const NumberedVectorSolver &
+    numbered() const
+    {
+      return *numbered_;
+    }
     /// The FP64 operator of the active cells on the host (built on the first
     /// call): what the solver's outer iteration applies, for tests and ‖r₀‖₂.
     const LaplaceOperator<double> &
@@ -213,6 +226,7 @@ namespace cellwise::dealii::internal
     MultigridParameters                                     parameters_;
     std::unique_ptr<AdaptiveHostVectorSolver>               solver_;
     DofMap                                                  active_map_;
+    std::unique_ptr<NumberedVectorSolver>                   numbered_;
     ::dealii::IndexSet                                      dirichlet_dofs_;
     mutable std::unique_ptr<LaplaceOperator<double>>        host_operator_;
   };

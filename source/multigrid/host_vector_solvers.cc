@@ -4,6 +4,7 @@
 #include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
+#include <cellwise/storage/numbered_vector_transfer.h>
 #ifdef CELLWISE_WITH_CUDA
 #  include <cellwise/base/cuda_check.h>
 #endif
@@ -53,6 +54,46 @@ namespace cellwise
 
   namespace
   {
+    /// The conversions of a NumberedVectorSolver on the host, around the
+    /// cell-vector solve and cycle of @p solver.
+    class HostNumberedSolver : public NumberedVectorSolver
+    {
+    public:
+      HostNumberedSolver(const HostVectorSolver &solver, const DofNumbering &numbering)
+        : solver_(solver)
+        , numbering_(numbering)
+        , copies_(make_dof_copies(numbering, "cellwise::HostVectorSolver::numbered"))
+      {}
+
+      SolveStatistics
+      solve(double *u, const double *b, const bool zero_guess, IterationControl &control) const override
+      {
+        CellVector<double> cell_u, cell_b;
+        scatter_balanced(numbering_, copies_, b, cell_b);
+        if (zero_guess)
+          cell_u.reinit(cell_b.n_cells(), cell_b.degree());
+        else
+          gather(numbering_, u, cell_u);
+        const SolveStatistics statistics = solver_.solve(cell_u, cell_b, control);
+        gather_first_copies(copies_, cell_u, u);
+        return statistics;
+      }
+
+      void
+      precondition(double *z, const double *r) const override
+      {
+        CellVector<double> cell_r, cell_z;
+        scatter_balanced(numbering_, copies_, r, cell_r);
+        solver_.precondition(cell_z, cell_r);
+        gather_first_copies(copies_, cell_z, z);
+      }
+
+    private:
+      const HostVectorSolver &solver_;
+      const DofNumbering      numbering_;
+      const DofCopies         copies_;
+    };
+
     /// The host solvers behind the host-vector interface, timed on the wall.
     template <typename Solver, typename Interface>
     class HostSolver : public Interface
@@ -123,6 +164,12 @@ namespace cellwise
       CELLWISE_CHECK(reason.empty(), reason);
     }
   } // namespace
+
+  std::unique_ptr<NumberedVectorSolver>
+  HostVectorSolver::numbered(const DofNumbering &numbering) const
+  {
+    return std::make_unique<HostNumberedSolver>(*this, numbering);
+  }
 
   std::unique_ptr<HostVectorSolver>
   make_host_vector_solver(const LevelHierarchy      &hierarchy,

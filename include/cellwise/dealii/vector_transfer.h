@@ -21,11 +21,27 @@
 #include <cellwise/base/parallel.h>
 #include <cellwise/dealii/import.h>
 #include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/dof_numbering.h>
 
 #include <deal.II/lac/la_parallel_vector.h>
 
 namespace cellwise::dealii
 {
+  /// @p map as the core's DofNumbering (storage/numbered_vector_transfer.h:
+  /// the conversions of a solve on deal.II's vectors, on either backend).
+  /// Throws cellwise::Error naming @p caller if the map leaves a cell out
+  /// (a level's active map on a locally refined mesh: use the active mesh's
+  /// map) or refers to 2^32 - 1 DoFs or more.
+  DofNumbering
+  to_dof_numbering(const DofMap &map, const char *caller);
+
+  /// Throws cellwise::Error naming @p caller unless @p vector holds the
+  /// @p n_dofs entries of a numbering on this rank (one rank, no ghosts).
+  void
+  check_whole_vector(const ::dealii::LinearAlgebra::distributed::Vector<double> &vector,
+                     std::size_t                                                 n_dofs,
+                     const char                                                 *caller);
+
   namespace internal
   {
     template <typename Number, typename Layout, typename Number2>

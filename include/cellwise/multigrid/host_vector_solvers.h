@@ -14,6 +14,7 @@
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/dof_numbering.h>
 
 #include <cstddef>
 #include <iosfwd>
@@ -45,6 +46,33 @@ namespace cellwise
     std::size_t free_before = 0;
     std::size_t setup       = 0;
     std::size_t peak        = 0;
+  };
+
+  /**
+   * A solver on vectors in a global numbering of the DoFs (a DofNumbering of
+   * the solve's cells: the finest level's, or the active mesh's), for a
+   * program that holds assembled vectors, as deal.II's: made by
+   * HostVectorSolver::numbered(), which it refers to. The conversions are
+   * those of storage/numbered_vector_transfer.h; on cuda they run on the
+   * device, and only the global vectors cross the bus.
+   */
+  class NumberedVectorSolver
+  {
+  public:
+    virtual ~NumberedVectorSolver() = default;
+
+    /// Solve A u = b, @p u and @p b global vectors of the numbering's
+    /// n_unique entries in host memory: b scattered balanced (a load vector,
+    /// each entry the sum of its copies' shares), the initial guess gathered
+    /// from @p u (the zero guess where @p zero_guess: u is not read), the
+    /// solution's values written to @p u.
+    virtual SolveStatistics
+    solve(double *u, const double *b, bool zero_guess, IterationControl &control) const = 0;
+
+    /// @p z = the values of V applied to the balanced dual of the residual
+    /// @p r (one cycle, as HostVectorSolver::precondition).
+    virtual void
+    precondition(double *z, const double *r) const = 0;
   };
 
   /// A solver of A u = b on host cell vectors.
@@ -79,6 +107,13 @@ namespace cellwise
     {
       return {};
     }
+
+    /// This solver on global vectors of @p numbering (copied), whose cells
+    /// must be the solve's cells. On cuda the numbering is uploaded once and
+    /// the conversions run on the device; here (the host backend's
+    /// implementation) they run on the host.
+    virtual std::unique_ptr<NumberedVectorSolver>
+    numbered(const DofNumbering &numbering) const;
   };
 
   /// The locally refined variant: vectors on the active cells, in the order

@@ -7,6 +7,7 @@
  * same-level face neighbours share (union–find over the face pairs of the DSS).
  */
 
+#include <cellwise/base/parallel.h>
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/storage/cell_vector.h>
@@ -46,17 +47,30 @@ namespace cellwise
   DofNumbering
   make_dof_numbering(const Level &level, unsigned int degree, const TraceLayers &layers, bool across_skeleton = true);
 
-  /// G: v_K = u_global restricted to K (primal).
+  /// G: v_K = u_global restricted to K (primal), @p global holding
+  /// numbering.n_unique entries; @p v is resized to the numbering's cells.
+  template <typename Number, typename Layout>
+  void
+  gather(const DofNumbering &numbering, const double *global, CellVector<Number, MemorySpace::Host, Layout> &v)
+  {
+    const unsigned int n       = numbering.dofs_per_cell();
+    const unsigned int n_cells = static_cast<unsigned int>(numbering.global_index.size() / n);
+    if (v.n_cells() != n_cells || v.degree() != numbering.degree)
+      v.reinit(n_cells, numbering.degree);
+    parallel_for(n_cells, cell_grain, [&](const std::size_t cell) {
+      for (unsigned int i = 0; i < n; ++i)
+        v(cell, i) = static_cast<Number>(global[numbering(static_cast<unsigned int>(cell), i)]);
+    });
+  }
+
+  /// The same for a std::vector (its size checked).
   template <typename Number, typename Layout>
   void
   gather(const DofNumbering &numbering, const std::vector<double> &global, CellVector<Number, MemorySpace::Host, Layout> &v)
   {
     CELLWISE_CHECK(global.size() == numbering.n_unique,
                    "gather: global vector has " << global.size() << " entries, the numbering " << numbering.n_unique);
-    v.reinit(static_cast<unsigned int>(numbering.global_index.size() / numbering.dofs_per_cell()), numbering.degree);
-    for (unsigned int cell = 0; cell < v.n_cells(); ++cell)
-      for (unsigned int i = 0; i < v.dofs_per_cell(); ++i)
-        v(cell, i) = static_cast<Number>(global[numbering(cell, i)]);
+    gather(numbering, global.data(), v);
   }
 
   /// G^T: the assembled vector, each entry the sum of its copies (dual).
