@@ -687,6 +687,9 @@ namespace Step37
     // right-hand side and the solution crosses the bus). Default: cellwise
     // with --gpu, step-37 without.
     std::string outer;
+    // --verbose: the cell-wise set-up's log (import, level by level, its
+    // stages) on rank 0
+    bool verbose = false;
     // --compare-host: after each cycle's solve, solve again on the host
     // (step-37's CG, the cell-wise cycle on the host) and print the relative
     // l2 difference of the two solutions
@@ -944,8 +947,10 @@ namespace Step37
           mg_parameters.coefficient_evaluation =
             cellwise::CoefficientEvaluation::cell_average;
       }
+    const bool log_here =
+      options.verbose && Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0;
     const cellwise::dealii::MultigridPreconditioner preconditioner(
-      mapping, dof_handler, mg_parameters);
+      mapping, dof_handler, mg_parameters, log_here ? &std::cout : nullptr);
     pcout << "Cell-wise multigrid: " << preconditioner.describe() << std::endl;
 
     // The setup of the multigrid routines is quite easy and one cannot see
@@ -1138,7 +1143,7 @@ int main(int argc, char *argv[])
       Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);
 
       // cellwise: step-37-cellwise [--gpu] [--outer step-37|cellwise]
-      //   [--compare-host] [--cycles N] [--write-problem-file F]
+      //   [--compare-host] [--verbose] [--cycles N] [--write-problem-file F]
       CellwiseOptions options;
       for (int i = 1; i < argc; ++i)
         {
@@ -1155,6 +1160,8 @@ int main(int argc, char *argv[])
             }
           else if (argument == "--compare-host")
             options.compare_host = true;
+          else if (argument == "--verbose")
+            options.verbose = true;
           else if (argument == "--cycles" && has_value)
             {
               const int n = std::atoi(argv[++i]);
@@ -1169,7 +1176,7 @@ int main(int argc, char *argv[])
                         ExcMessage("unknown or incomplete option '" + argument +
                                    "'; usage: step-37-cellwise [--gpu] "
                                    "[--outer step-37|cellwise] "
-                                   "[--compare-host] [--cycles N] "
+                                   "[--compare-host] [--verbose] [--cycles N] "
                                    "[--write-problem-file F]"));
         }
       if (options.outer.empty())

@@ -10,6 +10,7 @@
 
 #include "poisson_solvers.h"
 
+#include <chrono>
 #include <functional>
 #include <set>
 
@@ -59,6 +60,35 @@ namespace cellwise::dealii::internal
       return std::make_unique<LaplaceOperator<double>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
     }
 
+    double
+    seconds_since(const std::chrono::steady_clock::time_point start)
+    {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
+    /// import_dof_handler, its time written to @p log.
+    ImportedHierarchy
+    logged_import(const ::dealii::Mapping<3, 3> &mapping, const ::dealii::DoFHandler<3, 3> &dof_handler, std::ostream *log)
+    {
+      const auto        start    = std::chrono::steady_clock::now();
+      ImportedHierarchy imported = import_dof_handler(mapping, dof_handler);
+      if (log)
+        *log << "  import of the DoFHandler (host): " << seconds_since(start) << " s, " << imported.hierarchy.levels.size()
+             << " levels" << std::endl;
+      return imported;
+    }
+
+    /// @p solver on deal.II's vectors of @p map, its set-up time written to @p log.
+    std::unique_ptr<NumberedVectorSolver>
+    logged_numbered(const HostVectorSolver &solver, const DofMap &map, std::ostream *log)
+    {
+      const auto start    = std::chrono::steady_clock::now();
+      auto       numbered = solver.numbered(to_dof_numbering(map, "cellwise::dealii::MultigridPreconditioner"));
+      if (log)
+        *log << "  deal.II's numbering for the solve's vectors (" << to_string(solver.backend())
+             << "): " << seconds_since(start) << " s" << std::endl;
+      return numbered;
+    }
   } // namespace
 
   MultigridPoissonSolver::MultigridPoissonSolver(const ::dealii::DoFHandler<3, 3> &dof_handler,
@@ -72,7 +102,7 @@ namespace cellwise::dealii::internal
                                                  const MultigridParameters        &parameters,
                                                  std::ostream                     *log)
     : dof_handler_(dof_handler, "cellwise::dealii::MultigridPreconditioner", "preconditioner")
-    , imported_(import_dof_handler(mapping, dof_handler))
+    , imported_(logged_import(mapping, dof_handler, log))
     , parameters_(parameters)
   {
     // MultigridSolver works on the finest level: every active cell must be
@@ -84,8 +114,7 @@ namespace cellwise::dealii::internal
                      << " on the finest level); this solver takes globally refined meshes, "
                         "internal::AdaptivePoissonSolver takes locally refined ones");
     solver_ = make_host_vector_solver(h, imported_.degree, parameters, log);
-    numbered_ =
-      solver_->numbered(to_dof_numbering(imported_.active_dofs.back(), "cellwise::dealii::MultigridPreconditioner"));
+    numbered_ = logged_numbered(*solver_, imported_.active_dofs.back(), log);
     dirichlet_dofs_ = dirichlet_dofs_of(dof_handler, parameters);
   }
 
@@ -123,12 +152,12 @@ namespace cellwise::dealii::internal
                                                const MultigridParameters        &parameters,
                                                std::ostream                     *log)
     : dof_handler_(dof_handler, "cellwise::dealii::MultigridPreconditioner", "preconditioner")
-    , imported_(import_dof_handler(mapping, dof_handler))
+    , imported_(logged_import(mapping, dof_handler, log))
     , parameters_(parameters)
   {
     solver_         = make_adaptive_host_vector_solver(imported_.hierarchy, imported_.degree, parameters, log);
     active_map_     = make_active_mesh_map(imported_, solver_->active_mesh());
-    numbered_       = solver_->numbered(to_dof_numbering(active_map_, "cellwise::dealii::MultigridPreconditioner"));
+    numbered_       = logged_numbered(*solver_, active_map_, log);
     dirichlet_dofs_ = dirichlet_dofs_of(dof_handler, parameters);
   }
 
