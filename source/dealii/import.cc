@@ -216,16 +216,20 @@ namespace cellwise::dealii
       // Geometry, coordinates and family links. A cell on level l sits at
       // lower + k h0 / 2^l; checking this for every cell also checks that deal.II's
       // child numbering is the lexicographic c = c_x + 2 c_y + 4 c_z of level.h.
+      // In parallel over the cells of a level (deal.II's accessors only
+      // read; each cell writes its own entries and its children's parent
+      // links, which no other cell writes): at 2 M cells the sequential
+      // loops took most of the import.
       for (unsigned int l = 0; l < n_levels; ++l)
         {
           Level &level = hierarchy.levels[l];
-          for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
-            {
-              const unsigned int K   = cell->index();
-              CELLWISE_CHECK(K < level.n_cells(),
-                             "cell " << l << "." << K << " has an index beyond the " << level.n_cells()
-                                     << " cells of its level (holes left by coarsening); cellwise takes level cells "
-                                        "numbered 0..n-1");
+          parallel_for(level.n_cells(), 256, [&](const std::size_t K) {
+              const Tria::cell_iterator cell(&tria, static_cast<int>(l), static_cast<int>(K));
+              // n_cells(l) cells used, each of 0..n-1 used: the indices are 0..n-1
+              CELLWISE_CHECK(cell->used(),
+                             "level " << l << " has holes among its cell indices (index " << K << " unused, "
+                                      << level.n_cells() << " cells; left by coarsening); cellwise takes level cells "
+                                         "numbered 0..n-1");
               const CellBox      box = check_box(cell, tolerance);
               level.boxes[K]         = box;
               for (unsigned int d = 0; d < 3; ++d)
@@ -246,12 +250,17 @@ namespace cellwise::dealii
                   {
                     const auto         child = cell->child(c);
                     const unsigned int k     = child->index();
-                    level.children[K][c]     = static_cast<int>(k);
                     Level &fine              = hierarchy.levels[l + 1];
+                    CELLWISE_CHECK(k < fine.n_cells(), "level " << l + 1 << " has holes among its cell indices (child "
+                                                                << k << " of cell " << l << "." << K << ", "
+                                                                << fine.n_cells()
+                                                                << " cells; left by coarsening); cellwise takes level "
+                                                                   "cells numbered 0..n-1");
+                    level.children[K][c]     = static_cast<int>(k);
                     fine.parent[k]           = static_cast<int>(K);
                     fine.child_slot[k]       = static_cast<std::uint8_t>(c);
                   }
-            }
+          });
         }
       for (unsigned int l = 1; l < n_levels; ++l)
         {
@@ -277,9 +286,8 @@ namespace cellwise::dealii
       for (unsigned int l = 0; l < n_levels; ++l)
         {
           Level &level = hierarchy.levels[l];
-          for (auto cell = tria.begin(l); cell != tria.end(l); ++cell)
-            {
-              const unsigned int K = cell->index();
+          parallel_for(level.n_cells(), 256, [&](const std::size_t K) {
+              const Tria::cell_iterator cell(&tria, static_cast<int>(l), static_cast<int>(K));
               for (unsigned int f = 0; f < 6; ++f)
                 {
                   CELLWISE_CHECK(!cell->has_periodic_neighbor(f),
@@ -303,7 +311,7 @@ namespace cellwise::dealii
                       level.neighbors[K][f] = static_cast<int>(k);
                     }
                 }
-            }
+          });
         }
 
     }

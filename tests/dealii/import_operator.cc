@@ -274,6 +274,20 @@ namespace
       dof_handler.distribute_mg_dofs();
       cellwise::dealii::import_dof_handler(dof_handler);
     });
+    expect_refusal("a level with holes left by coarsening", [] {
+      Triangulation<3> tria(Triangulation<3>::limit_level_difference_at_vertices);
+      make_box(tria);
+      // the children of the first cell of level 1 coarsened away: level 2
+      // keeps its indices, with 8 unused ones at the front
+      for (unsigned int c = 0; c < 8; ++c)
+        tria.begin(1)->child(c)->set_coarsen_flag();
+      tria.execute_coarsening_and_refinement();
+      FE_Q<3>       fe(2);
+      DoFHandler<3> dof_handler(tria);
+      dof_handler.distribute_dofs(fe);
+      dof_handler.distribute_mg_dofs();
+      cellwise::dealii::import_dof_handler(dof_handler);
+    });
     expect_refusal("a mirrored (inverted) cube", [] {
       Triangulation<3> tria;
       GridGenerator::subdivided_hyper_cube(tria, 2);
