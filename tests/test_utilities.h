@@ -13,6 +13,7 @@
 #include <cellwise/mesh/level.h>
 #include <cellwise/operators/smoother_step.h>
 #include <cellwise/storage/cell_vector.h>
+#include <cellwise/storage/dof_numbering.h>
 
 #include <gtest/gtest.h>
 
@@ -91,6 +92,21 @@ namespace cellwise::testing
     for (double &x : v)
       x = distribution(generator);
     return v;
+  }
+
+  /// The DoF numbering of @p level with its unique DoFs permuted at random
+  /// by @p seed (as deal.II numbers them: not in cell order).
+  inline DofNumbering
+  permuted_dof_numbering(const Level &level, const unsigned int degree, const unsigned int seed)
+  {
+    DofNumbering              numbering = make_dof_numbering(level, degree);
+    std::vector<unsigned int> permutation(numbering.n_unique);
+    for (unsigned int j = 0; j < numbering.n_unique; ++j)
+      permutation[j] = j;
+    std::shuffle(permutation.begin(), permutation.end(), std::mt19937(seed));
+    for (unsigned int &j : numbering.global_index)
+      j = permutation[j];
+    return numbering;
   }
 
   /// Independent random values in every copy (a generic dual vector).

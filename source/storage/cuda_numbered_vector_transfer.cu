@@ -91,7 +91,9 @@ namespace cellwise
 
     template <typename Number, typename Layout>
     void
-    NumberedVectorTransfer::scatter_balanced(const double *global, CellVector<Number, MemorySpace::CUDA, Layout> &dst) const
+    NumberedVectorTransfer::scatter(const double                                  *global,
+                                    const std::uint16_t                           *valence,
+                                    CellVector<Number, MemorySpace::CUDA, Layout> &dst) const
     {
       if (dst.n_cells() != n_cells_ || dst.degree() != degree_)
         dst.reinit(n_cells_, degree_);
@@ -99,22 +101,22 @@ namespace cellwise
       if (n_copies == 0)
         return;
       scatter_kernel<Number, Layout>
-        <<<blocks_for(n_copies), threads>>>(global, global_index_, valence_, n_copies, dst.dofs_per_cell(), dst.data());
+        <<<blocks_for(n_copies), threads>>>(global, global_index_, valence, n_copies, dst.dofs_per_cell(), dst.data());
       CELLWISE_CUDA_CHECK_LAUNCH();
+    }
+
+    template <typename Number, typename Layout>
+    void
+    NumberedVectorTransfer::scatter_balanced(const double *global, CellVector<Number, MemorySpace::CUDA, Layout> &dst) const
+    {
+      scatter(global, valence_, dst);
     }
 
     template <typename Number, typename Layout>
     void
     NumberedVectorTransfer::gather(const double *global, CellVector<Number, MemorySpace::CUDA, Layout> &dst) const
     {
-      if (dst.n_cells() != n_cells_ || dst.degree() != degree_)
-        dst.reinit(n_cells_, degree_);
-      const std::size_t n_copies = std::size_t(n_cells_) * dst.dofs_per_cell();
-      if (n_copies == 0)
-        return;
-      scatter_kernel<Number, Layout>
-        <<<blocks_for(n_copies), threads>>>(global, global_index_, nullptr, n_copies, dst.dofs_per_cell(), dst.data());
-      CELLWISE_CUDA_CHECK_LAUNCH();
+      scatter(global, nullptr, dst);
     }
 
     template <typename Number, typename Layout>

@@ -37,28 +37,6 @@ TYPED_TEST_SUITE(CudaNumberedVectorTransfer, NumberLayoutPairs);
 
 namespace
 {
-  DofNumbering
-  permuted_numbering(const Level &level, const unsigned int degree, const unsigned int seed)
-  {
-    DofNumbering              numbering = make_dof_numbering(level, degree);
-    std::vector<unsigned int> permutation(numbering.n_unique);
-    std::iota(permutation.begin(), permutation.end(), 0u);
-    std::shuffle(permutation.begin(), permutation.end(), std::mt19937(seed));
-    for (unsigned int &j : numbering.global_index)
-      j = permutation[j];
-    return numbering;
-  }
-
-  std::vector<double>
-  random_global(const std::size_t n, const unsigned int seed)
-  {
-    std::mt19937                           generator(seed);
-    std::uniform_real_distribution<double> distribution(-1., 1.);
-    std::vector<double>                    v(n);
-    for (double &x : v)
-      x = distribution(generator);
-    return v;
-  }
 
   /// A device vector of @p n_cells cells of @p degree, every value NaN.
   template <typename Number, typename Layout>
@@ -82,11 +60,11 @@ TYPED_TEST(CudaNumberedVectorTransfer, matches_host_bit_for_bit)
   const LevelHierarchy h = coarse_box();
   for (const unsigned int degree : {1u, 2u, 3u})
     {
-      const DofNumbering           numbering = permuted_numbering(h.levels.back(), degree, 5 + degree);
+      const DofNumbering           numbering = permuted_dof_numbering(h.levels.back(), degree, 5 + degree);
       const DofCopies              copies    = make_dof_copies(numbering, "test");
       const cuda::NumberedVectorTransfer transfer(numbering, copies);
       ASSERT_EQ(transfer.n_unique(), numbering.n_unique);
-      const std::vector<double> global = random_global(numbering.n_unique, 17 + degree);
+      const std::vector<double> global = random_vector(numbering.n_unique, 17 + degree);
       double *const             device_global = cuda::upload(global, "test global vector");
 
       // the balanced scatter and the gather: every copy written, each as the host's

@@ -19,24 +19,13 @@
 #include <random>
 #include <vector>
 
+#include "test_utilities.h"
+
 using namespace cellwise;
+using namespace cellwise::testing;
 
 namespace
 {
-  /// The numbering of the finest level of a 5x3x7 box, its unique DoFs
-  /// permuted by @p seed.
-  DofNumbering
-  permuted_numbering(const LevelHierarchy &hierarchy, const unsigned int degree, const unsigned int seed)
-  {
-    DofNumbering              numbering = make_dof_numbering(hierarchy.levels.back(), degree);
-    std::vector<unsigned int> permutation(numbering.n_unique);
-    std::iota(permutation.begin(), permutation.end(), 0u);
-    std::shuffle(permutation.begin(), permutation.end(), std::mt19937(seed));
-    for (unsigned int &j : numbering.global_index)
-      j = permutation[j];
-    return numbering;
-  }
-
   LevelHierarchy
   box()
   {
@@ -46,16 +35,6 @@ namespace
     return make_box_hierarchy(description, 0);
   }
 
-  std::vector<double>
-  random_global(const std::size_t n, const unsigned int seed)
-  {
-    std::mt19937                           generator(seed);
-    std::uniform_real_distribution<double> distribution(-1., 1.);
-    std::vector<double>                    v(n);
-    for (double &x : v)
-      x = distribution(generator);
-    return v;
-  }
 } // namespace
 
 template <typename Layout>
@@ -69,7 +48,7 @@ TYPED_TEST(NumberedVectorTransfer, copies_count_and_first_entries)
   const LevelHierarchy h = box();
   for (const unsigned int degree : {1u, 2u, 3u})
     {
-      const DofNumbering numbering = permuted_numbering(h, degree, 7 + degree);
+      const DofNumbering numbering = permuted_dof_numbering(h.levels.back(), degree, 7 + degree);
       const DofCopies    copies    = make_dof_copies(numbering, "test");
       ASSERT_EQ(copies.valence.size(), numbering.n_unique);
       std::vector<unsigned int> count(numbering.n_unique, 0);
@@ -95,9 +74,9 @@ TYPED_TEST(NumberedVectorTransfer, scatter_balanced_is_a_right_inverse_of_the_as
   const LevelHierarchy h = box();
   for (const unsigned int degree : {1u, 3u})
     {
-      const DofNumbering        numbering = permuted_numbering(h, degree, degree);
+      const DofNumbering        numbering = permuted_dof_numbering(h.levels.back(), degree, degree);
       const DofCopies           copies    = make_dof_copies(numbering, "test");
-      const std::vector<double> r         = random_global(numbering.n_unique, 11 + degree);
+      const std::vector<double> r         = random_vector(numbering.n_unique, 11 + degree);
       CellVector<double, MemorySpace::Host, Layout> cells(3, 1);
       scatter_balanced(numbering, copies, r.data(), cells);
       ASSERT_EQ(cells.n_cells(), h.levels.back().n_cells());
@@ -121,9 +100,9 @@ TYPED_TEST(NumberedVectorTransfer, gather_then_first_copies_is_the_identity)
   const LevelHierarchy h = box();
   for (const unsigned int degree : {2u, 4u})
     {
-      const DofNumbering        numbering = permuted_numbering(h, degree, 3 * degree);
+      const DofNumbering        numbering = permuted_dof_numbering(h.levels.back(), degree, 3 * degree);
       const DofCopies           copies    = make_dof_copies(numbering, "test");
-      const std::vector<double> u         = random_global(numbering.n_unique, degree);
+      const std::vector<double> u         = random_vector(numbering.n_unique, degree);
       CellVector<double, MemorySpace::Host, Layout> cells;
       gather(numbering, u.data(), cells);
       // the pointer and the std::vector gather agree

@@ -59,6 +59,12 @@ namespace cellwise
       gather_first_copies(const CellVector<Number, MemorySpace::CUDA, Layout> &src, double *global) const;
 
     private:
+      /// Every copy of @p dst from @p global, divided by the valence where
+      /// @p valence is given (the balanced dual), as it is where not (G).
+      template <typename Number, typename Layout>
+      void
+      scatter(const double *global, const std::uint16_t *valence, CellVector<Number, MemorySpace::CUDA, Layout> &dst) const;
+
       unsigned int   degree_   = 0;
       unsigned int   n_cells_  = 0;
       std::size_t    n_unique_ = 0;
