@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest bundle_runtime: scripts/bundle-runtime.sh and unbundle-runtime.sh
 # (doc/gpu-node.md) on a deal.II program of this build.
-#   bundle_runtime_test.sh ROOT PROGRAM WORKDIR
+#   bundle_runtime_test.sh ROOT PROGRAM WORKDIR [DEALII_TEST_PROGRAM]
 # Bundles PROGRAM (step-37-cellwise) in parts of 16 MiB at zstd's level 1
 # (several parts, fast), unpacks them into WORKDIR/tree and runs the program
 # from there through bin/run with LD_LIBRARY_PATH holding the bundle's lib/
@@ -10,10 +10,14 @@
 # them. Then the refusals, each with exit status 1 and its reason: a damaged
 # part, a missing part (nothing unpacked), zstd missing where the parts are
 # zstd, a program that is not there, a library that ldd cannot find.
+# With DEALII_TEST_PROGRAM (dealii_dof_handler_lifetime of tests/dealii),
+# that program and numdiff are bundled too and
+# scripts/run-bundled-dealii-tests.sh runs it from the unpacked tree: PASS
+# against its stored output, FAIL (exit status 1) against a changed copy.
 # WORKDIR is removed when everything passed (the tree is ~0.5 GB).
 set -euo pipefail
 
-root=$1 program=$2 work=$3
+root=$1 program=$2 work=$3 test_program=${4:-}
 bundle=("$root/scripts/bundle-runtime.sh")
 unbundle=("$root/scripts/unbundle-runtime.sh")
 name=$(basename "$program")
@@ -113,6 +117,30 @@ if command -v patchelf > /dev/null 2>&1; then
   patchelf --add-needed libcellwise-no-such-library.so.1 "$work/needy"
   expect_refusal "needs libcellwise-no-such-library.so.1, which ldd cannot find" \
     bash "${bundle[@]}" "$work/needy" "$work/parts-needy"
+fi
+
+if [[ -n $test_program ]]; then
+  test_name=$(basename "$test_program")
+  test_name=${test_name#dealii_}
+  step "bundle $(basename "$test_program") and numdiff; run-bundled-dealii-tests.sh on it"
+  bash "${bundle[@]}" --level 1 "$test_program" "$(type -P numdiff)" "$work/test-parts" > /dev/null
+  bash "${unbundle[@]}" "$work/test-parts" "$work/test-tree" > /dev/null
+  runner=("$root/scripts/run-bundled-dealii-tests.sh")
+  bash "${runner[@]}" --work "$work/dealii-tests" "$work/test-tree" "$test_name" > "$work/runner.out" 2>&1 ||
+    fail "run-bundled-dealii-tests.sh failed: $(cat "$work/runner.out")"
+  grep -q "^PASS $test_name " "$work/runner.out" && grep -q "1 of 1 passed" "$work/runner.out" ||
+    fail "run-bundled-dealii-tests.sh did not pass $test_name: $(cat "$work/runner.out")"
+  step "$(tail -n 1 "$work/runner.out")"
+  # the runner beside a tests/dealii whose stored output differs: FAIL
+  mkdir -p "$work/changed/scripts" "$work/changed/tests/dealii"
+  cp "${runner[0]}" "$work/changed/scripts/"
+  cp "$root/tests/dealii/$test_name.cc" "$work/changed/tests/dealii/"
+  sed '1s/.*/a line the program does not write/' "$root/tests/dealii/$test_name.output" > "$work/changed/tests/dealii/$test_name.output"
+  status=0
+  bash "$work/changed/scripts/run-bundled-dealii-tests.sh" --work "$work/dealii-tests-changed" "$work/test-tree" > "$work/runner-changed.out" 2>&1 || status=$?
+  [[ $status -eq 1 ]] && grep -q "^FAIL $test_name: output differs" "$work/runner-changed.out" ||
+    fail "a changed stored output was not a FAIL with status 1 (status $status): $(cat "$work/runner-changed.out")"
+  step "refused as expected: $(grep '^FAIL' "$work/runner-changed.out")"
 fi
 
 rm -rf "$work"
