@@ -331,6 +331,7 @@ int
 main(int argc, char **argv)
 {
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  test::backend(); // stops here where the asked backend cannot run
   for (const unsigned int p : {2u, 3u})
     check_degree(p);
   return 0;

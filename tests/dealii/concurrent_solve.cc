@@ -36,6 +36,7 @@ int
 main(int argc, char **argv)
 {
   dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  test::backend(); // stops here where the asked backend cannot run
   std::ofstream                            out("output");
   for (const bool locally_refined : {false, true})
     for (const auto precision : {cellwise::Precision::fp64, cellwise::Precision::mixed})

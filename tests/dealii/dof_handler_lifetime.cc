@@ -101,6 +101,7 @@ int
 main(int argc, char **argv)
 {
   Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  test::backend(); // stops here where the asked backend cannot run
   // In a debug build of deal.II, destroying a DoFHandler that a solver
   // still watches raises ExcInUse (as with a SmartPointer): report it, do
   // not abort. The release build (what cellwise links) says nothing there.

@@ -171,6 +171,7 @@ int
 main(int argc, char **argv)
 {
   dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  test::backend(); // stops here where the asked backend cannot run
   std::ofstream                            out("output");
   compare(out, "hyper_L, uniform", test::PoissonProblem(false, test::Domain::lshape), true);
   compare(out, "hyper_L, locally refined", test::PoissonProblem(true, test::Domain::lshape));
