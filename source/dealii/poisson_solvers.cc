@@ -10,6 +10,7 @@
 
 #include "poisson_solvers.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <set>
@@ -33,14 +34,9 @@ namespace cellwise::dealii::internal
                         const ::dealii::IndexSet                                   &dirichlet_dofs,
                         const std::function<const LaplaceOperator<double> &()>     &make_operator)
     {
-      if (zero_guess)
-        {
-          bool zero_on_dirichlet = true;
-          for (const auto j : dirichlet_dofs)
-            zero_on_dirichlet = zero_on_dirichlet && rhs(j) == 0.;
-          if (zero_on_dirichlet)
-            return rhs.l2_norm();
-        }
+      if (zero_guess && std::all_of(dirichlet_dofs.begin(), dirichlet_dofs.end(),
+                                    [&rhs](const ::dealii::types::global_dof_index j) { return rhs(j) == 0.; }))
+        return rhs.l2_norm();
       DealiiVector r(rhs);
       if (!zero_guess)
         {
