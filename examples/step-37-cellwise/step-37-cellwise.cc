@@ -22,6 +22,7 @@
 // First include the necessary files from the deal.II library.
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/function.h>
+#include <deal.II/base/multithread_info.h>
 #include <deal.II/base/timer.h>
 
 #include <deal.II/lac/affine_constraints.h>
@@ -698,6 +699,12 @@ namespace Step37
     unsigned int n_cycles = 9 - dimension;
     // --write-problem-file F: the last cycle's problem and solution to F
     std::string problem_file;
+    // --threads N: host threads per rank (0: the rank's share of the node's
+    // cores). Default: 1 as step-37 (MPI only), 0 with --gpu, where the host
+    // does nothing but the set-up (mesh, DoFs, MatrixFree's mapping data,
+    // the right-hand side, the cell-wise import), which is then the larger
+    // part of the time to solution.
+    unsigned int n_threads = 1;
   };
 
   template <int dim>
@@ -770,9 +777,9 @@ namespace Step37
     // collects detailed timings about the setup phase. This stream, called
     // time_details, is disabled by default through the @p false argument
     // specified here. For detailed timings, removing the @p false argument
-    // prints all the details.
+    // prints all the details. (cellwise: --verbose turns them on.)
     , time_details(std::cout,
-                   false &&
+                   options.verbose &&
                      Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
     , options(options)
   {}
@@ -818,7 +825,9 @@ namespace Step37
     system_matrix.clear();
 
     dof_handler.distribute_dofs(fe);
-    dof_handler.distribute_mg_dofs();
+    // cellwise: no distribute_mg_dofs(): the cell-wise multigrid makes its
+    // levels' connectivity itself (at 17 M DoFs deal.II's level numbering
+    // took 4.8 s, more than half of this function)
 
     pcout << "Number of degrees of freedom: " << dof_handler.n_dofs()
           << std::endl;
@@ -864,8 +873,8 @@ namespace Step37
 
     // cellwise: step-37's own level matrices (a MatrixFree object and the
     // coefficient on every level, MGConstrainedDoFs) are not built: the
-    // cell-wise multigrid imports the DoFHandler's levels itself
-    // (distribute_mg_dofs above) and makes its own level operators.
+    // cell-wise multigrid imports the triangulation's levels itself and
+    // makes its own level operators.
   }
 
 
@@ -1090,6 +1099,10 @@ namespace Step37
             << " doubles = " << n_vect_bits << " bits ("
             << Utilities::System::get_current_vectorization_level() << ')'
             << std::endl;
+      // cellwise: the host threads of each rank (--threads)
+      if (options.verbose)
+        pcout << "Host threads per rank: " << MultithreadInfo::n_threads()
+              << std::endl;
     }
 
     for (unsigned int cycle = 0; cycle < options.n_cycles; ++cycle)
@@ -1140,11 +1153,24 @@ int main(int argc, char *argv[])
     {
       using namespace Step37;
 
-      Utilities::MPI::MPI_InitFinalize mpi_init(argc, argv, 1);
-
       // cellwise: step-37-cellwise [--gpu] [--outer step-37|cellwise]
-      //   [--compare-host] [--verbose] [--cycles N] [--write-problem-file F]
+      //   [--compare-host] [--verbose] [--cycles N] [--threads N]
+      //   [--write-problem-file F]
       CellwiseOptions options;
+      // the thread limit is MPI_InitFinalize's argument: --gpu and
+      // --threads are looked at before (and parsed again below)
+      for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--gpu")
+          options.n_threads = 0;
+      for (int i = 1; i + 1 < argc; ++i)
+        if (std::string(argv[i]) == "--threads")
+          options.n_threads = std::atoi(argv[i + 1]);
+      Utilities::MPI::MPI_InitFinalize mpi_init(
+        argc,
+        argv,
+        options.n_threads == 0 ? numbers::invalid_unsigned_int :
+                                 options.n_threads);
+
       for (int i = 1; i < argc; ++i)
         {
           const std::string argument = argv[i];
@@ -1169,6 +1195,13 @@ int main(int argc, char *argv[])
                           ExcMessage("--cycles takes a number from 1 to 12"));
               options.n_cycles = n;
             }
+          else if (argument == "--threads" && has_value)
+            {
+              const int n = std::atoi(argv[++i]);
+              AssertThrow(n >= 0 && std::to_string(n) == argv[i],
+                          ExcMessage("--threads takes a number of threads, "
+                                     "0 for the rank's share of the cores"));
+            }
           else if (argument == "--write-problem-file" && has_value)
             options.problem_file = argv[++i];
           else
@@ -1177,7 +1210,7 @@ int main(int argc, char *argv[])
                                    "'; usage: step-37-cellwise [--gpu] "
                                    "[--outer step-37|cellwise] "
                                    "[--compare-host] [--verbose] [--cycles N] "
-                                   "[--write-problem-file F]"));
+                                   "[--threads N] [--write-problem-file F]"));
         }
       if (options.outer.empty())
         options.outer = options.gpu ? "cellwise" : "step-37";

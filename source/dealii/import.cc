@@ -327,11 +327,16 @@ namespace cellwise::dealii
       // DoF maps, lexicographic per cell.
       const std::vector<unsigned int> lex_to_fe = ::dealii::FETools::lexicographic_to_hierarchic_numbering<3>(degree);
       const unsigned int              n_local   = static_cast<unsigned int>(lex_to_fe.size());
-      auto active_valence = std::make_shared<std::vector<unsigned int>>(dof_handler.n_dofs(), 0u);
+      // the level numberings only where deal.II has them: the cell-wise
+      // solvers make their own level connectivity and never read them (a
+      // program need not call distribute_mg_dofs, 4.8 s of step-37's set-up
+      // at 17 M DoFs); they are there for users comparing level by level
+      const bool with_levels    = dof_handler.has_level_dofs();
+      auto       active_valence = std::make_shared<std::vector<unsigned int>>(dof_handler.n_dofs(), 0u);
       for (unsigned int l = 0; l < n_levels; ++l)
         {
           const unsigned int n_cells   = tria.n_cells(l);
-          DofMap             level_map = make_map(degree, n_cells, dof_handler.n_dofs(l));
+          DofMap             level_map = make_map(degree, with_levels ? n_cells : 0, with_levels ? dof_handler.n_dofs(l) : 0);
           DofMap             active_map = make_map(degree, n_cells, dof_handler.n_dofs());
           auto               level_valence = std::make_shared<std::vector<unsigned int>>(level_map.n_dofs, 0u);
           // the cells' indices in parallel (deal.II's DoF accessors only
@@ -343,9 +348,12 @@ namespace cellwise::dealii
                 const ::dealii::DoFHandler<3, 3>::level_cell_iterator cell(&tria, static_cast<int>(l), static_cast<int>(K),
                                                                            &dof_handler);
                 const std::size_t offset = K * n_local;
-                cell->get_mg_dof_indices(fe_indices);
-                for (unsigned int i = 0; i < n_local; ++i)
-                  level_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
+                if (with_levels)
+                  {
+                    cell->get_mg_dof_indices(fe_indices);
+                    for (unsigned int i = 0; i < n_local; ++i)
+                      level_map.indices[offset + i] = fe_indices[lex_to_fe[i]];
+                  }
                 if (cell->is_active())
                   {
                     cell->get_dof_indices(fe_indices);
@@ -361,7 +369,8 @@ namespace cellwise::dealii
               for (unsigned int i = 0; i < n_local; ++i)
                 ++(*active_valence)[active_map.indices[static_cast<std::size_t>(K) * n_local + i]];
           level_map.valence = level_valence;
-          result.level_dofs.push_back(std::move(level_map));
+          if (with_levels)
+            result.level_dofs.push_back(std::move(level_map));
           result.active_dofs.push_back(std::move(active_map));
         }
       for (DofMap &map : result.active_dofs)
@@ -393,9 +402,9 @@ namespace cellwise::dealii
       CELLWISE_CHECK(cell->reference_cell() == ::dealii::ReferenceCells::Hexahedron,
                      "cell 0." << cell->index() << " is a " << cell->reference_cell().to_string()
                                << "; cellwise takes hexahedral meshes only");
+    CELLWISE_CHECK(dof_handler.has_active_dofs(),
+                   "the DoFHandler has no DoFs: call dof_handler.distribute_dofs(fe) before the import");
     check_fe(dof_handler);
-    CELLWISE_CHECK(dof_handler.has_level_dofs(),
-                   "the DoFHandler has no level DoFs: call dof_handler.distribute_mg_dofs() before the import");
 
     ImportedHierarchy result;
     const unsigned int degree = dof_handler.get_fe().degree;
@@ -423,13 +432,14 @@ namespace cellwise::dealii
     else
       internal::import_unstructured_levels(mapping, tria, result);
     import_dof_maps(dof_handler, result);
-    result.numbering_fingerprint = numbering_fingerprint(dof_handler);
+    result.numbering_fingerprint = numbering_fingerprint(dof_handler, !result.level_dofs.empty());
     return result;
   }
 
   std::uint64_t
-  numbering_fingerprint(const ::dealii::DoFHandler<3, 3> &dof_handler)
+  numbering_fingerprint(const ::dealii::DoFHandler<3, 3> &dof_handler, const bool with_level_dofs)
   {
+    const bool levels = with_level_dofs && dof_handler.has_level_dofs();
     // FNV-1a over 64-bit words.
     std::uint64_t hash = 14695981039346656037ull;
     auto          mix  = [&hash](const std::uint64_t word) {
@@ -450,14 +460,14 @@ namespace cellwise::dealii
       {
         const unsigned int n_cells = tria.n_cells(l);
         mix(n_cells);
-        if (dof_handler.has_level_dofs())
+        if (levels)
           mix(dof_handler.n_dofs(l));
         for (unsigned int s = 0; s < std::min(samples, n_cells); ++s)
           {
             const unsigned int index = static_cast<unsigned int>(static_cast<std::uint64_t>(s) * n_cells / std::min(samples, n_cells));
             const typename ::dealii::DoFHandler<3, 3>::level_cell_iterator cell(&tria, static_cast<int>(l), static_cast<int>(index),
                                                                                  &dof_handler);
-            if (dof_handler.has_level_dofs())
+            if (levels)
               {
                 cell->get_mg_dof_indices(indices);
                 for (const dof_index i : indices)
@@ -477,7 +487,7 @@ namespace cellwise::dealii
   void
   check_numbering_unchanged(const ImportedHierarchy &imported, const ::dealii::DoFHandler<3, 3> &dof_handler, const char *who)
   {
-    CELLWISE_CHECK(numbering_fingerprint(dof_handler) == imported.numbering_fingerprint,
+    CELLWISE_CHECK(numbering_fingerprint(dof_handler, !imported.level_dofs.empty()) == imported.numbering_fingerprint,
                    who << ": the DoF numbering of the DoFHandler is not the one that was imported (renumbered, or "
                           "distribute_dofs called again, since the set-up); set the solver up again after renumbering");
   }

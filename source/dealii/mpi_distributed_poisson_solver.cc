@@ -50,10 +50,10 @@ namespace cellwise::dealii::internal
                        "cellwise::dealii::MultigridPreconditioner takes, on several ranks, a DoFHandler on a "
                        "parallel::distributed::Triangulation<3> (on one rank, also a serial Triangulation)");
     check_collectively(comm_,
-                       distributed->is_multilevel_hierarchy_constructed() && dof_handler.has_level_dofs() &&
+                       distributed->is_multilevel_hierarchy_constructed() && dof_handler.has_active_dofs() &&
                          dynamic_cast<const ::dealii::FE_Q<3, 3> *>(&dof_handler.get_fe()) != nullptr,
                        "cellwise::dealii::MultigridPreconditioner needs FE_Q<3>(p), a triangulation built with "
-                       "construct_multigrid_hierarchy and dof_handler.distribute_mg_dofs()");
+                       "construct_multigrid_hierarchy and dof_handler.distribute_dofs(fe)");
     std::string fe_problem;
     try
       {

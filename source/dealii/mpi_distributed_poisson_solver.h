@@ -52,7 +52,7 @@ namespace cellwise::dealii::internal
     /**
      * Collective over the triangulation's communicator. @p dof_handler: on a
      * parallel::distributed::Triangulation<3> built with
-     * construct_multigrid_hierarchy, FE_Q(p), distribute_mg_dofs() called.
+     * construct_multigrid_hierarchy, FE_Q(p), distribute_dofs(fe) called.
      * Homogeneous Dirichlet conditions on parameters.dirichlet_ids (every
      * boundary id if empty). Set-up progress to @p log (rank 0 writes).
      */

@@ -209,6 +209,40 @@ namespace
     }
   }
 
+  /// Without level DoFs (no distribute_mg_dofs) the import gives the same
+  /// levels and active maps, no level maps, and its numbering check does
+  /// not see a distribute_mg_dofs() made after it.
+  void
+  check_without_level_dofs(const std::string &name, const std::function<void(Triangulation<3> &)> &make)
+  {
+    Triangulation<3> tria(Triangulation<3>::limit_level_difference_at_vertices);
+    make(tria);
+    FE_Q<3>       fe(2);
+    DoFHandler<3> dof_handler(tria);
+    dof_handler.distribute_dofs(fe);
+    const cellwise::dealii::ImportedHierarchy without = cellwise::dealii::import_dof_handler(dof_handler);
+    dof_handler.distribute_mg_dofs();
+    const cellwise::dealii::ImportedHierarchy with = cellwise::dealii::import_dof_handler(dof_handler);
+    bool same = without.hierarchy.n_levels() == with.hierarchy.n_levels() &&
+                without.active_dofs.size() == with.active_dofs.size();
+    for (unsigned int l = 0; same && l < with.hierarchy.n_levels(); ++l)
+      same = without.hierarchy.level(l).n_cells() == with.hierarchy.level(l).n_cells() &&
+             without.active_dofs[l].indices == with.active_dofs[l].indices &&
+             *without.active_dofs[l].valence == *with.active_dofs[l].valence;
+    bool unchanged = true;
+    try
+      {
+        cellwise::dealii::check_numbering_unchanged(without, dof_handler, "import_operator");
+      }
+    catch (const cellwise::Error &)
+      {
+        unchanged = false;
+      }
+    out << name << " without level DoFs: same levels and active maps " << yes_no(same) << ", level maps "
+        << without.level_dofs.size() << " (with: " << with.level_dofs.size() << "), numbering still accepted after "
+        << "distribute_mg_dofs " << yes_no(unchanged) << std::endl;
+  }
+
   void
   expect_refusal(const std::string &what, const std::function<void()> &f)
   {
@@ -238,12 +272,10 @@ namespace
       dof_handler.distribute_mg_dofs();
       cellwise::dealii::import_dof_handler(dof_handler);
     });
-    expect_refusal("no level DoFs", [] {
+    expect_refusal("no DoFs", [] {
       Triangulation<3> tria;
       make_box(tria);
-      FE_Q<3>       fe(2);
       DoFHandler<3> dof_handler(tria);
-      dof_handler.distribute_dofs(fe);
       cellwise::dealii::import_dof_handler(dof_handler);
     });
     expect_refusal("a ball with MappingCartesian", [] {
@@ -350,6 +382,8 @@ main(int argc, char **argv)
   const MappingQ<3> quadratic(2);
   for (unsigned int p = 1; p <= 4; ++p)
     check_degree(p, "hyper_ball, MappingQ(2)", meshes.back().second, quadratic);
+  check_without_level_dofs("box", make_box);
+  check_without_level_dofs("hyper_ball", meshes.back().second);
   check_refusals();
   return 0;
 }

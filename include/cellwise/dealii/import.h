@@ -114,7 +114,8 @@ namespace cellwise::dealii
     LevelHierarchy hierarchy;
     /// FE_Q degree.
     unsigned int degree = 0;
-    /// Per level: the level DoF numbering (from distribute_mg_dofs).
+    /// Per level: the level DoF numbering (from distribute_mg_dofs); empty
+    /// where the DoFHandler has no level DoFs (the solvers do not use them).
     std::vector<DofMap> level_dofs;
     /// Per level: the active DoF numbering on that level's active cells
     /// (keyed by (level, cell); cells that are refined are not covered).
@@ -131,16 +132,19 @@ namespace cellwise::dealii
 
   /**
    * A cheap fingerprint of the DoF numberings of @p dof_handler: the number
-   * of DoFs of every level and of the active numbering, and the DoF indices
-   * (level, and active where the cell is active) of up to 64 evenly spaced
+   * of DoFs of the active numbering and, with @p with_level_dofs where it
+   * has level DoFs, of every level, and the DoF indices (those levels', and
+   * active where the cell is active) of up to 64 evenly spaced
    * cells of every level, mixed into 64 bits. Its cost does not grow with the
    * mesh, so the adapters take it at every solve. A renumbering (e.g.
    * DoFRenumbering::random, Cuthill_McKee, component_wise, or distribute_dofs
    * on a changed mesh) changes the indices of the sampled cells and the
    * fingerprint; one that moves only DoFs outside the sample is not seen.
+   * An import without level DoFs takes it without them: a later
+   * distribute_mg_dofs() does not change what its solves read.
    */
   std::uint64_t
-  numbering_fingerprint(const ::dealii::DoFHandler<3, 3> &dof_handler);
+  numbering_fingerprint(const ::dealii::DoFHandler<3, 3> &dof_handler, bool with_level_dofs = true);
 
   /// Throws cellwise::Error, naming @p who, if the numbering of @p
   /// dof_handler is not the one @p imported was made from.
@@ -173,7 +177,8 @@ namespace cellwise::dealii
   check_fe(const ::dealii::DoFHandler<3, 3> &dof_handler);
 
   /**
-   * Import @p dof_handler (FE_Q(p), with level DoFs from distribute_mg_dofs)
+   * Import @p dof_handler (FE_Q(p); its level DoFs from distribute_mg_dofs,
+   * where there are, into level_dofs)
    * and its triangulation (Triangulation<3> or, on one rank,
    * parallel::distributed::Triangulation<3>).
    *

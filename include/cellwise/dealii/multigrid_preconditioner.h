@@ -16,10 +16,11 @@
  *   // cross the bus):
  *   mg.solve(solution, rhs, control);
  *
- * It takes a DoFHandler of FE_Q(p) with level DoFs (distribute_mg_dofs) on a
- * Triangulation<3> or a parallel::distributed::Triangulation<3>, globally or
- * locally refined (limit_level_difference_at_vertices, construct_multigrid_
- * hierarchy on p4est), with the program's mapping (curved cells on one rank;
+ * It takes a DoFHandler of FE_Q(p) (distribute_dofs; level DoFs from
+ * distribute_mg_dofs are not needed: the levels' connectivity is the
+ * cell-wise one) on a Triangulation<3> or a
+ * parallel::distributed::Triangulation<3>, globally or locally refined
+ * (construct_multigrid_hierarchy on p4est), with the program's mapping (curved cells on one rank;
  * on several ranks the mesh is a lattice of boxes, where the mapping changes
  * nothing), and MultigridParameters of any smoother, precision, outer
  * iteration and backend — what the capability table
