@@ -40,7 +40,7 @@
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/kershaw_map.h>
 #include <cellwise/mesh/unstructured_builder.h>
-#include <cellwise/multigrid/cuda_general_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/operators/cuda_general_laplace_operator.h>
 #include <cellwise/operators/cuda_laplace_operator.h>
@@ -200,13 +200,13 @@ namespace
             const int n_runs, const cuda::GeneralKernel kernel, const bool show_setup)
   {
     using Layout = CellBlocked<32>;
-    using Vector = cuda::GeneralMultigridSolver<Layout>::VectorType;
+    using Vector = cuda::MultigridSolver<Layout>::VectorType;
     const auto           start = std::chrono::steady_clock::now();
     const LevelHierarchy h     = build();
     MultigridParameters  parameters;
     parameters.precision = precision;
     std::ostringstream                         log;
-    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, show_setup ? &log : nullptr, nullptr, kernel);
+    const cuda::MultigridSolver<Layout> solver(h, degree, parameters, show_setup ? &log : nullptr, nullptr, kernel);
     CELLWISE_CUDA_CHECK(cudaDeviceSynchronize());
     const double       setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const Level       &fine  = h.levels.back();
@@ -253,12 +253,12 @@ namespace
             const cuda::GeneralKernel kernel, const int n_runs)
   {
     using Layout = CellBlocked<32>;
-    using Vector = cuda::GeneralMultigridSolver<Layout>::VectorType;
+    using Vector = cuda::MultigridSolver<Layout>::VectorType;
     const LevelHierarchy h = build();
     MultigridParameters  parameters;
     parameters.precision = precision;
     cuda::EventTimer                           timer;
-    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, nullptr, &timer, kernel);
+    const cuda::MultigridSolver<Layout> solver(h, degree, parameters, nullptr, &timer, kernel);
     CellVector<double>                         host_b;
     assemble_right_hand_side(h.levels.back(), degree, [](const Point &) { return 1.; }, host_b);
     CellVector<double, MemorySpace::CUDA> staged;

@@ -5,7 +5,6 @@
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/cuda_host_transfer.h>
 #include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
-#include <cellwise/multigrid/cuda_general_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
@@ -237,28 +236,10 @@ namespace cellwise::cuda
     };
 
     // The uniform solver keeps its FP64 vectors blocked by 32 cells (the
-    // layout in which the operator and the DSS stream at 0.83-0.91 of a
-    // device copy; the FP32 levels of the mixed-precision cycle are
-    // cell-contiguous either way).
+    // layout in which the operators and the DSS stream at 0.83-0.91 of a
+    // device copy; the FP32 levels of the mixed-precision cycle on box
+    // cells are cell-contiguous either way).
     using UniformSolver = MultigridSolver<CellBlocked<32>>;
-    // Mapped cells and a coefficient at the quadrature points: the general
-    // operator, blocked for the same reason.
-    using GeneralSolver = GeneralMultigridSolver<CellBlocked<32>>;
-
-    /// Whether the box solver's fused kernels cannot take @p hierarchy and
-    /// @p parameters (check_device_geometry_and_coefficient) but the general
-    /// solver can: a level with a mapping or with skeleton faces (cells in
-    /// different frames), or the coefficient at the points.
-    bool
-    needs_general_operator(const LevelHierarchy &hierarchy, const MultigridParameters &parameters)
-    {
-      if (parameters.coefficient && parameters.coefficient_evaluation == CoefficientEvaluation::quadrature_points)
-        return true;
-      for (const Level &level : hierarchy.levels)
-        if (!level.mapping.empty() || level.has_skeleton())
-          return true;
-      return false;
-    }
 
     class AdaptiveDeviceSolver : public DeviceSolver<AdaptiveMultigridSolver<CellContiguous>, AdaptiveHostVectorSolver>
     {
@@ -277,8 +258,6 @@ namespace cellwise::cuda
   make_host_vector_solver(const LevelHierarchy &hierarchy, const unsigned int degree, const MultigridParameters &parameters,
                           std::ostream *log)
   {
-    if (needs_general_operator(hierarchy, parameters))
-      return std::make_unique<DeviceSolver<GeneralSolver, HostVectorSolver>>(hierarchy, degree, parameters, log);
     return std::make_unique<DeviceSolver<UniformSolver, HostVectorSolver>>(hierarchy, degree, parameters, log);
   }
 

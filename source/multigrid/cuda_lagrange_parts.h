@@ -2,7 +2,7 @@
 // The device's parts of FE_Q levels of box cells for the shared level loop
 // (lagrange_levels.h), used by cuda::MultigridSolver (uniform levels) and
 // cuda::AdaptiveMultigridSolver (local smoothing). The mapped and
-// unstructured levels' parts are cuda::GeneralMultigridSolver's own.
+// unstructured levels' parts: cuda_general_lagrange_parts.h.
 // Private: compiled by nvcc only.
 
 #include <cellwise/multigrid/cuda_cell_transfer.h>

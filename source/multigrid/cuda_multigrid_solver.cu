@@ -1,23 +1,31 @@
 // Set-up of the device multigrid solver: the shared level loop
-// (level_assembly.h) with the device's parts of box levels
-// (cuda_lagrange_parts.h). No kernels here.
+// (lagrange_levels.h, level_assembly.h) with the device's parts of box
+// levels (cuda_lagrange_parts.h) or of any levels (the general operator,
+// cuda_general_lagrange_parts.h), the shared mixed-precision wrapper and
+// outer iteration. No kernels here.
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/setup_times.h>
-#include <cellwise/storage/cuda_dirichlet_mask.h>
-#include <cellwise/storage/cuda_dss.h>
-#include <cellwise/storage/cuda_level_data.h>
+#include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/timed_components.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
+#include <cellwise/operators/laplace_operator.h>
+#include <cellwise/storage/cuda_dirichlet_mask.h>
+#include <cellwise/storage/cuda_dss.h>
+#include <cellwise/storage/cuda_level_data.h>
 
+#include "cuda_general_lagrange_parts.h"
 #include "cuda_lagrange_parts.h"
 #include "cuda_setup_stage.h"
 
-#include <iomanip>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cellwise
 {
@@ -25,94 +33,242 @@ namespace cellwise
   {
     namespace
     {
-      /// The device V-cycle with all level components in precision Number,
-      /// the same components as the host builder's make_cycle (each wrapped
-      /// for @p timer if given); the stages are timed into @p times.
-      /// @p finest is the finest level's device data, already built for the
-      /// outer operator (at L = 8 it is 0.8 GB and takes a second to build).
-      template <typename Number, typename Layout>
-      std::shared_ptr<const Preconditioner<CellVector<Number, MemorySpace::CUDA, Layout>>>
-      make_cycle(const LevelHierarchy      &hierarchy,
-                 const LevelData           &finest,
-                 const unsigned int         degree,
-                 const MultigridParameters &parameters,
-                 std::ostream              *log,
-                 ComponentTimer            *timer,
-                 SetupTimes                &times)
-      {
-        using V = CellVector<Number, MemorySpace::CUDA, Layout>;
-        BoxLagrangeParts<Number, Layout>     parts(hierarchy, degree, parameters, times, &finest, true);
-        ::cellwise::internal::LagrangeLevels levels(hierarchy, degree, parameters, parts,
-                                                    ::cellwise::internal::SmoothedCopies::all_but_dirichlet);
-        typename VCycle<V>::Components       components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
-        if (timer)
-          time_cycle_components<V>(components, *timer, to_string(parameters.smoother) + " smoother");
+      constexpr const char *solver_name = "cellwise::cuda::MultigridSolver";
 
-        const VCycleParameters cycle = parameters.cycle_parameters();
-        auto v_cycle = std::make_shared<VCycle<V>>(std::move(components), cycle);
+      /// The device V-cycle over the levels that @p parts make (each
+      /// component wrapped for @p timer if given). @p finest, if given, is
+      /// the finest level's operator, already made for the outer iteration.
+      template <typename Vector, typename Parts>
+      std::shared_ptr<const Preconditioner<Vector>>
+      make_cycle(const LevelHierarchy                        &hierarchy,
+                 const unsigned int                           degree,
+                 const MultigridParameters                   &parameters,
+                 Parts                                       &parts,
+                 std::shared_ptr<typename Parts::Operator>    finest,
+                 std::ostream                                *log,
+                 ComponentTimer                              *timer)
+      {
+        ::cellwise::internal::LagrangeLevels levels(hierarchy, degree, parameters, parts,
+                                                    ::cellwise::internal::SmoothedCopies::all_but_dirichlet, std::move(finest));
+        typename VCycle<Vector>::Components components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
+        if (timer)
+          time_cycle_components<Vector>(components, *timer, to_string(parameters.smoother) + " smoother");
+        auto v_cycle = std::make_shared<VCycle<Vector>>(std::move(components), parameters.cycle_parameters());
         if (!timer)
           return v_cycle;
-        return std::make_shared<TimedPreconditioner<V>>(v_cycle, *timer, "cycle: zero fills, vector operations");
+        return std::make_shared<TimedPreconditioner<Vector>>(v_cycle, *timer, "cycle: zero fills, vector operations");
+      }
+
+      /// The FP32 @p cycle inside the FP64 outer iteration: its correction
+      /// vector on the finest level's @p n_cells, made as a set-up stage.
+      template <typename OuterVector, typename InnerVector>
+      std::shared_ptr<MixedPrecisionPreconditioner<OuterVector, InnerVector>>
+      make_mixed(std::shared_ptr<const Preconditioner<InnerVector>> cycle,
+                 const unsigned int                                 n_cells,
+                 const unsigned int                                 degree,
+                 SetupTimes                                        &times)
+      {
+        std::shared_ptr<MixedPrecisionPreconditioner<OuterVector, InnerVector>> mixed;
+        device_stage(times, "FP32 correction vector", [&] {
+          mixed = std::make_shared<MixedPrecisionPreconditioner<OuterVector, InnerVector>>(std::move(cycle),
+                                                                                          InnerVector(n_cells, degree));
+        });
+        return mixed;
       }
     } // namespace
+
+    template <typename Layout>
+    struct MultigridSolver<Layout>::Components
+    {
+      MultigridParameters              parameters;
+      unsigned int                     degree  = 0;
+      bool                             general = false;
+      std::shared_ptr<const LevelData> fine_level_data; ///< the rebalancing's DSS
+      /// the finest level's Dirichlet mask; the box operator keeps its address
+      VectorType                                        mask;
+      std::shared_ptr<const LevelOperator<VectorType>>  fine_operator;
+      /// the outer iteration's operator: fine_operator, or it timed
+      std::shared_ptr<const LevelOperator<VectorType>>  outer_operator;
+      std::shared_ptr<const Preconditioner<VectorType>> preconditioner;
+      ComponentTimer                                   *timer = nullptr;
+      /// the outer iteration's work vectors, kept between solves (no
+      /// allocation and zero fill of FP64 vectors per solve)
+      OuterWorkVectors<VectorType> work;
+
+      /// The outer operator: the fine one, timed as "FP64 operator" with a timer.
+      void
+      set_outer_operator()
+      {
+        outer_operator = fine_operator;
+        if (timer)
+          outer_operator = std::make_shared<TimedLevelOperator<VectorType>>(fine_operator, *timer, "FP64 operator");
+      }
+
+      /// The mixed-precision preconditioner, timed with a timer.
+      void
+      set_mixed_preconditioner(std::shared_ptr<const Preconditioner<VectorType>> mixed)
+      {
+        preconditioner = std::move(mixed);
+        if (timer)
+          preconditioner = std::make_shared<TimedPreconditioner<VectorType>>(preconditioner, *timer, "FP64/FP32 conversions",
+                                                                            "correction update (widened)");
+      }
+
+      void
+      set_up_box(const LevelHierarchy &hierarchy, std::ostream *log, SetupTimes &times);
+      void
+      set_up_general(const LevelHierarchy &hierarchy, GeneralKernel kernel, std::ostream *log, SetupTimes &times);
+    };
+
+    // Box cells: the fused kernels of cuda::LaplaceOperator; the finest
+    // level's device data is built once, for the outer operator, the mask
+    // and the cycle's finest level (at L = 8 it is 0.8 GB and takes a
+    // second to build).
+    template <typename Layout>
+    void
+    MultigridSolver<Layout>::Components::set_up_box(const LevelHierarchy &hierarchy, std::ostream *log, SetupTimes &times)
+    {
+      check_device_geometry_and_coefficient(hierarchy, parameters, solver_name);
+      const Level                                     &fine = hierarchy.levels.back();
+      std::shared_ptr<LaplaceOperator<double, Layout>> box;
+      device_stage(times, "fine level: DSS data", [&] { fine_level_data = std::make_shared<const LevelData>(fine, degree); });
+      device_stage(times, "fine level: Dirichlet mask (device)",
+                   [&] { make_dirichlet_mask(*fine_level_data, degree, parameters.dirichlet_ids, mask); });
+      device_stage(times, "fine level: FP64 operator", [&] {
+        box = std::make_shared<LaplaceOperator<double, Layout>>(fine, degree, parameters.coefficient, parameters.coefficient_evaluation);
+        box->use_dirichlet_mask(mask); // the outer residual reads bits, not FP64 values
+      });
+      fine_operator = box;
+      set_outer_operator();
+      if (parameters.precision == Precision::fp64)
+        {
+          BoxLagrangeParts<double, Layout> parts(hierarchy, degree, parameters, times, fine_level_data.get(), true);
+          preconditioner = make_cycle<VectorType>(hierarchy, degree, parameters, parts, nullptr, log, timer);
+          return;
+        }
+      // FP32 levels cell-contiguous whatever the outer layout (the register
+      // patch kernel needs it, 000 §5.2); the conversions change the layout
+      // in the same pass
+      using InnerVector = CellVector<float, MemorySpace::CUDA, CellContiguous>;
+      BoxLagrangeParts<float, CellContiguous> parts(hierarchy, degree, parameters, times, fine_level_data.get(), true);
+      auto mixed = make_mixed<VectorType>(make_cycle<InnerVector>(hierarchy, degree, parameters, parts, nullptr, log, timer),
+                                          fine.n_cells(), degree, times);
+      // u += widen(z) and the next residual in one pass, for the operator
+      // this solver passes to the outer iteration (timed or not)
+      mixed->fuse_correction_into_residual([fine_op = box.get(), outer = outer_operator.get()](
+                                             const LevelOperator<VectorType> &A, VectorType &r, const VectorType &b, VectorType &u,
+                                             const VectorType &mask, const InnerVector &z) {
+        if (&A != fine_op && &A != outer)
+          return false;
+        fine_op->add_and_masked_residual(r, b, u, mask, z);
+        return true;
+      });
+      set_mixed_preconditioner(mixed);
+    }
+
+    // Mapped and unstructured levels, or the coefficient at the points: the
+    // general operator on every level, the levels' device data built once
+    // and shared by the masks, the smoothers of either precision and the
+    // rebalancing.
+    template <typename Layout>
+    void
+    MultigridSolver<Layout>::Components::set_up_general(const LevelHierarchy &hierarchy,
+                                                        const GeneralKernel   kernel,
+                                                        std::ostream         *log,
+                                                        SetupTimes           &times)
+    {
+      Configuration configuration = configuration_of(hierarchy, parameters);
+      configuration.backend       = Backend::cuda;
+      check_supported(configuration, solver_name);
+      CELLWISE_CHECK(parameters.smoother != SmootherType::patch,
+                     solver_name << ": the vertex-patch smoother on mapped or unstructured cells or with a coefficient at the "
+                                    "quadrature points is not built on the device (its kernels take box cells and one "
+                                    "coefficient per level): use the Chebyshev or Jacobi smoother, or the host backend");
+      using Operator    = general_parts::Operator<double, Layout>;
+      const Level &fine = hierarchy.levels.back();
+      std::vector<std::shared_ptr<const LevelData>> level_data;
+      device_stage(times, "level data (neighbours, skeleton groups)",
+                   [&] { level_data = general_parts::make_level_data(hierarchy, degree); });
+      fine_level_data = level_data.back();
+      device_stage(times, "Dirichlet masks (device)",
+                   [&] { make_dirichlet_mask(*fine_level_data, degree, parameters.dirichlet_ids, mask); });
+      // A mixed solve without a coefficient makes the finest level's host
+      // metric once: its FP32 operator takes it rounded, bit for bit what
+      // make_laplace_metric<float> would give (1.7 s of the ball's set-up
+      // at L = 6, Q3, on the H200's host). With a coefficient the FP32 box
+      // factors round differently, and each precision makes its own.
+      std::optional<LaplaceMetric<float>> fine_metric_fp32;
+      std::shared_ptr<Operator>           general;
+      if (parameters.precision != Precision::fp64 && !parameters.coefficient)
+        {
+          LaplaceMetric<double> fine_metric;
+          times.measure("FP64 operators: metric on the host", [&] {
+            fine_metric = make_laplace_metric<double>(fine, degree, parameters.coefficient, parameters.coefficient_evaluation,
+                                                      Operator::host_values(fine, parameters.coefficient,
+                                                                            parameters.coefficient_evaluation,
+                                                                            GeneralCellMetric::automatic));
+          });
+          general = general_parts::make_operator<double, Layout>(fine, degree, parameters, kernel, times, &fine_metric);
+          times.measure("FP32 operators: finest metric rounded from FP64", [&] { fine_metric_fp32 = rounded_to_float(fine_metric); });
+        }
+      else
+        general = general_parts::make_operator<double, Layout>(fine, degree, parameters, kernel, times);
+      fine_operator = general;
+      set_outer_operator();
+      if (parameters.precision == Precision::fp64)
+        {
+          GeneralLagrangeParts<double, Layout> parts(hierarchy, level_data, degree, parameters, kernel, times, nullptr);
+          preconditioner = make_cycle<VectorType>(hierarchy, degree, parameters, parts, general, log, timer);
+        }
+      else
+        {
+          using InnerVector = general_parts::LevelVector<float, Layout>;
+          GeneralLagrangeParts<float, Layout> parts(hierarchy, level_data, degree, parameters, kernel, times,
+                                                    fine_metric_fp32 ? &*fine_metric_fp32 : nullptr);
+          auto cycle = make_cycle<InnerVector>(hierarchy, degree, parameters, parts, nullptr, log, timer);
+          fine_metric_fp32.reset();
+          set_mixed_preconditioner(make_mixed<VectorType>(std::move(cycle), fine.n_cells(), degree, times));
+        }
+      if (log)
+        *log << "  geometry of the finest level on the device: " << general->metric_bytes() << " bytes, "
+             << double(general->metric_bytes()) / (double(fine.n_cells()) * mask.dofs_per_cell()) << " B per cell-wise value"
+             << std::endl;
+    }
+
+    template <typename Layout>
+    bool
+    MultigridSolver<Layout>::uses_general_operator(const LevelHierarchy &hierarchy, const MultigridParameters &parameters)
+    {
+      if (parameters.coefficient && parameters.coefficient_evaluation == CoefficientEvaluation::quadrature_points)
+        return true;
+      for (const Level &level : hierarchy.levels)
+        if (!level.mapping.empty() || level.has_skeleton())
+          return true;
+      return false;
+    }
 
     template <typename Layout>
     MultigridSolver<Layout>::MultigridSolver(const LevelHierarchy      &hierarchy,
                                              const unsigned int         degree,
                                              const MultigridParameters &parameters,
                                              std::ostream              *log,
-                                             ComponentTimer            *timer)
-      : hierarchy_(hierarchy)
-      , degree_(degree)
-      , parameters_(parameters)
-      , timer_(timer)
+                                             ComponentTimer            *timer,
+                                             const GeneralKernel        kernel)
+      : components_(std::make_unique<Components>())
     {
+      // validated before any device work, so that the error is the first thing seen
       check_solver_set_up(hierarchy, degree, parameters);
-      check_no_pure_neumann(parameters, "cellwise::cuda::MultigridSolver");
-      check_device_geometry_and_coefficient(hierarchy, parameters, "cellwise::cuda::MultigridSolver");
-      // Validate before any device work, so that the error is the first thing seen.
-      SetupTimes   times;
-      const Level &fine = hierarchy.levels.back();
-      device_stage(times, "fine level: DSS data", [&] { fine_level_data_ = std::make_unique<LevelData>(fine, degree); });
-      device_stage(times, "fine level: Dirichlet mask (device)",
-                   [&] { make_dirichlet_mask(*fine_level_data_, degree, parameters.dirichlet_ids, mask_); });
-      device_stage(times, "fine level: FP64 operator", [&] {
-        fine_operator_ =
-          std::make_shared<LaplaceOperator<double, Layout>>(fine, degree, parameters.coefficient, parameters.coefficient_evaluation);
-        fine_operator_->use_dirichlet_mask(mask_); // the outer residual reads bits, not FP64 values
-      });
-      outer_operator_ = fine_operator_;
-      if (timer)
-        outer_operator_ = std::make_shared<TimedLevelOperator<VectorType>>(fine_operator_, *timer, "FP64 operator");
-      if (parameters.precision == Precision::fp64)
-        preconditioner_ = make_cycle<double, Layout>(hierarchy, *fine_level_data_, degree, parameters, log, timer, times);
+      check_no_pure_neumann(parameters, solver_name);
+      Components &c = *components_;
+      c.parameters  = parameters;
+      c.degree      = degree;
+      c.timer       = timer;
+      c.general     = uses_general_operator(hierarchy, parameters);
+      SetupTimes times;
+      if (c.general)
+        c.set_up_general(hierarchy, kernel, log, times);
       else
-        {
-          // FP32 levels cell-contiguous whatever the outer layout (the register
-          // patch kernel needs it, 000 §5.2); the conversions change the layout
-          // in the same pass
-          using InnerVector = CellVector<float, MemorySpace::CUDA, CellContiguous>;
-          auto cycle        = make_cycle<float, CellContiguous>(hierarchy, *fine_level_data_, degree, parameters, log, timer, times);
-          std::shared_ptr<MixedPrecisionPreconditioner<VectorType, InnerVector>> mixed;
-          device_stage(times, "FP32 correction vector", [&] {
-            mixed = std::make_shared<MixedPrecisionPreconditioner<VectorType, InnerVector>>(cycle, InnerVector(fine.n_cells(), degree));
-          });
-          // u += widen(z) and the next residual in one pass, for the operator
-          // this solver passes to the outer iteration (timed or not)
-          mixed->fuse_correction_into_residual(
-            [fine = fine_operator_.get(), outer = outer_operator_.get()](const LevelOperator<VectorType> &A, VectorType &r,
-                                                                          const VectorType &b, VectorType &u,
-                                                                          const VectorType &mask, const InnerVector &z) {
-              if (&A != fine && &A != outer)
-                return false;
-              fine->add_and_masked_residual(r, b, u, mask, z);
-              return true;
-            });
-          preconditioner_ = mixed;
-          if (timer)
-            preconditioner_ = std::make_shared<TimedPreconditioner<VectorType>>(preconditioner_, *timer, "FP64/FP32 conversions",
-                                                                                "correction update (widened)");
-        }
+        c.set_up_box(hierarchy, log, times);
       if (log)
         times.print(*log, "set-up of " + std::to_string(hierarchy.n_levels()) + " levels on the device");
     }
@@ -121,18 +277,61 @@ namespace cellwise
     MultigridSolver<Layout>::~MultigridSolver() = default;
 
     template <typename Layout>
+    bool
+    MultigridSolver<Layout>::uses_general_operator() const
+    {
+      return components_->general;
+    }
+
+    template <typename Layout>
+    const LevelOperator<typename MultigridSolver<Layout>::VectorType> &
+    MultigridSolver<Layout>::fine_operator() const
+    {
+      return *components_->fine_operator;
+    }
+
+    template <typename Layout>
+    const Preconditioner<typename MultigridSolver<Layout>::VectorType> &
+    MultigridSolver<Layout>::preconditioner() const
+    {
+      return *components_->preconditioner;
+    }
+
+    template <typename Layout>
+    const typename MultigridSolver<Layout>::VectorType &
+    MultigridSolver<Layout>::dirichlet_mask() const
+    {
+      return components_->mask;
+    }
+
+    template <typename Layout>
+    const MultigridParameters &
+    MultigridSolver<Layout>::parameters() const
+    {
+      return components_->parameters;
+    }
+
+    template <typename Layout>
+    unsigned int
+    MultigridSolver<Layout>::degree() const
+    {
+      return components_->degree;
+    }
+
+    template <typename Layout>
     SolveStatistics
     MultigridSolver<Layout>::solve(VectorType &u, const VectorType &b, IterationControl &control) const
     {
-      const auto lock = work_space_lock_.lock("cellwise::cuda::MultigridSolver::solve");
-      return solve_outer(parameters_, *outer_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, mask_, control,
-                         [this](VectorType &r) {
-                           if (!timer_)
-                             return apply_dss(*fine_level_data_, r, DssMode::mean);
-                           TimedScope scope(*timer_, "rebalancing (mean DSS)");
-                           apply_dss(*fine_level_data_, r, DssMode::mean);
+      const auto  lock = work_space_lock_.lock("cellwise::cuda::MultigridSolver::solve");
+      Components &c    = *components_;
+      return solve_outer(c.parameters, *c.outer_operator, c.mask.n_cells(), c.degree, *c.preconditioner, u, b, c.mask,
+                         control, [&c](VectorType &r) {
+                           if (!c.timer)
+                             return apply_dss(*c.fine_level_data, r, DssMode::mean);
+                           TimedScope scope(*c.timer, "rebalancing (mean DSS)");
+                           apply_dss(*c.fine_level_data, r, DssMode::mean);
                          },
-                         &work_);
+                         &c.work);
     }
 
     CELLWISE_INSTANTIATE_LAYOUTS(MultigridSolver)

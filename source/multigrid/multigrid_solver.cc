@@ -74,8 +74,8 @@ namespace cellwise
     CELLWISE_CHECK(!parameters.coefficient || parameters.coefficient_evaluation == CoefficientEvaluation::cell_average,
                    solver << " takes the coefficient as its cell averages only (its operators have one coefficient per "
                              "cell): set MultigridParameters::coefficient_evaluation = CoefficientEvaluation::cell_average "
-                             "(--coefficient-at cell-average), or use cellwise::cuda::GeneralMultigridSolver (device) or the "
-                             "host backend for the coefficient at the quadrature points");
+                             "(--coefficient-at cell-average), or use the host backend for the coefficient at the quadrature "
+                             "points (on uniform meshes cellwise::cuda::MultigridSolver takes them)");
     CELLWISE_CHECK(!parameters.coefficient || parameters.smoother != SmootherType::patch,
                    solver << ": a variable coefficient with the vertex-patch smoother is not available on the CUDA backend yet "
                              "(its patch kernels assume one coefficient per level): use the Chebyshev or Jacobi smoother, or the "
@@ -85,12 +85,12 @@ namespace cellwise
         CELLWISE_CHECK(level.mapping.empty(), solver << " takes axis-aligned box cells only; this level's cells have a mapping "
                                                         "of degree "
                                                      << level.mapping.degree
-                                                     << " (curved or deformed cells): use cellwise::cuda::GeneralMultigridSolver "
-                                                        "(device) or the host backend, which take them");
+                                                     << " (curved or deformed cells): use the host backend, which takes them (on "
+                                                        "uniform meshes cellwise::cuda::MultigridSolver does too)");
         CELLWISE_CHECK(!level.has_skeleton(), solver << " takes structured meshes only so far: this level of " << level.n_cells()
                                                       << " cells has " << level.skeleton_faces.size()
-                                                      << " skeleton faces (an unstructured coarse mesh); use cellwise::cuda::GeneralMultigridSolver "
-                                                         "(device) or the host backend, which take them");
+                                                      << " skeleton faces (an unstructured coarse mesh); use the host backend, which takes them (on "
+                                                         "uniform meshes cellwise::cuda::MultigridSolver does too)");
       }
   }
 

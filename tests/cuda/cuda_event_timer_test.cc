@@ -7,7 +7,6 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/kershaw_map.h>
-#include <cellwise/multigrid/cuda_general_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 
@@ -129,7 +128,7 @@ TEST(CudaEventTimer, timed_solver_computes_what_the_untimed_one_does)
     EXPECT_GT(part.seconds, 0.) << part.name;
 }
 
-// The same for the general solver on mapped cells (cuda::GeneralMultigridSolver
+// The same for the general parts on mapped cells (cuda::MultigridSolver
 // on the Kershaw box, Q2, L = 2, CG with the Chebyshev V-cycle, FP64 and
 // mixed, both operator kernels): the timed solve gives the untimed one's
 // monitors and solution, and its parts count what CG calls.
@@ -155,9 +154,9 @@ TEST(CudaEventTimer, timed_general_solver_computes_what_the_untimed_one_does)
                                           << (kernel == cuda::GeneralKernel::planes ? "planes" : "lines"));
         MultigridParameters parameters;
         parameters.precision = precision;
-        const cuda::GeneralMultigridSolver<Blocked> plain(mesh, 2, parameters, nullptr, nullptr, kernel);
+        const cuda::MultigridSolver<Blocked> plain(mesh, 2, parameters, nullptr, nullptr, kernel);
         cuda::EventTimer                            timer;
-        const cuda::GeneralMultigridSolver<Blocked> timed(mesh, 2, parameters, nullptr, &timer, kernel);
+        const cuda::MultigridSolver<Blocked> timed(mesh, 2, parameters, nullptr, &timer, kernel);
         CellVector<double, MemorySpace::CUDA, Blocked> u_plain(fine.n_cells(), 2), u_timed(fine.n_cells(), 2);
         MonitorControl                                 control_plain(100, 1e-9), control_timed(100, 1e-9);
         const auto plain_statistics = plain.solve(u_plain, b, control_plain);

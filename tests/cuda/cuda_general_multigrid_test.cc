@@ -1,5 +1,5 @@
-// The device multigrid solve on mapped meshes (cuda::GeneralMultigridSolver)
-// against the host MultigridSolver (its oracle): the Kershaw box (ε = 0.3,
+// The device multigrid solve on mapped meshes (cuda::MultigridSolver with
+// its general parts) against the host MultigridSolver (its oracle): the Kershaw box (ε = 0.3,
 // trilinear cells of aspect ratios up to about 7) refined L = 1, 2 times with
 // Q2 and Q3, CG with the Chebyshev V-cycle in both layouts, the stationary
 // iteration, the Jacobi smoother, the Chebyshev coarse solve; the unit cube
@@ -8,13 +8,15 @@
 // FP64 count ± 1 and the FP64 solution to 1e-7. The ball (7 coarse cells in
 // different frames: the device DSS's skeleton phase in every smoother, mask
 // and rebalancing) in the same way; both with the operators' plane kernel.
-// Refused: the patch smoother.
+// Refused: the patch smoother on mapped cells (on box cells it is the box
+// parts').
 
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/kershaw_map.h>
 #include <cellwise/mesh/unstructured_builder.h>
-#include <cellwise/multigrid/cuda_general_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 
@@ -72,14 +74,14 @@ namespace
   template <typename Layout>
   Outcome
   device_solve(const LevelHierarchy &h, const unsigned int degree, const MultigridParameters &parameters, const CellVector<double> &b,
-               const cuda::GeneralKernel kernel = cuda::GeneralKernel::automatic)
+               const cuda::GeneralKernel kernel = cuda::GeneralKernel::automatic, const double reduction = 1e-10)
   {
-    const cuda::GeneralMultigridSolver<Layout> solver(h, degree, parameters, nullptr, nullptr, kernel);
+    const cuda::MultigridSolver<Layout> solver(h, degree, parameters, nullptr, nullptr, kernel);
     CellVector<double, MemorySpace::CUDA>         staged;
     staged.copy_from_host(b);
     CellVector<double, MemorySpace::CUDA, Layout> db, du;
     db.copy_from(staged);
-    MonitorControl control(200, 1e-10);
+    MonitorControl control(200, reduction);
     Outcome        outcome;
     outcome.iterations = solver.solve(du, db, control).iterations();
     staged.copy_from(du);
@@ -245,7 +247,50 @@ TEST(CudaGeneralMultigridSolver, RefusesWhatIsNotOnTheDevice)
   const LevelHierarchy h = kershaw(1);
   MultigridParameters  patch;
   patch.smoother = SmootherType::patch;
-  EXPECT_THROW(cuda::GeneralMultigridSolver<>(h, 2, patch), Error);
+  EXPECT_THROW(cuda::MultigridSolver<>(h, 2, patch), Error);
   const LevelHierarchy ball = make_unstructured_hierarchy(make_ball_coarse_mesh(), 1, 2);
-  EXPECT_THROW(cuda::GeneralMultigridSolver<>(ball, 2, patch), Error);
+  EXPECT_THROW(cuda::MultigridSolver<>(ball, 2, patch), Error);
 }
+
+// One class for every uniform hierarchy: the parts follow from the mesh and
+// the coefficient (no device needed for the choice).
+TEST(CudaMultigridSolverParts, FollowTheMeshAndTheCoefficient)
+{
+  using Solver = cuda::MultigridSolver<CellBlocked<32>>;
+  const LevelHierarchy cube = make_box_hierarchy(BoxDescription{}, 1);
+  MultigridParameters  plain, averaged, at_points;
+  averaged.coefficient             = step37_coefficient;
+  averaged.coefficient_evaluation  = CoefficientEvaluation::cell_average;
+  at_points.coefficient            = step37_coefficient;
+  at_points.coefficient_evaluation = CoefficientEvaluation::quadrature_points;
+  EXPECT_FALSE(Solver::uses_general_operator(cube, plain));
+  EXPECT_FALSE(Solver::uses_general_operator(cube, averaged));
+  EXPECT_TRUE(Solver::uses_general_operator(cube, at_points));
+  EXPECT_TRUE(Solver::uses_general_operator(kershaw(1), plain));
+  EXPECT_TRUE(Solver::uses_general_operator(make_unstructured_hierarchy(make_ball_coarse_mesh(), 1, 2), plain));
+}
+
+// ... and the finest operator is the chosen parts' own.
+TEST(CudaMultigridSolverParts, FineOperatorIsThePartsOwn)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  using Layout                = CellBlocked<32>;
+  const LevelHierarchy cube   = make_box_hierarchy(BoxDescription{}, 2);
+  const LevelHierarchy mapped = kershaw(1);
+  for (const Precision precision : {Precision::fp64, Precision::mixed})
+    {
+      MultigridParameters parameters;
+      parameters.precision = precision;
+      const cuda::MultigridSolver<Layout> box(cube, 2, parameters);
+      const cuda::MultigridSolver<Layout> general(mapped, 2, parameters);
+      EXPECT_FALSE(box.uses_general_operator());
+      EXPECT_TRUE(general.uses_general_operator());
+      using BoxOperator     = cuda::LaplaceOperator<double, Layout>;
+      using GeneralOperator = cuda::GeneralLaplaceOperator<double, Layout>;
+      EXPECT_NE(dynamic_cast<const BoxOperator *>(&box.fine_operator()), nullptr);
+      EXPECT_NE(dynamic_cast<const GeneralOperator *>(&general.fine_operator()), nullptr);
+      EXPECT_EQ(box.dirichlet_mask().n_cells(), cube.levels.back().n_cells());
+      EXPECT_EQ(general.dirichlet_mask().n_cells(), mapped.levels.back().n_cells());
+    }
+}
+

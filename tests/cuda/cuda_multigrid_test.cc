@@ -11,6 +11,7 @@
 #include <cellwise/mesh/box_builder.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
+#include <cellwise/operators/cuda_laplace_operator.h>
 
 #include <cellwise/mesh/cell_mapping.h>
 
@@ -255,7 +256,7 @@ TEST(CudaMultigridSolver, names_non_finite_inputs)
     }
 }
 
-TEST(CudaMultigridSolver, coefficient_scales_the_operator_and_is_refused_with_the_patch_smoother)
+TEST(CudaMultigridSolver, coefficient_scales_the_operator_and_points_or_mappings_take_the_general_parts)
 {
   CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
   const LevelHierarchy mesh = make_box_hierarchy(BoxDescription{}, 1);
@@ -278,21 +279,24 @@ TEST(CudaMultigridSolver, coefficient_scales_the_operator_and_is_refused_with_th
   a_scaled.add(-1., a_plain);
   EXPECT_LE(a_scaled.linfty_norm(), 1e-13 * a_plain.linfty_norm());
 
-  // the coefficient at the quadrature points (the default) is the host's
-  // only, and refused with what to set
-  try
-    {
-      const cuda::MultigridSolver<> solver(mesh, 3, parameters);
-      FAIL() << "a coefficient at the quadrature points was accepted on the device";
-    }
-  catch (const Error &e)
-    {
-      EXPECT_NE(std::string(e.what()).find("CoefficientEvaluation::cell_average"), std::string::npos) << e.what();
-    }
-  // curved cells (a mapping) likewise
+  // the coefficient at the quadrature points (the default) and curved cells
+  // (a mapping) take the general parts (cuda_general_multigrid_test.cc
+  // checks their solves against the host's)
+  {
+    const cuda::MultigridSolver<> solver(mesh, 3, parameters);
+    EXPECT_TRUE(solver.uses_general_operator());
+  }
   LevelHierarchy curved = make_box_hierarchy(BoxDescription{}, 1);
   map_hierarchy(curved, 1, [](const Point &x) { return Point{{x[0] + 0.1 * x[1] * x[2], x[1], x[2]}}; });
-  EXPECT_THROW(const cuda::MultigridSolver<> solver(curved, 3, MultigridParameters{}), Error);
+  {
+    const cuda::MultigridSolver<> solver(curved, 3, MultigridParameters{});
+    EXPECT_TRUE(solver.uses_general_operator());
+  }
+  // ... but not with the patch smoother, whose kernels take box cells and
+  // one coefficient per level
+  MultigridParameters patch = parameters;
+  patch.smoother            = SmootherType::patch;
+  EXPECT_THROW(const cuda::MultigridSolver<> solver(mesh, 3, patch), Error);
 
   parameters.coefficient_evaluation = CoefficientEvaluation::cell_average;
   parameters.smoother = SmootherType::patch;

@@ -25,7 +25,6 @@
 #ifdef CELLWISE_WITH_CUDA
 #  include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
 #  include <cellwise/multigrid/cuda_cell_transfer.h>
-#  include <cellwise/multigrid/cuda_general_multigrid_solver.h>
 #  include <cellwise/multigrid/cuda_hermite_cell_transfer.h>
 #  include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #  include <cellwise/multigrid/cuda_multigrid_solver.h>
@@ -189,7 +188,6 @@ TEST(Lifetime, CudaClassesRefuseTemporariesTheyWouldKeep)
   EXPECT_TRUE((constructible<cuda::MultigridSolver<>, const H &, unsigned int, const MP &>));
   EXPECT_FALSE((constructible<cuda::MultigridSolver<>, const H &&, unsigned int, const MP &>));
   EXPECT_FALSE((constructible<cuda::AdaptiveMultigridSolver<>, const H &&, unsigned int, const MP &>));
-  EXPECT_FALSE((constructible<cuda::GeneralMultigridSolver<>, const H &&, unsigned int, const MP &>));
   EXPECT_FALSE((constructible<cuda::HermiteMultigridSolver<>, const H &&, const HermiteMultigridParameters &>));
   EXPECT_TRUE((constructible<cuda::HermiteMultigridSolver<>, const H &, const HermiteMultigridParameters &>));
 }

@@ -2,26 +2,46 @@
 /**
  * @file
  * The cell-wise geometric multigrid solver of the CUDA backend: the device
- * twin of cellwise::MultigridSolver (multigrid/multigrid_solver.h) with the
- * same MultigridParameters, the same cycle (directions, smoothing steps) and
- * the same Dirichlet masks (built on the host by make_dirichlet_mask and
- * uploaded), FP64 or the FP32 hierarchy inside the FP64 outer iteration with
- * rebalancing by the device DSS. Layout is that of the FP64 vectors; the FP32
- * levels are always cell-contiguous (the register patch kernel's layout), and
- * the two conversions per cycle change the layout in the same pass, so that
- * the FP64 residual and rebalancing can run in the blocked layout (DSS 0.88
- * of a device copy there, 0.33 cell-contiguous). The whole solve runs on the device; the host
- * sees only the scalars of the inner products (and the tiny coarse level of
- * the Cholesky coarse solve). A variable coefficient (averaged per cell, as
- * on the host) scales each cell's metric factors; with the vertex-patch
- * smoother it is refused (the patch kernels assume one coefficient per level).
+ * twin of cellwise::MultigridSolver (multigrid/multigrid_solver.h, its
+ * oracle in the tests) with the same MultigridParameters, the same cycle
+ * (directions, smoothing steps) and the same Dirichlet masks, FP64 or the
+ * FP32 hierarchy inside the FP64 outer iteration with rebalancing by the
+ * device DSS. One class for every uniform hierarchy; its parts follow from
+ * the hierarchy and the coefficient (uses_general_operator()):
+ *
+ *  - box cells, no coefficient or its cell averages: the box parts
+ *    (cuda_lagrange_parts.h): cuda::LaplaceOperator with the fused
+ *    add-and-residual and residual restrictions, every smoother (the
+ *    register-resident vertex-patch kernel at Q3); the FP32 levels
+ *    cell-contiguous whatever the outer layout (the patch kernel's layout;
+ *    the conversions change the layout in the same pass, so that the FP64
+ *    residual and rebalancing run blocked: DSS 0.88 of a device copy there,
+ *    0.33 cell-contiguous);
+ *  - mapped cells (curved or affine, map_hierarchy: e.g. the Kershaw box),
+ *    unstructured coarse meshes with skeleton faces (the ball), or a
+ *    coefficient at the quadrature points: the general parts
+ *    (cuda_general_lagrange_parts.h): cuda::GeneralLaplaceOperator (the
+ *    host's LaplaceMetric of every cell uploaded), masked Chebyshev or
+ *    Jacobi over the device DSS with its skeleton phase, levels in the
+ *    outer layout. The vertex-patch smoother is refused there (its device
+ *    kernels take box cells and one coefficient per level).
+ *
+ * Level 0: the host Cholesky factorization of the level's cell matrices,
+ * or the smoother / CG coarse solver of the parameters; transfers:
+ * cuda::CellTransfer. The whole solve runs on the device; the host sees
+ * only the scalars of the inner products (and the tiny coarse level of the
+ * Cholesky coarse solve). Refused with a message: the pure Neumann problem,
+ * locally refined hierarchies (cuda::AdaptiveMultigridSolver).
+ *
+ *   cuda::MultigridSolver<> solver(hierarchy, degree, parameters, &std::cout);
+ *   solver.solve(u, b, control); // device vectors, cell-wise
  *
  * Compiles with a plain C++ compiler (implemented in
  * source/multigrid/cuda_multigrid_solver.cu for CellContiguous and CellBlocked<32>).
  */
 
-#include <cellwise/operators/cuda_laplace_operator.h>
-#include <cellwise/storage/cuda_level_data.h>
+#include <cellwise/operators/cuda_general_laplace_operator.h>
+#include <cellwise/operators/level_operator.h>
 #include <cellwise/mesh/level.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/outer_solvers.h>
@@ -56,20 +76,27 @@ namespace cellwise
       /// the rounding of r and the FP32 pairing), and u += V r as "correction
       /// update (widened)" (mixed precision) or "correction update" (FP64);
       /// an update followed by the next residual is one part, that name with
-      /// " and the next residual" (in mixed precision one fused pass; the
-      /// "FP64 operator" then forms the first residual only).
+      /// " and the next residual" (on box cells in mixed precision one fused
+      /// pass; the "FP64 operator" then forms the first residual only).
+      /// @p kernel: the general operator's kernel (GeneralKernel; planes
+      /// where a level's operator takes it, lines elsewhere); the box parts
+      /// do not read it.
       MultigridSolver(const LevelHierarchy      &hierarchy,
                       unsigned int               degree,
                       const MultigridParameters &parameters,
-                      std::ostream              *log   = nullptr,
-                      ComponentTimer            *timer = nullptr);
+                      std::ostream              *log    = nullptr,
+                      ComponentTimer            *timer  = nullptr,
+                      GeneralKernel              kernel = GeneralKernel::automatic);
       /// The hierarchy is kept by reference: a temporary would dangle.
       MultigridSolver(const LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters,
-                      std::ostream *log = nullptr, ComponentTimer *timer = nullptr) = delete;
+                      std::ostream *log = nullptr, ComponentTimer *timer = nullptr,
+                      GeneralKernel kernel = GeneralKernel::automatic) = delete;
 
-      /// Solve A u = b on the finest level from the given u (device vectors);
-      /// b is the dual load vector. Dirichlet entries of u must hold the
-      /// boundary values (zero for homogeneous conditions) and are not changed.
+      /// Solve A u = b on the finest level from the given u (device vectors;
+      /// an empty u is the zero guess); b is the dual load vector. Dirichlet
+      /// entries of u must hold the boundary values (zero for homogeneous
+      /// conditions) and are not changed. Throws NoConvergence when
+      /// @p control fails.
       SolveStatistics
       solve(VectorType &u, const VectorType &b, IterationControl &control) const;
 
@@ -80,50 +107,33 @@ namespace cellwise
       MultigridSolver &
       operator=(const MultigridSolver &) = delete;
 
-      const LaplaceOperator<double, Layout> &
-      fine_operator() const
-      {
-        return *fine_operator_;
-      }
-      /// The cycle as the FP64 outer iteration sees it.
+      /// Whether the general parts were chosen (mapped or unstructured
+      /// levels, or the coefficient at the quadrature points), not the box
+      /// parts.
+      static bool
+      uses_general_operator(const LevelHierarchy &hierarchy, const MultigridParameters &parameters);
+      bool
+      uses_general_operator() const;
+      /// The FP64 operator of the finest level (cuda::LaplaceOperator on
+      /// box cells, else cuda::GeneralLaplaceOperator).
+      const LevelOperator<VectorType> &
+      fine_operator() const;
+      /// The cycle as the FP64 outer iteration sees it (dual → primal).
       const Preconditioner<VectorType> &
-      preconditioner() const
-      {
-        return *preconditioner_;
-      }
-      /// Dirichlet mask of the finest level.
+      preconditioner() const;
+      /// Dirichlet mask of the finest level (1 free, 0 constrained).
       const VectorType &
-      dirichlet_mask() const
-      {
-        return mask_;
-      }
+      dirichlet_mask() const;
       const MultigridParameters &
-      parameters() const
-      {
-        return parameters_;
-      }
+      parameters() const;
       unsigned int
-      degree() const
-      {
-        return degree_;
-      }
+      degree() const;
 
     private:
       /// Serializes the solves of threads that share this object (base/work_space_lock.h).
       WorkSpaceLock work_space_lock_;
-      const LevelHierarchy                                         &hierarchy_;
-      unsigned int                                                  degree_;
-      MultigridParameters                                           parameters_;
-      std::unique_ptr<LevelData>                                    fine_level_data_;
-      VectorType                                                    mask_;
-      /// The outer iteration's work vectors, kept between solves (no
-      /// allocation and zero fill of FP64 vectors per solve).
-      mutable OuterWorkVectors<VectorType>                          work_;
-      std::shared_ptr<LaplaceOperator<double, Layout>>              fine_operator_;
-      /// The fine operator as the outer iteration calls it (timed or not).
-      std::shared_ptr<const LevelOperator<VectorType>>              outer_operator_;
-      ComponentTimer                                               *timer_;
-      std::shared_ptr<const Preconditioner<VectorType>>             preconditioner_;
+      struct Components;
+      std::unique_ptr<Components> components_;
     };
   } // namespace cuda
 } // namespace cellwise

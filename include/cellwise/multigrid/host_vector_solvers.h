@@ -126,10 +126,10 @@ namespace cellwise
   };
 
   /// The uniform solver on the finest level of @p hierarchy (kept by
-  /// reference), on parameters.backend: MultigridSolver on the host;
-  /// cuda::MultigridSolver on the device for box cells with at most a
-  /// coefficient per cell, cuda::GeneralMultigridSolver where a level has a
-  /// mapping or the coefficient enters at the quadrature points.
+  /// reference), on parameters.backend: MultigridSolver on the host,
+  /// cuda::MultigridSolver on the device (its box parts for box cells with
+  /// at most a coefficient per cell, its general parts where a level has a
+  /// mapping or the coefficient enters at the quadrature points).
   /// Throws cellwise::Error with backend_unavailable_reason() where it cannot
   /// run.
   std::unique_ptr<HostVectorSolver>

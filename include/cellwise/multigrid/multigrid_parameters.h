@@ -162,8 +162,9 @@ namespace cellwise
 
     /// Coefficient c of −∇·(c∇u) on every level (empty: 1); called from
     /// several threads at once at set-up. On both backends; in the device
-    /// box solvers averaged per cell only, and not with the vertex-patch
-    /// smoother (cuda::GeneralMultigridSolver takes it at the points).
+    /// box parts averaged per cell only, and not with the vertex-patch
+    /// smoother (cuda::MultigridSolver's general parts take it at the
+    /// points).
     ScalarFunction coefficient;
     /// Where the coefficient enters every level's operator: at the quadrature
     /// points (the default, the operator of deal.II's MatrixFree, step-37)

@@ -52,12 +52,13 @@ namespace cellwise
   void
   check_no_pure_neumann(const MultigridParameters &parameters, const char *solver);
 
-  /// Throws cellwise::Error unless the box solvers of the CUDA backend
-  /// (cuda::MultigridSolver, cuda::AdaptiveMultigridSolver) take @p
-  /// parameters' coefficient (none, or CoefficientEvaluation::cell_average)
-  /// and the cells of @p hierarchy (boxes, no mapping): their fused kernels
-  /// are those of box cells with one coefficient per cell. The messages name
-  /// cuda::GeneralMultigridSolver, which takes both. A coefficient with the
+  /// Throws cellwise::Error unless the box parts of the CUDA backend
+  /// (cuda::MultigridSolver's on box cells, cuda::AdaptiveMultigridSolver's)
+  /// take @p parameters' coefficient (none, or
+  /// CoefficientEvaluation::cell_average) and the cells of @p hierarchy
+  /// (boxes, no mapping): their fused kernels are those of box cells with
+  /// one coefficient per cell. The messages name the host backend, and
+  /// cuda::MultigridSolver for uniform meshes, which take both. A coefficient with the
   /// vertex-patch smoother is refused too (the device patch kernels take one
   /// coefficient per level).
   void
