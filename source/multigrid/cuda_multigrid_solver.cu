@@ -227,7 +227,13 @@ namespace cellwise
                                                     fine_metric_fp32 ? &*fine_metric_fp32 : nullptr);
           auto cycle = make_cycle<InnerVector>(hierarchy, degree, parameters, parts, nullptr, log, timer);
           fine_metric_fp32.reset();
-          set_mixed_preconditioner(make_mixed<VectorType>(std::move(cycle), fine.n_cells(), degree, times));
+          auto mixed = make_mixed<VectorType>(std::move(cycle), fine.n_cells(), degree, times);
+          // on unstructured levels the FP32 copies of a DoF differ in their
+          // last bits (mixed_precision.h): one value per DoF before widening
+          if (fine.has_skeleton())
+            mixed->make_corrections_consistent(
+              [data = fine_level_data](InnerVector &z) { apply_dss(*data, z, DssMode::mean); });
+          set_mixed_preconditioner(mixed);
         }
       if (log)
         *log << "  geometry of the finest level on the device: " << general->metric_bytes() << " bytes, "

@@ -165,8 +165,14 @@ namespace cellwise
         const auto finest = parameters.coefficient ? nullptr
                                                    : std::make_shared<LaplaceOperator<float>>(
                                                        fine, degree, rounded_to_float(fine_operator_->metric()));
-        preconditioner_ = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float>>>(
+        auto mixed = std::make_shared<MixedPrecisionPreconditioner<VectorType, CellVector<float>>>(
           make_cycle<float>(hierarchy, degree, parameters, finest, log), CellVector<float>(fine.n_cells(), degree));
+        // on unstructured levels the FP32 copies of a DoF differ in their
+        // last bits (mixed_precision.h): one value per DoF before widening
+        if (fine.has_skeleton())
+          mixed->make_corrections_consistent(
+            [&fine, this](CellVector<float> &z) { apply_dss(fine, fine_skeleton_, z, DssMode::mean); });
+        preconditioner_ = mixed;
       }
     if (log)
       *log << "  set-up of " << hierarchy.n_levels() << " levels: "

@@ -19,6 +19,7 @@
 #include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
+#include <cellwise/storage/dss.h>
 
 #include <gtest/gtest.h>
 
@@ -294,3 +295,27 @@ TEST(CudaMultigridSolverParts, FineOperatorIsThePartsOwn)
     }
 }
 
+// The mixed solve's fixed point on the ball is the FP64 one (the FP32
+// corrections made consistent on unstructured levels, as on the host:
+// MixedPrecision.CurvedMeshFixedPointIsTheFp64One): the stationary
+// iteration to 1e-15 of its monitor equals the FP64 solve to 1e-12, and
+// every copy of a DoF holds one value.
+TEST(CudaGeneralMultigridSolver, MixedStationaryOnTheBallReachesTheFp64Solution)
+{
+  CELLWISE_SKIP_WITHOUT_CUDA_DEVICE();
+  const unsigned int   degree = 2;
+  const LevelHierarchy h      = make_unstructured_hierarchy(make_ball_coarse_mesh(), 1, degree);
+  const Level         &fine   = h.levels.back();
+  CellVector<double>   b;
+  assemble_right_hand_side(fine, degree, [](const Point &) { return 1.; }, b);
+  MultigridParameters fp64, mixed;
+  fp64.outer = mixed.outer = OuterIteration::stationary;
+  mixed.precision          = Precision::mixed;
+  const Outcome reference  = device_solve<CellBlocked<32>>(h, degree, fp64, b, cuda::GeneralKernel::automatic, 1e-15);
+  const Outcome outcome    = device_solve<CellBlocked<32>>(h, degree, mixed, b, cuda::GeneralKernel::automatic, 1e-15);
+  EXPECT_LE(relative_difference(outcome.u, reference.u), 1e-12);
+  CellVector<double> mean = outcome.u;
+  apply_dss(fine, DssSkeleton(fine, degree), mean, DssMode::mean);
+  mean.add(-1., outcome.u);
+  EXPECT_LE(mean.linfty_norm(), 1e-14 * outcome.u.linfty_norm());
+}

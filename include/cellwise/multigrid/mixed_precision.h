@@ -6,6 +6,13 @@
  * into the FP32 finest-level right-hand side, the FP32 cycle runs from a zero
  * guess, and its correction is widened. A correction whose copies agree in
  * FP32 still agrees after widening, so the FP64 iterate stays continuous.
+ * Where the cycle's corrections do not agree bit for bit (unstructured
+ * levels: the prolongation from blocks in other frames rounds a DoF's copies
+ * in different orders), the solver makes them agree first
+ * (make_corrections_consistent); else the widened FP32 jumps between copies
+ * add up in u, which the FP64 iteration never removes: the stationary
+ * iteration then stops at a discontinuous u 4e-11 (the ball, Q2) to 2e-9
+ * (deal.II's hyper_ball, MappingQ(2)) from the FP64 solution.
  * Written over the vector types, for host and device vectors alike.
  *
  * In the stationary iteration (make_stationary_step) the correction is never
@@ -76,7 +83,18 @@ namespace cellwise
       const auto lock = work_space_lock_.lock("cellwise::MixedPrecisionPreconditioner::vmult");
       round(r);
       inner_->vmult(z_, r_);
+      if (consistent_)
+        consistent_(z_);
       z.copy_from(z_); // exact widening
+    }
+
+    /// @p make_consistent(z32) gives every copy of a DoF one value (a mean
+    /// DSS of the finest level); it is run on every correction of the FP32
+    /// cycle before the outer iteration pairs and widens it.
+    void
+    make_corrections_consistent(std::function<void(InnerVector &)> make_consistent)
+    {
+      consistent_ = std::move(make_consistent);
     }
 
     /// A pass that adds the inner correction @p z to u and forms the next
@@ -226,6 +244,8 @@ namespace cellwise
       cycle_and_pairing() const
       {
         V_.inner_->vmult(V_.z_, V_.r_);
+        if (V_.consistent_)
+          V_.consistent_(V_.z_);
         return V_.r_.dot(V_.z_);
       }
 
@@ -248,5 +268,6 @@ namespace cellwise
     WorkSpaceLock                                      work_space_lock_;
     CorrectedResidual                                  corrected_residual_;
     RebalancedRounding                                 rebalanced_rounding_;
+    std::function<void(InnerVector &)>                 consistent_;
   };
 } // namespace cellwise
