@@ -4,6 +4,7 @@
 #include <cellwise/dealii/threads.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
+#include <cellwise/storage/dirichlet_mask.h>
 
 #include "import_unstructured.h"
 
@@ -522,5 +523,35 @@ namespace cellwise::dealii
           }
       }
     return map;
+  }
+  std::vector<dof_index>
+  dirichlet_dofs(const ImportedHierarchy &imported, const std::vector<unsigned int> &dirichlet_ids)
+  {
+    const unsigned int degree = imported.degree;
+    const auto         selects = [&dirichlet_ids](const int neighbor) {
+      return face_neighbor::is_boundary(neighbor) &&
+             (dirichlet_ids.empty() ||
+              std::find(dirichlet_ids.begin(), dirichlet_ids.end(), face_neighbor::boundary_id(neighbor)) != dirichlet_ids.end());
+    };
+    const dof_index           n_dofs = imported.active_dofs.empty() ? 0 : imported.active_dofs.back().n_dofs;
+    std::vector<unsigned char> on(n_dofs, 0);
+    for (unsigned int l = 0; l < imported.hierarchy.n_levels(); ++l)
+      {
+        const Level  &level = imported.hierarchy.level(l);
+        const DofMap &map   = imported.active_dofs[l];
+        // the DoFs of each cell's own selected faces (no DSS: a DoF at an
+        // edge or vertex of such a face is on the face, in that cell)
+        const CellVector<float> marker = mark_own_face_dofs<float>(level, degree, lagrange_trace_layers(degree), selects);
+        for (unsigned int K = 0; K < level.n_cells(); ++K)
+          if (map.contains(K))
+            for (unsigned int i = 0; i < marker.dofs_per_cell(); ++i)
+              if (marker(K, i) != 0.f)
+                on[map(K, i)] = 1;
+      }
+    std::vector<dof_index> dofs;
+    for (dof_index j = 0; j < n_dofs; ++j)
+      if (on[j])
+        dofs.push_back(j);
+    return dofs;
   }
 } // namespace cellwise::dealii

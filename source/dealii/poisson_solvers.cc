@@ -51,14 +51,19 @@ namespace cellwise::dealii::internal
       return r.l2_norm();
     }
 
-    /// deal.II's DoFs on the faces of @p ids (every boundary face if empty).
+    /// deal.II's DoFs on the Dirichlet faces of @p parameters (every
+    /// boundary face if no ids; none for the pure Neumann problem), from the
+    /// imported mesh: extract_boundary_dofs's set (dirichlet_dofs, tested
+    /// against it in dealii/import_operator) without its single-threaded loop.
     ::dealii::IndexSet
-    dirichlet_dofs_of(const ::dealii::DoFHandler<3, 3> &dof_handler, const MultigridParameters &parameters)
+    dirichlet_dofs_of(const ImportedHierarchy &imported, const MultigridParameters &parameters)
     {
+      ::dealii::IndexSet set(imported.active_dofs.back().n_dofs);
       if (parameters.pure_neumann)
-        return ::dealii::IndexSet(dof_handler.n_dofs());
-      std::set<::dealii::types::boundary_id> ids(parameters.dirichlet_ids.begin(), parameters.dirichlet_ids.end());
-      return ::dealii::DoFTools::extract_boundary_dofs(dof_handler, ::dealii::ComponentMask(), ids);
+        return set;
+      const std::vector<dof_index> dofs = dirichlet_dofs(imported, parameters.dirichlet_ids);
+      set.add_indices(dofs.begin(), dofs.end());
+      return set;
     }
 
     /// The host FP64 operator of @p level with the coefficient of @p parameters.
@@ -124,8 +129,8 @@ namespace cellwise::dealii::internal
     solver_ = make_host_vector_solver(h, imported_.degree, parameters, log);
     numbered_ = logged_numbered(*solver_, imported_.active_dofs.back(), log);
     const auto start = std::chrono::steady_clock::now();
-    dirichlet_dofs_  = dirichlet_dofs_of(dof_handler, parameters);
-    if (log) // deal.II's extract_boundary_dofs: one thread (0.48 s at 17 M DoFs)
+    dirichlet_dofs_  = dirichlet_dofs_of(imported_, parameters);
+    if (log)
       *log << "  deal.II's Dirichlet DoFs (host): " << seconds_since(start) << " s" << std::endl;
   }
 
@@ -170,7 +175,7 @@ namespace cellwise::dealii::internal
     solver_         = make_adaptive_host_vector_solver(imported_.hierarchy, imported_.degree, parameters, log);
     active_map_     = make_active_mesh_map(imported_, solver_->active_mesh());
     numbered_       = logged_numbered(*solver_, active_map_, log);
-    dirichlet_dofs_ = dirichlet_dofs_of(dof_handler, parameters);
+    dirichlet_dofs_ = dirichlet_dofs_of(imported_, parameters);
   }
 
   const LaplaceOperator<double> &

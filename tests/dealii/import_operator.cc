@@ -35,6 +35,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -243,6 +244,32 @@ namespace
         << "distribute_mg_dofs " << yes_no(unchanged) << std::endl;
   }
 
+  /// dirichlet_dofs gives deal.II's extract_boundary_dofs set: every
+  /// boundary id and some of them, on a box of six boundary ids, the ball,
+  /// and hyper_L locally refined (active cells on several levels).
+  void
+  check_dirichlet_dofs(const std::string &name, const std::function<void(Triangulation<3> &)> &make,
+                       const std::vector<unsigned int> &ids, const unsigned int p)
+  {
+    Triangulation<3> tria(Triangulation<3>::limit_level_difference_at_vertices);
+    make(tria);
+    FE_Q<3>       fe(p);
+    DoFHandler<3> dof_handler(tria);
+    dof_handler.distribute_dofs(fe);
+    const cellwise::dealii::ImportedHierarchy imported = cellwise::dealii::import_dof_handler(dof_handler);
+    const std::vector<cellwise::dealii::dof_index>    ours     = cellwise::dealii::dirichlet_dofs(imported, ids);
+    const IndexSet deal = DoFTools::extract_boundary_dofs(dof_handler, ComponentMask(),
+                                                          std::set<types::boundary_id>(ids.begin(), ids.end()));
+    out << "Dirichlet DoFs, " << name << ", Q" << p << ", ids";
+    for (const unsigned int id : ids)
+      out << " " << id;
+    out << (ids.empty() ? " all" : "") << ": " << ours.size() << " of " << dof_handler.n_dofs()
+        << ", those of extract_boundary_dofs: "
+        << yes_no(ours.size() == deal.n_elements() &&
+                  std::equal(ours.begin(), ours.end(), deal.begin(), [](cellwise::dealii::dof_index a, IndexSet::size_type b) { return a == b; }))
+        << std::endl;
+  }
+
   void
   expect_refusal(const std::string &what, const std::function<void()> &f)
   {
@@ -382,6 +409,25 @@ main(int argc, char **argv)
   const MappingQ<3> quadratic(2);
   for (unsigned int p = 1; p <= 4; ++p)
     check_degree(p, "hyper_ball, MappingQ(2)", meshes.back().second, quadratic);
+  const auto colorized_box = [](Triangulation<3> &t) {
+    GridGenerator::subdivided_hyper_rectangle(t, {2, 1, 3}, Point<3>(0., 0., 0.), Point<3>(1., 0.3, 2.1), true);
+    t.refine_global(1);
+  };
+  const auto refined_l = [](Triangulation<3> &t) {
+    GridGenerator::hyper_L(t, -1., 1.);
+    t.refine_global(1);
+    for (const auto &cell : t.active_cell_iterators())
+      if (cell->center().norm() < 0.6)
+        cell->set_refine_flag();
+    t.execute_coarsening_and_refinement();
+  };
+  for (const unsigned int p : {1u, 3u})
+    {
+      check_dirichlet_dofs("colorized box", colorized_box, {}, p);
+      check_dirichlet_dofs("colorized box", colorized_box, {1, 4}, p);
+      check_dirichlet_dofs("hyper_ball", meshes.back().second, {}, p);
+      check_dirichlet_dofs("hyper_L locally refined", refined_l, {}, p);
+    }
   check_without_level_dofs("box", make_box);
   check_without_level_dofs("hyper_ball", meshes.back().second);
   check_refusals();

@@ -214,4 +214,16 @@ namespace cellwise::dealii
    */
   DofMap
   make_active_mesh_map(const ImportedHierarchy &imported, const ActiveMesh &mesh);
+
+  /**
+   * deal.II's (active) DoFs on the boundary faces of @p imported whose
+   * boundary id is in @p dirichlet_ids (every boundary face if empty): the
+   * DoFs of every active cell's own such faces, through its active map,
+   * sorted. The set deal.II's DoFTools::extract_boundary_dofs gives for
+   * those ids, from the cell-wise data: its loop over the active cells runs
+   * on one thread (0.48 s at 17 M DoFs), this one marks the faces on the
+   * host's threads.
+   */
+  std::vector<dof_index>
+  dirichlet_dofs(const ImportedHierarchy &imported, const std::vector<unsigned int> &dirichlet_ids);
 } // namespace cellwise::dealii
