@@ -524,6 +524,7 @@ namespace cellwise::dealii
       }
     return map;
   }
+
   std::vector<dof_index>
   dirichlet_dofs(const ImportedHierarchy &imported, const std::vector<unsigned int> &dirichlet_ids)
   {
