@@ -27,7 +27,6 @@ main(int argc, char **argv)
   const FE_Q<3> fe(2);
   DoFHandler<3> dof_handler(triangulation);
   dof_handler.distribute_dofs(fe);
-  dof_handler.distribute_mg_dofs();
 
   const cw::dealii::MultigridPreconditioner solver(dof_handler);
   // the load vector of f = 1 would do as well; a constant one is enough here
