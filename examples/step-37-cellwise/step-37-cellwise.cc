@@ -719,6 +719,12 @@ namespace Step37
     void assemble_rhs();
     void solve();
     void compare_with_host(cellwise::MultigridParameters parameters) const;
+    // cellwise: setup_system()'s MatrixFree object, with or without the
+    // data step-37's operator needs, and assemble_rhs()'s loop on one
+    std::shared_ptr<MatrixFree<dim, double>>
+         make_matrix_free(const bool for_step37_operator) const;
+    void assemble_rhs_on(const MatrixFree<dim, double> &          matrix_free,
+                         LinearAlgebra::distributed::Vector<double> &rhs) const;
     void output_results(const unsigned int cycle) const;
 
 #ifdef DEAL_II_WITH_P4EST
@@ -838,31 +844,26 @@ namespace Step37
     constraints.clear();
     constraints.reinit(locally_relevant_dofs);
     DoFTools::make_hanging_node_constraints(dof_handler, constraints);
-    VectorTools::interpolate_boundary_values(
-      mapping, dof_handler, 0, Functions::ZeroFunction<dim>(), constraints);
+    // cellwise: step-37's interpolate_boundary_values() with the zero
+    // function, without evaluating it at the support points through the
+    // mapping (the same constraints; half the time at 17 M DoFs)
+    DoFTools::make_zero_boundary_constraints(dof_handler, 0, constraints);
     constraints.close();
     setup_time += time.wall_time();
     time_details << "Distribute DoFs & B.C.     (CPU/wall) " << time.cpu_time()
                  << "s/" << time.wall_time() << 's' << std::endl;
     time.restart();
 
-    {
-      typename MatrixFree<dim, double>::AdditionalData additional_data;
-      additional_data.tasks_parallel_scheme =
-        MatrixFree<dim, double>::AdditionalData::none;
-      additional_data.mapping_update_flags =
-        (update_gradients | update_JxW_values | update_quadrature_points);
-      std::shared_ptr<MatrixFree<dim, double>> system_mf_storage(
-        new MatrixFree<dim, double>());
-      system_mf_storage->reinit(mapping,
-                                dof_handler,
-                                constraints,
-                                QGauss<1>(fe.degree + 1),
-                                additional_data);
-      system_matrix.initialize(system_mf_storage);
-    }
+    // cellwise: step-37's operator is applied only where its CG runs. With
+    // the cell-wise outer CG the MatrixFree object serves the vectors'
+    // layout and the right-hand side: JxW alone, no quadrature points (24
+    // bytes per point: 1.4 GB at 17 M DoFs) and no coefficient table
+    // (--compare-host builds step-37's own).
+    const bool step37_operator_applied = options.outer == "step-37";
+    system_matrix.initialize(make_matrix_free(step37_operator_applied));
 
-    system_matrix.evaluate_coefficient(Coefficient<dim>());
+    if (step37_operator_applied)
+      system_matrix.evaluate_coefficient(Coefficient<dim>());
 
     system_matrix.initialize_dof_vector(solution);
     system_matrix.initialize_dof_vector(system_rhs);
@@ -875,6 +876,32 @@ namespace Step37
     // coefficient on every level, MGConstrainedDoFs) are not built: the
     // cell-wise multigrid imports the triangulation's levels itself and
     // makes its own level operators.
+  }
+
+
+
+  // cellwise: setup_system()'s MatrixFree object. The mapping data of
+  // step-37's operator (gradients, JxW, the quadrature points of the
+  // coefficient) or, for the right-hand side alone, JxW.
+  template <int dim>
+  std::shared_ptr<MatrixFree<dim, double>>
+  LaplaceProblem<dim>::make_matrix_free(const bool for_step37_operator) const
+  {
+    typename MatrixFree<dim, double>::AdditionalData additional_data;
+    additional_data.tasks_parallel_scheme =
+      MatrixFree<dim, double>::AdditionalData::none;
+    additional_data.mapping_update_flags =
+      for_step37_operator ?
+        (update_gradients | update_JxW_values | update_quadrature_points) :
+        update_JxW_values;
+    std::shared_ptr<MatrixFree<dim, double>> system_mf_storage(
+      new MatrixFree<dim, double>());
+    system_mf_storage->reinit(mapping,
+                              dof_handler,
+                              constraints,
+                              QGauss<1>(fe.degree + 1),
+                              additional_data);
+    return system_mf_storage;
   }
 
 
@@ -894,24 +921,32 @@ namespace Step37
   {
     Timer time;
 
-    system_rhs = 0;
-    FEEvaluation<dim, degree_finite_element> phi(
-      *system_matrix.get_matrix_free());
-    for (unsigned int cell = 0;
-         cell < system_matrix.get_matrix_free()->n_cell_batches();
-         ++cell)
+    assemble_rhs_on(*system_matrix.get_matrix_free(), system_rhs);
+
+    setup_time += time.wall_time();
+    time_details << "Assemble right hand side   (CPU/wall) " << time.cpu_time()
+                 << "s/" << time.wall_time() << 's' << std::endl;
+  }
+
+
+
+  // cellwise: step-37's loop of assemble_rhs() on a given MatrixFree object
+  template <int dim>
+  void LaplaceProblem<dim>::assemble_rhs_on(
+    const MatrixFree<dim, double> &             matrix_free,
+    LinearAlgebra::distributed::Vector<double> &rhs) const
+  {
+    rhs = 0;
+    FEEvaluation<dim, degree_finite_element> phi(matrix_free);
+    for (unsigned int cell = 0; cell < matrix_free.n_cell_batches(); ++cell)
       {
         phi.reinit(cell);
         for (unsigned int q = 0; q < phi.n_q_points; ++q)
           phi.submit_value(make_vectorized_array<double>(1.0), q);
         phi.integrate(EvaluationFlags::values);
-        phi.distribute_local_to_global(system_rhs);
+        phi.distribute_local_to_global(rhs);
       }
-    system_rhs.compress(VectorOperation::add);
-
-    setup_time += time.wall_time();
-    time_details << "Assemble right hand side   (CPU/wall) " << time.cpu_time()
-                 << "s/" << time.wall_time() << 's' << std::endl;
+    rhs.compress(VectorOperation::add);
   }
 
 
@@ -1011,22 +1046,31 @@ namespace Step37
 
 
 
-  // cellwise: --compare-host. The same system solved by step-37's CG with
-  // the cell-wise cycle on the host, and the relative l2 difference of the
-  // solutions (both solves stop at 1e-12 ||b||).
+  // cellwise: --compare-host. The problem set up again as step-37 does
+  // (its MatrixFree object with the operator's data, its coefficient, its
+  // right-hand side), solved by step-37's CG with the cell-wise cycle on
+  // the host, and the relative l2 difference of the solutions (both solves
+  // stop at 1e-12 ||b||): it also checks the run's own set-up, the lean one
+  // of the cell-wise outer CG included.
   template <int dim>
   void LaplaceProblem<dim>::compare_with_host(
     cellwise::MultigridParameters parameters) const
   {
-    Timer time;
+    Timer            time;
+    SystemMatrixType host_matrix;
+    host_matrix.initialize(make_matrix_free(true));
+    host_matrix.evaluate_coefficient(Coefficient<dim>());
+    LinearAlgebra::distributed::Vector<double> host_rhs, host_solution;
+    host_matrix.initialize_dof_vector(host_rhs);
+    host_matrix.initialize_dof_vector(host_solution);
+    assemble_rhs_on(*host_matrix.get_matrix_free(), host_rhs);
+
     parameters.backend = cellwise::Backend::host;
     const cellwise::dealii::MultigridPreconditioner preconditioner(
       mapping, dof_handler, parameters);
-    LinearAlgebra::distributed::Vector<double> host_solution;
-    system_matrix.initialize_dof_vector(host_solution);
-    SolverControl solver_control(100, 1e-12 * system_rhs.l2_norm());
+    SolverControl solver_control(100, 1e-12 * host_rhs.l2_norm());
     SolverCG<LinearAlgebra::distributed::Vector<double>> cg(solver_control);
-    cg.solve(system_matrix, host_solution, system_rhs, preconditioner);
+    cg.solve(host_matrix, host_solution, host_rhs, preconditioner);
     constraints.distribute(host_solution);
     LinearAlgebra::distributed::Vector<double> difference(host_solution);
     difference -= solution;
