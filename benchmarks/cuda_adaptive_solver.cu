@@ -29,7 +29,6 @@
 // Usage: cellwise-benchmark-adaptive [n_runs]
 
 #include <cellwise/base/cuda_check.h>
-#include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/mesh/adaptive_builder.h>
@@ -221,7 +220,7 @@ namespace
     const auto           start = std::chrono::steady_clock::now();
     const LevelHierarchy hierarchy =
       make_adaptive_box_hierarchy(BoxDescription{}, L, k, make_octant_marker(BoxDescription{}), CellOrdering::child_major);
-    const cuda::AdaptiveMultigridSolver<CellContiguous> solver(hierarchy, degree, MultigridParameters{});
+    const cuda::MultigridSolver<CellContiguous> solver(hierarchy, degree, MultigridParameters{});
     const ActiveMesh                                   &mesh = solver.active_mesh();
     CellVector<double>                                  host_b;
     assemble_right_hand_side(mesh.level, degree, sine_rhs, host_b);

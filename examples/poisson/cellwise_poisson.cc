@@ -16,12 +16,11 @@
 #include <cellwise/mesh/kershaw_map.h>
 #include <cellwise/mesh/unstructured_builder.h>
 #include <cellwise/storage/dof_numbering.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/base/setup_times.h>
 #include <cellwise/base/system_memory.h>
 #include <cellwise/multigrid/memory_estimate.h>
-#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 
 #include <omp.h>

@@ -11,9 +11,8 @@
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/live_pointer.h>
 #include <cellwise/dealii/solver.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
-#include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/multigrid/solver_control.h>
 #include <cellwise/operators/laplace_operator.h>
 
@@ -124,7 +123,7 @@ namespace cellwise::dealii::internal
 
   /**
    * The fast entry point on a locally refined mesh (also takes a globally
-   * refined one): cellwise::AdaptiveMultigridSolver (local smoothing, no
+   * refined one): cellwise::MultigridSolver (local smoothing, no
    * hanging-node constraint object; doc/adaptive.md) set up from a DoFHandler
    * on a Triangulation<3> with limit_level_difference_at_vertices, FE_Q(p),
    * level DoFs; homogeneous Dirichlet conditions on parameters.dirichlet_ids
@@ -155,7 +154,7 @@ namespace cellwise::dealii::internal
    *
    * Iterations are reported to the SolverControl as in MultigridPoissonSolver
    * (η scaled to ‖r₀‖₂ at step 0; absolute tolerances are converted). Supported parameters are those of
-   * AdaptiveMultigridSolver (every smoother, fp64, cg or stationary), on
+   * MultigridSolver (every smoother, fp64, cg or stationary), on
    * either backend (parameters.backend, as for MultigridPoissonSolver).
    */
   class AdaptivePoissonSolver

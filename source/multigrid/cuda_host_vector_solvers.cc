@@ -4,9 +4,8 @@
 
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/cuda_host_transfer.h>
-#include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
-#include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/storage/cuda_numbered_vector_transfer.h>
 
@@ -241,7 +240,7 @@ namespace cellwise::cuda
     // cells are cell-contiguous either way).
     using UniformSolver = MultigridSolver<CellBlocked<32>>;
 
-    class AdaptiveDeviceSolver : public DeviceSolver<AdaptiveMultigridSolver<CellContiguous>, AdaptiveHostVectorSolver>
+    class AdaptiveDeviceSolver : public DeviceSolver<MultigridSolver<CellContiguous>, AdaptiveHostVectorSolver>
     {
     public:
       using DeviceSolver::DeviceSolver;

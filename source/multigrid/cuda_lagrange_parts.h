@@ -1,7 +1,7 @@
 #pragma once
 // The device's parts of FE_Q levels of box cells for the shared level loop
-// (lagrange_levels.h), used by cuda::MultigridSolver (uniform levels) and
-// cuda::AdaptiveMultigridSolver (local smoothing). The mapped and
+// (lagrange_levels.h), used by cuda::MultigridSolver on uniform and on
+// locally refined hierarchies (local smoothing). The mapped and
 // unstructured levels' parts: cuda_general_lagrange_parts.h.
 // Private: compiled by nvcc only.
 

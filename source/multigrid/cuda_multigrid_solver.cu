@@ -2,14 +2,18 @@
 // (lagrange_levels.h, level_assembly.h) with the device's parts of box
 // levels (cuda_lagrange_parts.h) or of any levels (the general operator,
 // cuda_general_lagrange_parts.h), the shared mixed-precision wrapper and
-// outer iteration. No kernels here.
+// outer iteration; on a locally refined hierarchy the box parts in the
+// shared local-smoothing cycle (adaptive_v_cycle.h) with the device
+// distribution and reassembly. No kernels here.
 
 #include <cellwise/base/config.h>
 #include <cellwise/base/cuda_check.h>
 #include <cellwise/base/setup_times.h>
 #include <cellwise/multigrid/capabilities.h>
+#include <cellwise/multigrid/cuda_active_mesh_transfer.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/multigrid/mixed_precision.h>
+#include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/multigrid/timed_components.h>
 #include <cellwise/operators/cuda_laplace_operator.h>
 #include <cellwise/operators/laplace_operator.h>
@@ -38,6 +42,8 @@ namespace cellwise
       /// The device V-cycle over the levels that @p parts make (each
       /// component wrapped for @p timer if given). @p finest, if given, is
       /// the finest level's operator, already made for the outer iteration.
+      /// With @p mesh (a locally refined hierarchy), the local-smoothing
+      /// cycle on its active cells.
       template <typename Vector, typename Parts>
       std::shared_ptr<const Preconditioner<Vector>>
       make_cycle(const LevelHierarchy                        &hierarchy,
@@ -46,14 +52,26 @@ namespace cellwise
                  Parts                                       &parts,
                  std::shared_ptr<typename Parts::Operator>    finest,
                  std::ostream                                *log,
-                 ComponentTimer                              *timer)
+                 ComponentTimer                              *timer,
+                 const ActiveMesh                            *mesh = nullptr)
       {
-        ::cellwise::internal::LagrangeLevels levels(hierarchy, degree, parameters, parts,
-                                                    ::cellwise::internal::SmoothedCopies::all_but_dirichlet, std::move(finest));
+        // on the levels of local smoothing the smoothers leave the
+        // refinement edge E_l alone (003 §5)
+        ::cellwise::internal::LagrangeLevels levels(
+          hierarchy, degree, parameters, parts,
+          mesh ? ::cellwise::internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge :
+                 ::cellwise::internal::SmoothedCopies::all_but_dirichlet,
+          std::move(finest), mesh);
         typename VCycle<Vector>::Components components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
         if (timer)
           time_cycle_components<Vector>(components, *timer, to_string(parameters.smoother) + " smoother");
-        auto v_cycle = std::make_shared<VCycle<Vector>>(std::move(components), parameters.cycle_parameters());
+        std::shared_ptr<const Preconditioner<Vector>> v_cycle;
+        if (mesh)
+          v_cycle = std::make_shared<LocalSmoothingVCycle<Vector>>(
+            std::make_shared<ActiveMeshTransfer<typename Vector::value_type, typename Vector::layout_type>>(*mesh),
+            std::move(components), parameters.cycle_parameters());
+        else
+          v_cycle = std::make_shared<VCycle<Vector>>(std::move(components), parameters.cycle_parameters());
         if (!timer)
           return v_cycle;
         return std::make_shared<TimedPreconditioner<Vector>>(v_cycle, *timer, "cycle: zero fills, vector operations");
@@ -90,6 +108,8 @@ namespace cellwise
       /// the outer iteration's operator: fine_operator, or it timed
       std::shared_ptr<const LevelOperator<VectorType>>  outer_operator;
       std::shared_ptr<const Preconditioner<VectorType>> preconditioner;
+      /// the active cells of a locally refined hierarchy
+      std::unique_ptr<const ActiveMesh>                 mesh;
       ComponentTimer                                   *timer = nullptr;
       /// the outer iteration's work vectors, kept between solves (no
       /// allocation and zero fill of FP64 vectors per solve)
@@ -118,7 +138,37 @@ namespace cellwise
       set_up_box(const LevelHierarchy &hierarchy, std::ostream *log, SetupTimes &times);
       void
       set_up_general(const LevelHierarchy &hierarchy, GeneralKernel kernel, std::ostream *log, SetupTimes &times);
+      void
+      set_up_local_smoothing(const LevelHierarchy &hierarchy, std::ostream *log, SetupTimes &times);
     };
+
+    // A locally refined hierarchy: the box parts on every level, the
+    // active-mesh operator A_act for the outer iteration, the Dirichlet
+    // mask of the active cells (not the hanging copies), FP64.
+    template <typename Layout>
+    void
+    MultigridSolver<Layout>::Components::set_up_local_smoothing(const LevelHierarchy &hierarchy,
+                                                                std::ostream         *log,
+                                                                SetupTimes           &times)
+    {
+      Configuration configuration = configuration_of(hierarchy, parameters);
+      configuration.backend       = Backend::cuda;
+      check_supported(configuration, solver_name);
+      check_device_geometry_and_coefficient(hierarchy, parameters, solver_name);
+      CELLWISE_CHECK(!has_refinement_edge(hierarchy.level(0)), "level 0 must cover the domain");
+      times.measure("active mesh (host)", [&] { mesh = std::make_unique<const ActiveMesh>(make_active_mesh(hierarchy)); });
+      device_stage(times, "active mesh: Dirichlet mask", [&] {
+        mask.copy_from_host(::cellwise::internal::make_active_dirichlet_mask<double, Layout>(
+          hierarchy, *mesh, degree, parameters.dirichlet_ids, lagrange_trace_layers(degree)));
+      });
+      device_stage(times, "active mesh: FP64 operator", [&] {
+        fine_operator = std::make_shared<LaplaceOperator<double, Layout>>(mesh->level, degree, parameters.coefficient,
+                                                                          parameters.coefficient_evaluation);
+      });
+      set_outer_operator();
+      BoxLagrangeParts<double, Layout> parts(hierarchy, degree, parameters, times, nullptr, false);
+      preconditioner = make_cycle<VectorType>(hierarchy, degree, parameters, parts, nullptr, log, timer, mesh.get());
+    }
 
     // Box cells: the fused kernels of cuda::LaplaceOperator; the finest
     // level's device data is built once, for the outer operator, the mask
@@ -269,14 +319,16 @@ namespace cellwise
       c.parameters  = parameters;
       c.degree      = degree;
       c.timer       = timer;
-      c.general     = uses_general_operator(hierarchy, parameters);
       SetupTimes times;
-      if (c.general)
+      if (is_locally_refined(hierarchy))
+        c.set_up_local_smoothing(hierarchy, log, times);
+      else if ((c.general = uses_general_operator(hierarchy, parameters)))
         c.set_up_general(hierarchy, kernel, log, times);
       else
         c.set_up_box(hierarchy, log, times);
       if (log)
-        times.print(*log, "set-up of " + std::to_string(hierarchy.n_levels()) + " levels on the device");
+        times.print(*log, "set-up of " + std::to_string(hierarchy.n_levels()) + " levels on the device" +
+                            (c.mesh ? ", " + std::to_string(c.mesh->n_active_cells()) + " active cells" : std::string()));
     }
 
     template <typename Layout>
@@ -287,6 +339,29 @@ namespace cellwise
     MultigridSolver<Layout>::uses_general_operator() const
     {
       return components_->general;
+    }
+
+    template <typename Layout>
+    bool
+    MultigridSolver<Layout>::locally_refined() const
+    {
+      return components_->mesh != nullptr;
+    }
+
+    template <typename Layout>
+    const ActiveMesh &
+    MultigridSolver<Layout>::active_mesh() const
+    {
+      CELLWISE_CHECK(components_->mesh, solver_name << "::active_mesh: the hierarchy is uniformly refined; the solve's cells are "
+                                                       "its finest level");
+      return *components_->mesh;
+    }
+
+    template <typename Layout>
+    unsigned int
+    MultigridSolver<Layout>::n_active_cells() const
+    {
+      return components_->mask.n_cells();
     }
 
     template <typename Layout>
@@ -332,6 +407,8 @@ namespace cellwise
       Components &c    = *components_;
       return solve_outer(c.parameters, *c.outer_operator, c.mask.n_cells(), c.degree, *c.preconditioner, u, b, c.mask,
                          control, [&c](VectorType &r) {
+                           // (FP64 only on the active mesh, checked at set-up)
+                           CELLWISE_CHECK(!c.mesh, "the local-smoothing solve does not rebalance: it runs in FP64 only");
                            if (!c.timer)
                              return apply_dss(*c.fine_level_data, r, DssMode::mean);
                            TimedScope scope(*c.timer, "rebalancing (mean DSS)");

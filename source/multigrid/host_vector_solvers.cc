@@ -1,7 +1,7 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/base/parallel.h>
 #include <cellwise/base/system_memory.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/storage/numbered_vector_transfer.h>
@@ -145,7 +145,7 @@ namespace cellwise
       mutable double seconds_ = 0;
     };
 
-    class HostAdaptiveSolver : public HostSolver<AdaptiveMultigridSolver, AdaptiveHostVectorSolver>
+    class HostAdaptiveSolver : public HostSolver<MultigridSolver, AdaptiveHostVectorSolver>
     {
     public:
       using HostSolver::HostSolver;

@@ -1,9 +1,12 @@
 #include <cellwise/base/config.h>
+#include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/level_smoothers.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/refinement_edge.h>
+#include <cellwise/operators/function_tools.h>
 #include <cellwise/storage/dof_numbering.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/dss.h>
@@ -144,8 +147,50 @@ namespace cellwise
     , parameters_(parameters)
   {
     check_solver_set_up(hierarchy, degree, parameters);
+    Configuration configuration = configuration_of(hierarchy, parameters);
+    configuration.backend       = Backend::host;
+    check_supported(configuration, "cellwise::MultigridSolver");
     const auto start = std::chrono::steady_clock::now();
+    if (configuration.refinement == MeshRefinement::local)
+      set_up_local_smoothing(log);
+    else
+      set_up_uniform(log);
+    if (log)
+      *log << "  " << (mesh_ ? "adaptive set-up" : "set-up") << " of " << hierarchy.n_levels() << " levels"
+           << (mesh_ ? ", " + std::to_string(mesh_->n_active_cells()) + " active cells" : std::string()) << ": "
+           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;
+  }
 
+  void
+  MultigridSolver::set_up_local_smoothing(std::ostream *log)
+  {
+    // Curved cells and unstructured coarse meshes need nothing of their own
+    // here: the active operator is cell-local (the active mesh keeps each
+    // cell's mapping), and every DSS happens on the levels, whose smoothers
+    // hold their skeletons.
+    check_no_pure_neumann(parameters_, "cellwise::MultigridSolver on a locally refined hierarchy");
+    CELLWISE_CHECK(!has_refinement_edge(hierarchy_.level(0)), "level 0 must cover the domain");
+    mesh_ = std::make_unique<const ActiveMesh>(make_active_mesh(hierarchy_));
+    fine_operator_ = std::make_shared<LaplaceOperator<double>>(mesh_->level, degree_, parameters_.coefficient,
+                                                               parameters_.coefficient_evaluation);
+    masks_.push_back(internal::make_active_dirichlet_mask<double>(hierarchy_, *mesh_, degree_, parameters_.dirichlet_ids,
+                                                                  lagrange_trace_layers(degree_)));
+    // the smoother works on the free copies (the refinement edge E_l zero,
+    // 003 §5), the coarse solver on the Dirichlet mask of level 0
+    internal::HostLagrangeParts<double> parts(hierarchy_, degree_, parameters_);
+    internal::LagrangeLevels levels(hierarchy_, degree_, parameters_, parts,
+                                    internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge, nullptr, mesh_.get(),
+                                    &free_masks_);
+    preconditioner_ = std::make_shared<AdaptiveVCycle<double>>(*mesh_, internal::assemble_levels(hierarchy_, levels, log),
+                                                               parameters_.cycle_parameters());
+  }
+
+  void
+  MultigridSolver::set_up_uniform(std::ostream *log)
+  {
+    const LevelHierarchy      &hierarchy  = hierarchy_;
+    const unsigned int         degree     = degree_;
+    const MultigridParameters &parameters = parameters_;
     const Level &fine = hierarchy.levels.back();
     fine_skeleton_    = DssSkeleton(fine, degree);
     masks_.push_back(internal::HostLagrangeParts<double>(hierarchy, degree, parameters).dirichlet_mask(hierarchy.n_levels() - 1));
@@ -174,16 +219,18 @@ namespace cellwise
             [&fine, this](CellVector<float> &z) { apply_dss(fine, fine_skeleton_, z, DssMode::mean); });
         preconditioner_ = mixed;
       }
-    if (log)
-      *log << "  set-up of " << hierarchy.n_levels() << " levels: "
-           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s" << std::endl;
   }
 
   SolveStatistics
   MultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
     const auto lock = work_space_lock_.lock("cellwise::MultigridSolver::solve");
-    const auto mean_dss = [this](VectorType &r) { apply_dss(hierarchy_.levels.back(), fine_skeleton_, r, DssMode::mean); };
+    // (FP64 only on the active mesh, checked at set-up: the rebalancing that
+    // would take the finest level's DSS is never called there)
+    const auto mean_dss = [this](VectorType &r) {
+      CELLWISE_CHECK(!mesh_, "the local-smoothing solve does not rebalance: it runs in FP64 only");
+      apply_dss(hierarchy_.levels.back(), fine_skeleton_, r, DssMode::mean);
+    };
     if (!null_space_)
       return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(),
                          control, mean_dss, &work_);
@@ -198,5 +245,39 @@ namespace cellwise
                   ResidualHook<VectorType>([this](VectorType &r, unsigned int) { null_space_->make_compatible(r); }));
     null_space_->subtract_mean(u);
     return statistics;
+  }
+
+  const ActiveMesh &
+  MultigridSolver::active_mesh() const
+  {
+    CELLWISE_CHECK(mesh_, "cellwise::MultigridSolver::active_mesh: the hierarchy is uniformly refined; the solve's cells are its "
+                          "finest level");
+    return *mesh_;
+  }
+
+  const MultigridSolver::VectorType &
+  MultigridSolver::free_mask(const unsigned int level) const
+  {
+    CELLWISE_CHECK(mesh_, "cellwise::MultigridSolver::free_mask: the hierarchy is uniformly refined (no refinement edges; its "
+                          "smoothers take the Dirichlet masks)");
+    return free_masks_.at(level);
+  }
+
+  void
+  MultigridSolver::assemble_right_hand_side(const ScalarFunction &f, VectorType &b, const unsigned int n_q_points) const
+  {
+    ::cellwise::assemble_right_hand_side(solve_level(), degree_, f, b, n_q_points);
+  }
+
+  void
+  MultigridSolver::interpolate(const ScalarFunction &f, VectorType &u) const
+  {
+    ::cellwise::interpolate(solve_level(), degree_, f, u);
+  }
+
+  double
+  MultigridSolver::compute_l2_error(const VectorType &u, const ScalarFunction &exact, const unsigned int n_q_points) const
+  {
+    return ::cellwise::compute_l2_error(solve_level(), u, exact, false, n_q_points);
   }
 } // namespace cellwise

@@ -9,9 +9,9 @@
 // relative.
 
 #include <cellwise/multigrid/cuda_active_mesh_transfer.h>
-#include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/cuda_multigrid_solver.h>
 #include <cellwise/mesh/adaptive_builder.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 
 #include <gtest/gtest.h>
@@ -209,8 +209,8 @@ TYPED_TEST(CudaAdaptiveCycle, v_cycle_matches_host)
             SCOPED_TRACE(::testing::Message() << (h == &octant ? "octant" : "ball") << ", smoother " << to_string(smoother)
                                               << ", outer " << to_string(outer) << ", degree " << degree);
             const MultigridParameters                   p = parameters(smoother, outer);
-            const cellwise::AdaptiveMultigridSolver     host(*h, degree, p);
-            const cuda::AdaptiveMultigridSolver<Layout> device(*h, degree, p);
+            const cellwise::MultigridSolver     host(*h, degree, p);
+            const cuda::MultigridSolver<Layout> device(*h, degree, p);
             ASSERT_EQ(device.n_active_cells(), host.n_active_cells());
             CellVector<double> r(host.n_active_cells(), degree), z;
             fill_random(r, 7 + degree);
@@ -264,7 +264,7 @@ namespace
     const LevelHierarchy      h = make_adaptive_box_hierarchy(box, c.L, c.k, make_octant_marker(box));
     const MultigridParameters p = parameters(c.smoother, c.outer);
 
-    const cellwise::AdaptiveMultigridSolver host(h, c.degree, p);
+    const cellwise::MultigridSolver host(h, c.degree, p);
     CellVector<double>                      b, u_host;
     host.assemble_right_hand_side(sine_rhs, b);
     u_host.reinit(b);
@@ -272,7 +272,7 @@ namespace
     const SolveStatistics host_statistics = host.solve(u_host, b, host_control);
     const double          host_error      = host.compute_l2_error(u_host, sine, c.degree + 1);
 
-    const cuda::AdaptiveMultigridSolver<Layout>   device(h, c.degree, p);
+    const cuda::MultigridSolver<Layout>   device(h, c.degree, p);
     CellVector<double, MemorySpace::CUDA, Layout> u(device.n_active_cells(), c.degree);
     const auto                                    db = to_device(relayout<Layout>(b));
     MonitorControl                                 control(200, 1e-9);
@@ -325,7 +325,7 @@ TEST(CudaAdaptiveSolver, rejects_mixed_precision)
   p.precision = Precision::mixed;
   try
     {
-      const cuda::AdaptiveMultigridSolver<> solver(h, 2, p);
+      const cuda::MultigridSolver<> solver(h, 2, p);
       FAIL() << "mixed precision was accepted";
     }
   catch (const Error &e)

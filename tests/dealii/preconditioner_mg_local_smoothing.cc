@@ -8,7 +8,7 @@
 //    solution of deal.II's own MatrixFree local-smoothing GMG, 1e-9 relative,
 //    with FP64 and FP32 levels, Chebyshev and vertex-patch smoothers;
 //  - one application of the PreconditionMG is the cell-wise local-smoothing
-//    V-cycle of AdaptiveMultigridSolver (003 §3.2) applied to the same
+//    V-cycle of MultigridSolver (003 §3.2) applied to the same
 //    residual, to 1e-12 (after AffineConstraints::distribute: PreconditionMG
 //    leaves the hanging DoFs zero, as deal.II's transfers do): the split of
 //    mg_edge_matrices.h loses nothing;
@@ -18,7 +18,7 @@
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/mg_adapters.h>
 #include <cellwise/dealii/vector_transfer.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_solver.h>
 
 #include "poisson_problem.h"
 
@@ -102,7 +102,7 @@ namespace
     // the cell-wise cycle's correction satisfies the hanging-node constraints.
     problem.constraints.distribute(z_mg);
 
-    const cellwise::AdaptiveMultigridSolver adaptive(imported.hierarchy, imported.degree, parameters);
+    const cellwise::MultigridSolver adaptive(imported.hierarchy, imported.degree, parameters);
     const cellwise::dealii::DofMap map = cellwise::dealii::make_active_mesh_map(imported, adaptive.active_mesh());
     cellwise::CellVector<double>   r, z;
     cellwise::dealii::scatter_balanced(map, problem.rhs, r);

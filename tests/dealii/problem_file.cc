@@ -18,7 +18,6 @@
 //                     skeleton faces between the blocks (format version 3)
 
 #include <cellwise/dealii/problem_file.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/storage/problem_file.h>
 
@@ -154,7 +153,7 @@ namespace
     cellwise::CellVector<double>     u(problem.rhs.n_cells(), problem.degree);
     cellwise::SolveStatistics        statistics;
     if (problem.locally_refined)
-      statistics = cellwise::AdaptiveMultigridSolver(problem.hierarchy, problem.degree, parameters).solve(u, problem.rhs, control);
+      statistics = cellwise::MultigridSolver(problem.hierarchy, problem.degree, parameters).solve(u, problem.rhs, control);
     else
       statistics = cellwise::MultigridSolver(problem.hierarchy, problem.degree, parameters).solve(u, problem.rhs, control);
     out << filename << ": " << description << ", " << dof_handler.n_dofs() << " DoFs, "

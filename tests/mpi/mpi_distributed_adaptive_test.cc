@@ -1,7 +1,7 @@
 // Local smoothing across MPI ranks (doc/mpi.md, "Locally refined meshes"):
 // the refinement-edge and free masks of every level equal the serial ones
 // on the owned cells, and DistributedMultigridSolver on a locally refined
-// hierarchy gives AdaptiveMultigridSolver's iteration counts and solution
+// hierarchy gives MultigridSolver's iteration counts and solution
 // (Chebyshev, Jacobi and vertex-patch smoothing, CG and the stationary
 // iteration, Q2–Q4), on partitions that cut the refined region.
 
@@ -32,7 +32,7 @@ namespace
             {"octant on the row", family_cutting_mpi_row(), "octant"}};
   }
 
-  /// The host solve against AdaptiveMultigridSolver's, to 1e-12.
+  /// The host solve against MultigridSolver's, to 1e-12.
   void
   compare(const Mesh &mesh, const unsigned int degree, const MultigridParameters &parameters, const std::string &what)
   {

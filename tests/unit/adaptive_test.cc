@@ -8,7 +8,6 @@
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/adaptive_builder.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/operators/function_tools.h>
@@ -48,7 +47,7 @@ namespace
 
   /// Solve the sine problem on @p h; returns the statistics.
   SolveStatistics
-  solve_sine(const AdaptiveMultigridSolver &solver, CellVector<double> &u, const double tolerance = 1e-12)
+  solve_sine(const MultigridSolver &solver, CellVector<double> &u, const double tolerance = 1e-12)
   {
     CellVector<double> b;
     solver.assemble_right_hand_side(sine_rhs, b);
@@ -374,21 +373,33 @@ TEST(RefinementEdge, OneDssMatchesCoordinateDefinition)
     }
 }
 
-TEST(AdaptiveSolver, UniformHierarchyMatchesUniformSolver)
+TEST(AdaptiveSolver, UniformHierarchyTakesTheUniformCycle)
 {
+  // One solver class for both: on a uniform hierarchy the solve's cells are
+  // the finest level's, with the uniform V-cycle; the right-hand side, the
+  // solution and the error are those of the finest level.
   BoxDescription       box;
   const LevelHierarchy h      = make_box_hierarchy(box, 2);
   const unsigned int   degree = 2;
-  AdaptiveMultigridSolver adaptive(h, degree, parameters());
-  CellVector<double>      u;
-  solve_sine(adaptive, u, 1e-13);
-  MultigridSolver    uniform(h, degree, parameters());
-  CellVector<double> b, v(h.levels.back().n_cells(), degree);
+  MultigridSolver      solver(h, degree, parameters());
+  EXPECT_FALSE(solver.locally_refined());
+  EXPECT_EQ(solver.n_active_cells(), h.levels.back().n_cells());
+  EXPECT_THROW(solver.active_mesh(), Error);
+  EXPECT_THROW(solver.free_mask(1), Error);
+  CellVector<double> u;
+  solve_sine(solver, u, 1e-13);
+  CellVector<double> b, c, v(h.levels.back().n_cells(), degree);
   assemble_right_hand_side(h.levels.back(), degree, sine_rhs, b);
+  solver.assemble_right_hand_side(sine_rhs, c);
+  c.add(-1., b);
+  EXPECT_EQ(c.linfty_norm(), 0.);
   MonitorControl control(100, 1e-13);
-  uniform.solve(v, b, control);
+  solver.solve(v, b, control);
   u.add(-1., v);
   EXPECT_LE(u.linfty_norm(), 1e-10 * v.linfty_norm());
+
+  const LevelHierarchy a = make_adaptive_box_hierarchy(box, 1, 2, make_octant_marker(box));
+  EXPECT_TRUE(MultigridSolver(a, degree, parameters()).locally_refined());
 }
 
 TEST(AdaptiveSolver, ActiveSolutionIsContinuousAcrossHangingFaces)
@@ -401,7 +412,7 @@ TEST(AdaptiveSolver, ActiveSolutionIsContinuousAcrossHangingFaces)
       for (const unsigned int degree : {2u, 3u})
         for (const SmootherType smoother : {SmootherType::chebyshev, SmootherType::patch})
         {
-          AdaptiveMultigridSolver solver(h, degree, parameters(smoother));
+          MultigridSolver solver(h, degree, parameters(smoother));
           CellVector<double>      u;
           solve_sine(solver, u);
           unsigned int n_faces = 0;
@@ -443,7 +454,7 @@ TEST(AdaptiveSolver, MatchesDirectSolveWithHangingNodeConstraints)
     for (const SmootherType smoother : {SmootherType::jacobi, SmootherType::chebyshev, SmootherType::patch})
       {
         const LevelHierarchy    h = make_adaptive_box_hierarchy(test.box, test.n_global, test.n_adaptive, make_marker(test.marker, test.box));
-        AdaptiveMultigridSolver solver(h, test.degree, parameters(smoother));
+        MultigridSolver solver(h, test.degree, parameters(smoother));
         CellVector<double>      b, u;
         solver.assemble_right_hand_side(sine_rhs, b);
         u.reinit(b);
@@ -451,7 +462,7 @@ TEST(AdaptiveSolver, MatchesDirectSolveWithHangingNodeConstraints)
         solver.solve(u, b, control);
 
         const ConstrainedSpace   space  = make_constrained_space(solver.active_mesh(), test.degree, test.box);
-        const CellVector<double> direct = direct_constrained_solve(solver.active_mesh(), solver.active_operator(), space, b);
+        const CellVector<double> direct = direct_constrained_solve(solver.active_mesh(), solver.fine_operator(), space, b);
         CellVector<double>       difference = u;
         difference.add(-1., direct);
         EXPECT_LE(difference.linfty_norm(), 1e-9 * direct.linfty_norm())
@@ -465,7 +476,7 @@ TEST(AdaptiveVCycle, IsSymmetric)
   const LevelHierarchy h = make_adaptive_box_hierarchy(box, 1, 2, make_marker("ball", box));
   for (const SmootherType smoother : {SmootherType::jacobi, SmootherType::patch})
   {
-  AdaptiveMultigridSolver solver(h, 2, parameters(smoother));
+  MultigridSolver solver(h, 2, parameters(smoother));
   CellVector<double>      r1(solver.n_active_cells(), 2), r2, z1, z2;
   r2.reinit(r1);
   fill_random(r1, 1);
@@ -490,7 +501,7 @@ TEST(AdaptiveSolver, L2ErrorDecreasesUnderOctantRefinement)
   for (int k = 0; k <= 2; ++k)
     {
       const LevelHierarchy    h = make_adaptive_box_hierarchy(box, 2, k, make_octant_marker(box));
-      AdaptiveMultigridSolver solver(h, degree, parameters());
+      MultigridSolver solver(h, degree, parameters());
       CellVector<double>      u;
       solve_sine(solver, u);
       errors.push_back(solver.compute_l2_error(u, sine));
@@ -508,7 +519,7 @@ TEST(AdaptiveSolver, CgCountsFlatInAdaptiveDepth)
       for (int k = 1; k <= 3; ++k)
         {
           const LevelHierarchy    h = make_adaptive_box_hierarchy(box, 2, k, make_octant_marker(box));
-          AdaptiveMultigridSolver solver(h, degree, parameters());
+          MultigridSolver solver(h, degree, parameters());
           CellVector<double>      u;
           counts.push_back(solve_sine(solver, u, 1e-10).iterations());
         }
@@ -524,11 +535,11 @@ TEST(AdaptiveSolver, StationaryIterationMatchesCg)
   BoxDescription          box;
   const LevelHierarchy    h = make_adaptive_box_hierarchy(box, 1, 2, make_marker("shell", box));
   MultigridParameters     p = parameters(SmootherType::jacobi);
-  AdaptiveMultigridSolver cg(h, 2, p);
+  MultigridSolver cg(h, 2, p);
   CellVector<double>      u;
   solve_sine(cg, u, 1e-13);
   p.outer = OuterIteration::stationary;
-  AdaptiveMultigridSolver stationary(h, 2, p);
+  MultigridSolver stationary(h, 2, p);
   CellVector<double>      v;
   const SolveStatistics   s = solve_sine(stationary, v, 1e-12);
   EXPECT_LE(s.iterations(), 40u);

@@ -7,9 +7,8 @@
 #include <cellwise/base/work_space_lock.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
-#include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/operators/hermite_function_tools.h>
 
@@ -154,7 +153,7 @@ TEST(ConcurrentAdaptiveSolve, ThreadsSharingOneSolverGetTheLoneAnswers)
 {
   BoxDescription                  box;
   const LevelHierarchy            h = make_adaptive_box_hierarchy(box, 1, 2, make_octant_marker(box));
-  const AdaptiveMultigridSolver   solver(h, 2, MultigridParameters{});
+  const MultigridSolver   solver(h, 2, MultigridParameters{});
   std::vector<CellVector<double>> loads(3);
   for (unsigned int i = 0; i < loads.size(); ++i)
     solver.assemble_right_hand_side(right_hand_sides()[i], loads[i]);

@@ -1,5 +1,5 @@
 // The solvers on host vectors by backend (multigrid/host_vector_solvers.h), on
-// the host: Backend::host is MultigridSolver / AdaptiveMultigridSolver itself
+// the host: Backend::host is MultigridSolver itself (uniform or locally refined)
 // (the same iterates, bit for bit), precondition() is the solver's cycle,
 // symmetric and positive as an outer CG needs, and Backend::cuda without a
 // device is refused with the reason (the device half is tested in tests/cuda).
@@ -7,7 +7,7 @@
 #include <cellwise/base/exceptions.h>
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/host_vector_solvers.h>
 #include <cellwise/operators/function_tools.h>
 
@@ -47,7 +47,7 @@ TEST(HostVectorSolver, HostBackendIsTheHostSolver)
   const BoxDescription    box;
   const LevelHierarchy    a        = make_adaptive_box_hierarchy(box, 1, 2, make_octant_marker(box));
   const auto              adaptive = make_adaptive_host_vector_solver(a, 2, parameters);
-  const AdaptiveMultigridSolver adaptive_reference(a, 2, parameters);
+  const MultigridSolver adaptive_reference(a, 2, parameters);
   EXPECT_EQ(adaptive->active_mesh().n_active_cells(), adaptive_reference.n_active_cells());
 }
 

@@ -9,7 +9,7 @@
 
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/partitioned_hierarchy.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
+#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/multigrid/chebyshev_smoother.h>
@@ -18,16 +18,14 @@
 #include <cellwise/multigrid/hermite_multigrid_solver.h>
 #include <cellwise/multigrid/hermite_vertex_patch_smoother.h>
 #include <cellwise/multigrid/jacobi_smoother.h>
-#include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/vertex_patch_smoother.h>
 #include <cellwise/operators/hermite_biharmonic_operator.h>
 #include <cellwise/operators/laplace_operator.h>
 #ifdef CELLWISE_WITH_CUDA
-#  include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
+#  include <cellwise/multigrid/cuda_multigrid_solver.h>
 #  include <cellwise/multigrid/cuda_cell_transfer.h>
 #  include <cellwise/multigrid/cuda_hermite_cell_transfer.h>
 #  include <cellwise/multigrid/cuda_hermite_multigrid_solver.h>
-#  include <cellwise/multigrid/cuda_multigrid_solver.h>
 #  include <cellwise/multigrid/cuda_point_smoothers.h>
 #  include <cellwise/operators/cuda_hermite_biharmonic_operator.h>
 #  include <cellwise/operators/cuda_laplace_operator.h>
@@ -151,8 +149,7 @@ TEST(Lifetime, HostClassesRefuseTemporariesTheyWouldKeep)
   EXPECT_TRUE((constructible<MultigridSolver, const H &, unsigned int, const MP &>));
   EXPECT_FALSE((constructible<MultigridSolver, H &&, unsigned int, const MP &>));
   EXPECT_FALSE((constructible<MultigridSolver, const H &&, unsigned int, const MP &>));
-  EXPECT_TRUE((constructible<AdaptiveMultigridSolver, const H &, unsigned int, const MP &>));
-  EXPECT_FALSE((constructible<AdaptiveMultigridSolver, const H &&, unsigned int, const MP &>));
+  EXPECT_TRUE((constructible<MultigridSolver, const H &, unsigned int, const MP &>));
   EXPECT_TRUE((constructible<HermiteMultigridSolver, const H &, const HermiteMultigridParameters &>));
   EXPECT_FALSE((constructible<HermiteMultigridSolver, const H &&, const HermiteMultigridParameters &>));
 }
@@ -187,7 +184,6 @@ TEST(Lifetime, CudaClassesRefuseTemporariesTheyWouldKeep)
 
   EXPECT_TRUE((constructible<cuda::MultigridSolver<>, const H &, unsigned int, const MP &>));
   EXPECT_FALSE((constructible<cuda::MultigridSolver<>, const H &&, unsigned int, const MP &>));
-  EXPECT_FALSE((constructible<cuda::AdaptiveMultigridSolver<>, const H &&, unsigned int, const MP &>));
   EXPECT_FALSE((constructible<cuda::HermiteMultigridSolver<>, const H &&, const HermiteMultigridParameters &>));
   EXPECT_TRUE((constructible<cuda::HermiteMultigridSolver<>, const H &, const HermiteMultigridParameters &>));
 }

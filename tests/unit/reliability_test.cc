@@ -7,14 +7,12 @@
 
 #include <cellwise/mesh/adaptive_builder.h>
 #include <cellwise/mesh/box_builder.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
-#include <cellwise/multigrid/memory_estimate.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/memory_estimate.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/dirichlet_mask.h>
 #ifdef CELLWISE_WITH_CUDA
-#  include <cellwise/multigrid/cuda_adaptive_multigrid_solver.h>
 #  include <cellwise/multigrid/cuda_multigrid_solver.h>
 #endif
 
@@ -66,7 +64,9 @@ TEST(Reliability, DirichletIdsThatNoFaceCarriesAreRefused)
   parameters.dirichlet_ids = {42};
   const std::string uniform = error_of([&] { MultigridSolver solver(h, 2, parameters); });
   EXPECT_TRUE(contains(uniform, "Dirichlet boundary id 42") && contains(uniform, "0, 1, 2, 3, 4, 5")) << uniform;
-  const std::string adaptive = error_of([&] { AdaptiveMultigridSolver solver(h, 2, parameters); });
+  // the same on a locally refined hierarchy (the solve on its active cells)
+  const LevelHierarchy a        = make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{}));
+  const std::string    adaptive = error_of([&] { MultigridSolver solver(a, 2, parameters); });
   EXPECT_TRUE(contains(adaptive, "Dirichlet boundary id 42")) << adaptive;
 
   // one bad id among good ones is still refused; good ids are accepted
@@ -87,7 +87,8 @@ TEST(Reliability, ThePatchSmootherRefusesNeumannFaces)
   parameters.dirichlet_ids = {0, 3};
   const std::string uniform = error_of([&] { MultigridSolver solver(h, 2, parameters); });
   EXPECT_TRUE(contains(uniform, "vertex-patch smoother") && contains(uniform, "boundary id 1 2 4 5")) << uniform;
-  EXPECT_TRUE(contains(error_of([&] { AdaptiveMultigridSolver solver(h, 2, parameters); }), "Neumann faces"));
+  const LevelHierarchy a = make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{}));
+  EXPECT_TRUE(contains(error_of([&] { MultigridSolver solver(a, 2, parameters); }), "Neumann faces"));
   parameters.dirichlet_ids = {0, 1, 2, 3, 4, 5}; // all faces named: taken
   EXPECT_EQ(error_of([&] { MultigridSolver solver(h, 2, parameters); }), "");
   parameters.dirichlet_ids = {0, 3}; // the point smoothers take Neumann faces
@@ -102,12 +103,9 @@ TEST(Reliability, SolversRefuseTemporaryHierarchies)
   // so MultigridSolver s(make_box_hierarchy(box, 2), ...) does not compile.
   EXPECT_TRUE((std::is_constructible_v<MultigridSolver, const LevelHierarchy &, unsigned int, const MultigridParameters &>));
   EXPECT_FALSE((std::is_constructible_v<MultigridSolver, LevelHierarchy &&, unsigned int, const MultigridParameters &>));
-  EXPECT_FALSE((std::is_constructible_v<AdaptiveMultigridSolver, LevelHierarchy &&, unsigned int, const MultigridParameters &>));
-  EXPECT_TRUE((std::is_constructible_v<AdaptiveMultigridSolver, LevelHierarchy &, unsigned int, const MultigridParameters &>));
+  EXPECT_TRUE((std::is_constructible_v<MultigridSolver, LevelHierarchy &, unsigned int, const MultigridParameters &>));
 #ifdef CELLWISE_WITH_CUDA
   EXPECT_FALSE((std::is_constructible_v<cuda::MultigridSolver<>, LevelHierarchy &&, unsigned int, const MultigridParameters &>));
-  EXPECT_FALSE(
-    (std::is_constructible_v<cuda::AdaptiveMultigridSolver<>, LevelHierarchy &&, unsigned int, const MultigridParameters &>));
 #endif
 }
 
@@ -135,9 +133,12 @@ TEST(Reliability, SolveRefusesAliasedVectorsAndGuessesOfAnotherShape)
       EXPECT_EQ(empty.n_cells(), fine.n_cells());
     }
 
-  // the adaptive solver goes through the same checks
-  const AdaptiveMultigridSolver adaptive(h, 2, MultigridParameters{});
-  CellVector<double>            b;
+  // the solve on the active cells of a locally refined hierarchy goes
+  // through the same checks
+  const LevelHierarchy  a = make_adaptive_box_hierarchy(BoxDescription{}, 1, 2, make_octant_marker(BoxDescription{}));
+  const MultigridSolver adaptive(a, 2, MultigridParameters{});
+  ASSERT_TRUE(adaptive.locally_refined());
+  CellVector<double> b;
   adaptive.assemble_right_hand_side(one, b);
   MonitorControl control(20, 1e-10);
   EXPECT_TRUE(contains(error_of([&] { adaptive.solve(b, b, control); }), "different vectors"));

@@ -9,9 +9,8 @@
 
 #include <cellwise/mesh/cell_mapping.h>
 #include <cellwise/mesh/unstructured_builder.h>
-#include <cellwise/multigrid/adaptive_multigrid_solver.h>
-#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/multigrid_solver.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/operators/function_tools.h>
 #include <cellwise/operators/laplace_operator.h>
 #include <cellwise/storage/dof_numbering.h>
@@ -198,7 +197,7 @@ TEST(Unstructured, AdaptiveSolverOnAUniformBallEqualsTheUniformSolver)
   MultigridParameters parameters; // Chebyshev
   MonitorControl      control_uniform(100, 1e-12), control_adaptive(100, 1e-12);
   const unsigned int  n_uniform  = MultigridSolver(h, degree, parameters).solve(u_uniform, b, control_uniform).iterations();
-  const unsigned int  n_adaptive = AdaptiveMultigridSolver(h, degree, parameters).solve(u_adaptive, b, control_adaptive).iterations();
+  const unsigned int  n_adaptive = MultigridSolver(h, degree, parameters).solve(u_adaptive, b, control_adaptive).iterations();
   EXPECT_LE(n_adaptive, n_uniform + 1);
   double difference = 0, norm = 0;
   for (unsigned int c = 0; c < fine.n_cells(); ++c)

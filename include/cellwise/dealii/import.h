@@ -208,7 +208,7 @@ namespace cellwise::dealii
    * 1's, ...; make_active_mesh(imported.hierarchy)), with deal.II's active
    * numbering; n_dofs = dof_handler.n_dofs(), valence over all active cells.
    * Use it with the functions of vector_transfer.h on active vectors
-   * (AdaptiveMultigridSolver).
+   * (MultigridSolver).
    *
    * @throws cellwise::Error if @p mesh is not the active mesh of @p imported.
    */

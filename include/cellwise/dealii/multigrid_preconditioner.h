@@ -31,7 +31,7 @@
  * Which solver it sets up follows from the mesh: one rank and no hanging
  * node, the uniform solver (cellwise::MultigridSolver, or its device twins
  * on Backend::cuda); one rank with hanging nodes, local smoothing on the
- * active cells (cellwise::AdaptiveMultigridSolver, doc/adaptive.md); several
+ * active cells (cellwise::MultigridSolver, doc/adaptive.md); several
  * ranks, the distributed solver on p4est's partition
  * (cellwise::DistributedMultigridSolver, doc/mpi.md). This class is the one
  * deal.II entry point (CHANGELOG.md names the older ones it replaces).

@@ -211,8 +211,8 @@ namespace cellwise
   /**
    * The adaptive V-cycle with local smoothing, written once over the vector
    * type (as VCycle): the host (AdaptiveVCycle below) and the CUDA backend
-   * (cuda::AdaptiveMultigridSolver) plug in their level components and their
-   * ActiveLevelTransfer.
+   * (cuda::MultigridSolver on a locally refined hierarchy) plug in their
+   * level components and their ActiveLevelTransfer.
    */
   template <typename VectorType>
   class LocalSmoothingVCycle : public Preconditioner<VectorType>

@@ -6,8 +6,8 @@
  * oracle in the tests) with the same MultigridParameters, the same cycle
  * (directions, smoothing steps) and the same Dirichlet masks, FP64 or the
  * FP32 hierarchy inside the FP64 outer iteration with rebalancing by the
- * device DSS. One class for every uniform hierarchy; its parts follow from
- * the hierarchy and the coefficient (uses_general_operator()):
+ * device DSS. One class for every hierarchy; its parts follow from the
+ * hierarchy and the coefficient (uses_general_operator()):
  *
  *  - box cells, no coefficient or its cell averages: the box parts
  *    (cuda_lagrange_parts.h): cuda::LaplaceOperator with the fused
@@ -24,14 +24,21 @@
  *    host's LaplaceMetric of every cell uploaded), masked Chebyshev or
  *    Jacobi over the device DSS with its skeleton phase, levels in the
  *    outer layout. The vertex-patch smoother is refused there (its device
- *    kernels take box cells and one coefficient per level).
+ *    kernels take box cells and one coefficient per level);
+ *  - a locally refined hierarchy (is_locally_refined; box cells, no
+ *    coefficient or its cell averages): the box parts on every level in
+ *    the local-smoothing cycle of adaptive_v_cycle.h (the smoothers leave
+ *    the refinement edges alone; the distribution to the levels and the
+ *    reassembly on the device, cuda_active_mesh_transfer.h), the solve on
+ *    the active cells with A_act, FP64 (doc/adaptive.md).
  *
  * Level 0: the host Cholesky factorization of the level's cell matrices,
  * or the smoother / CG coarse solver of the parameters; transfers:
  * cuda::CellTransfer. The whole solve runs on the device; the host sees
  * only the scalars of the inner products (and the tiny coarse level of the
- * Cholesky coarse solve). Refused with a message: the pure Neumann problem,
- * locally refined hierarchies (cuda::AdaptiveMultigridSolver).
+ * Cholesky coarse solve). Refused with a message: the pure Neumann problem;
+ * on a locally refined hierarchy mixed precision, mapped cells and the
+ * coefficient at the quadrature points (capabilities.h).
  *
  *   cuda::MultigridSolver<> solver(hierarchy, degree, parameters, &std::cout);
  *   solver.solve(u, b, control); // device vectors, cell-wise
@@ -92,8 +99,9 @@ namespace cellwise
                       std::ostream *log = nullptr, ComponentTimer *timer = nullptr,
                       GeneralKernel kernel = GeneralKernel::automatic) = delete;
 
-      /// Solve A u = b on the finest level from the given u (device vectors;
-      /// an empty u is the zero guess); b is the dual load vector. Dirichlet
+      /// Solve A u = b on the solve's cells (the finest level, or the active
+      /// cells) from the given u (device vectors; an empty u is the zero
+      /// guess); b is the dual load vector. Dirichlet
       /// entries of u must hold the boundary values (zero for homogeneous
       /// conditions) and are not changed. Throws NoConvergence when
       /// @p control fails.
@@ -114,14 +122,26 @@ namespace cellwise
       uses_general_operator(const LevelHierarchy &hierarchy, const MultigridParameters &parameters);
       bool
       uses_general_operator() const;
-      /// The FP64 operator of the finest level (cuda::LaplaceOperator on
-      /// box cells, else cuda::GeneralLaplaceOperator).
+      /// Whether the hierarchy is locally refined (the solve on its active
+      /// cells with local smoothing).
+      bool
+      locally_refined() const;
+      /// The active cells of a locally refined hierarchy (cellwise::Error on
+      /// a uniform one).
+      const ActiveMesh &
+      active_mesh() const;
+      /// The cells of the solve's vectors.
+      unsigned int
+      n_active_cells() const;
+      /// The FP64 operator of the solve's cells (cuda::LaplaceOperator on
+      /// box cells and on the active cells, else
+      /// cuda::GeneralLaplaceOperator).
       const LevelOperator<VectorType> &
       fine_operator() const;
       /// The cycle as the FP64 outer iteration sees it (dual → primal).
       const Preconditioner<VectorType> &
       preconditioner() const;
-      /// Dirichlet mask of the finest level (1 free, 0 constrained).
+      /// Dirichlet mask of the solve's cells (1 free, 0 constrained).
       const VectorType &
       dirichlet_mask() const;
       const MultigridParameters &

@@ -25,7 +25,7 @@
  * on every rank.
  *
  * On a locally refined hierarchy (host, FP64; doc/adaptive.md) the outer
- * iteration runs on the active mesh, as AdaptiveMultigridSolver's: its
+ * iteration runs on the active mesh, as MultigridSolver's: its
  * vectors, serial or distributed, are active vectors (serial ones in the
  * order of active_mesh()), and the V-cycle is LocalSmoothingVCycle with
  * each level's smoother masked on the refinement edge

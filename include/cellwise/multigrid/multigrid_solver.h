@@ -6,10 +6,23 @@
  * level, an exact or smoother coarse solve, the V-cycle, and the FP64 outer
  * iteration (CG or stationary). Set-up prints its progress to an optional
  * stream.
+ *
+ * On a uniformly refined hierarchy the solve's cells are the finest level's;
+ * on a locally refined one (is_locally_refined) they are the active cells
+ * (ActiveMesh: the operator A_act on them, the local-smoothing cycle of
+ * adaptive_v_cycle.h, a mask that zeroes the Dirichlet copies, not the
+ * hanging ones; doc/adaptive.md). Usage, either way:
+ *
+ *   MultigridSolver solver(h, degree, parameters, &std::cout);
+ *   CellVector<double> b, u;
+ *   solver.assemble_right_hand_side(f, b);
+ *   SolveStatistics s = solver.solve(u, b, control);
+ *   double e = solver.compute_l2_error(u, exact);
  */
 
 #include <cellwise/base/function.h>
 #include <cellwise/mesh/level.h>
+#include <cellwise/multigrid/adaptive_v_cycle.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/multigrid_parameters.h>
 #include <cellwise/multigrid/outer_solvers.h>
@@ -53,7 +66,7 @@ namespace cellwise
   check_no_pure_neumann(const MultigridParameters &parameters, const char *solver);
 
   /// Throws cellwise::Error unless the box parts of the CUDA backend
-  /// (cuda::MultigridSolver's on box cells, cuda::AdaptiveMultigridSolver's)
+  /// (cuda::MultigridSolver's on box cells and on locally refined hierarchies)
   /// take @p parameters' coefficient (none, or
   /// CoefficientEvaluation::cell_average) and the cells of @p hierarchy
   /// (boxes, no mapping): their fused kernels are those of box cells with
@@ -190,18 +203,57 @@ namespace cellwise
   public:
     using VectorType = CellVector<double>;
 
-    /// Set up on all levels of @p hierarchy (kept by reference).
+    /// Set up on all levels of @p hierarchy (kept by reference). Every
+    /// smoother, precision, outer iteration and coarse solver; on a locally
+    /// refined hierarchy not yet mixed precision nor the pure Neumann
+    /// problem (cellwise::Error naming what works: capabilities.h).
     MultigridSolver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr);
     /// The hierarchy is kept by reference: a temporary would dangle.
     MultigridSolver(const LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr) = delete;
 
-    /// Solve A u = b on the finest level from the given u (an empty u: from
-    /// zero); b is the dual load vector, a different vector. Dirichlet entries
-    /// of u must hold the boundary values (zero for homogeneous conditions)
-    /// and are not changed.
+    /// Solve A u = b on the solve's cells (the finest level, or the active
+    /// cells) from the given u (an empty u: from zero; on the active mesh
+    /// continuous with the hanging-node constraints); b is the dual load
+    /// vector, a different vector. Dirichlet entries of u must hold the
+    /// boundary values (zero for homogeneous conditions) and are not changed.
     SolveStatistics
     solve(VectorType &u, const VectorType &b, IterationControl &control) const;
 
+    /// b~_K = ∫_K f φ_i on the solve's cells (a dual vector).
+    void
+    assemble_right_hand_side(const ScalarFunction &f, VectorType &b, unsigned int n_q_points = 0) const;
+    /// Nodal interpolation on the solve's cells. On the active mesh not
+    /// continuous at hanging nodes in general (use only for Dirichlet data
+    /// that is polynomial on the boundary, or for post-processing).
+    void
+    interpolate(const ScalarFunction &f, VectorType &u) const;
+    /// ‖u_h − u‖_L2 over the solve's cells.
+    double
+    compute_l2_error(const VectorType &u, const ScalarFunction &exact, unsigned int n_q_points = 0) const;
+
+    /// Whether the hierarchy is locally refined (the solve on its active
+    /// cells with local smoothing).
+    bool
+    locally_refined() const
+    {
+      return mesh_ != nullptr;
+    }
+    /// The active cells of a locally refined hierarchy (cellwise::Error on
+    /// a uniform one, whose solve's cells are its finest level).
+    const ActiveMesh &
+    active_mesh() const;
+    /// The cells of the solve's vectors.
+    unsigned int
+    n_active_cells() const
+    {
+      return fine_operator_->n_cells();
+    }
+    /// Smoother mask of level ℓ of a locally refined hierarchy (1 free, 0 on
+    /// Dirichlet and the refinement edge E_ℓ).
+    const VectorType &
+    free_mask(unsigned int level) const;
+
+    /// The operator of the solve's cells (the finest level's, or A_act).
     const LaplaceOperator<double> &
     fine_operator() const
     {
@@ -214,7 +266,7 @@ namespace cellwise
     {
       return *preconditioner_;
     }
-    /// Dirichlet mask of the finest level (1 free, 0 constrained).
+    /// Dirichlet mask of the solve's cells (1 free, 0 constrained).
     const VectorType &
     dirichlet_mask() const
     {
@@ -232,12 +284,27 @@ namespace cellwise
     }
 
   private:
+    void
+    set_up_uniform(std::ostream *log);
+    void
+    set_up_local_smoothing(std::ostream *log);
+    /// The mesh of the solve's cells: the finest level, or the active cells.
+    const Level &
+    solve_level() const
+    {
+      return mesh_ ? mesh_->level : hierarchy_.levels.back();
+    }
+
     /// Serializes the solves of threads that share this object (base/work_space_lock.h).
     WorkSpaceLock work_space_lock_;
     const LevelHierarchy                                 &hierarchy_;
     unsigned int                                          degree_;
     MultigridParameters                                   parameters_;
     std::vector<VectorType>                               masks_;
+    /// The active cells (locally refined hierarchies only).
+    std::unique_ptr<const ActiveMesh>                     mesh_;
+    /// The levels' smoothing masks (locally refined hierarchies only).
+    std::vector<VectorType>                               free_masks_;
     /// The skeleton phase of the finest level's DSS (unstructured meshes).
     DssSkeleton                                           fine_skeleton_;
     std::shared_ptr<const ConstantNullSpace<double>>      null_space_; // pure Neumann only
