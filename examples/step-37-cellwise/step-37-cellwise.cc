@@ -719,10 +719,9 @@ namespace Step37
     void assemble_rhs();
     void solve();
     void compare_with_host(cellwise::MultigridParameters parameters) const;
-    // cellwise: setup_system()'s MatrixFree object, with or without the
-    // data step-37's operator needs, and assemble_rhs()'s loop on one
-    std::shared_ptr<MatrixFree<dim, double>>
-         make_matrix_free(const bool for_step37_operator) const;
+    // cellwise: setup_system()'s MatrixFree object and assemble_rhs()'s
+    // loop on one
+    std::shared_ptr<MatrixFree<dim, double>> make_matrix_free() const;
     void assemble_rhs_on(const MatrixFree<dim, double> &          matrix_free,
                          LinearAlgebra::distributed::Vector<double> &rhs) const;
     void output_results(const unsigned int cycle) const;
@@ -854,19 +853,26 @@ namespace Step37
                  << "s/" << time.wall_time() << 's' << std::endl;
     time.restart();
 
-    // cellwise: step-37's operator is applied only where its CG runs. With
-    // the cell-wise outer CG the MatrixFree object serves the vectors'
-    // layout and the right-hand side: JxW alone, no quadrature points (24
-    // bytes per point: 1.4 GB at 17 M DoFs) and no coefficient table
-    // (--compare-host builds step-37's own).
-    const bool step37_operator_applied = options.outer == "step-37";
-    system_matrix.initialize(make_matrix_free(step37_operator_applied));
-
-    if (step37_operator_applied)
-      system_matrix.evaluate_coefficient(Coefficient<dim>());
-
-    system_matrix.initialize_dof_vector(solution);
-    system_matrix.initialize_dof_vector(system_rhs);
+    // cellwise: step-37's operator is applied only where its CG runs. The
+    // cell-wise outer CG never applies it, and the right-hand side comes
+    // from the cell-wise front door (solve()): no MatrixFree object then
+    // (2 s of set-up at 17 M DoFs even without the coefficient), the
+    // vectors on deal.II's partition of the DoFs (--compare-host builds
+    // step-37's own operator).
+    if (options.outer == "step-37")
+      {
+        system_matrix.initialize(make_matrix_free());
+        system_matrix.evaluate_coefficient(Coefficient<dim>());
+        system_matrix.initialize_dof_vector(solution);
+        system_matrix.initialize_dof_vector(system_rhs);
+      }
+    else
+      {
+        solution.reinit(dof_handler.locally_owned_dofs(),
+                        locally_relevant_dofs,
+                        MPI_COMM_WORLD);
+        system_rhs.reinit(solution);
+      }
 
     setup_time += time.wall_time();
     time_details << "Setup matrix-free system   (CPU/wall) " << time.cpu_time()
@@ -880,20 +886,16 @@ namespace Step37
 
 
 
-  // cellwise: setup_system()'s MatrixFree object. The mapping data of
-  // step-37's operator (gradients, JxW, the quadrature points of the
-  // coefficient) or, for the right-hand side alone, JxW.
+  // cellwise: setup_system()'s MatrixFree object
   template <int dim>
   std::shared_ptr<MatrixFree<dim, double>>
-  LaplaceProblem<dim>::make_matrix_free(const bool for_step37_operator) const
+  LaplaceProblem<dim>::make_matrix_free() const
   {
     typename MatrixFree<dim, double>::AdditionalData additional_data;
     additional_data.tasks_parallel_scheme =
       MatrixFree<dim, double>::AdditionalData::none;
     additional_data.mapping_update_flags =
-      for_step37_operator ?
-        (update_gradients | update_JxW_values | update_quadrature_points) :
-        update_JxW_values;
+      (update_gradients | update_JxW_values | update_quadrature_points);
     std::shared_ptr<MatrixFree<dim, double>> system_mf_storage(
       new MatrixFree<dim, double>());
     system_mf_storage->reinit(mapping,
@@ -919,6 +921,10 @@ namespace Step37
   template <int dim>
   void LaplaceProblem<dim>::assemble_rhs()
   {
+    // cellwise: with the cell-wise outer CG the front door assembles it
+    // (solve()), from the cells it imported
+    if (options.outer != "step-37")
+      return;
     Timer time;
 
     assemble_rhs_on(*system_matrix.get_matrix_free(), system_rhs);
@@ -996,6 +1002,19 @@ namespace Step37
     const cellwise::dealii::MultigridPreconditioner preconditioner(
       mapping, dof_handler, mg_parameters, log_here ? &std::cout : nullptr);
     pcout << "Cell-wise multigrid: " << preconditioner.describe() << std::endl;
+    // cellwise: the right-hand side of the cell-wise outer CG, f = 1 with
+    // step-37's QGauss(p + 1) on the imported cells (host threads), zero
+    // on the Dirichlet DoFs as constraints.distribute_local_to_global
+    // leaves them
+    if (options.outer != "step-37")
+      {
+        Timer rhs_time;
+        preconditioner.assemble_right_hand_side(
+          Functions::ConstantFunction<dim>(1.), system_rhs, fe.degree + 1);
+        time_details << "Assemble right hand side (cellwise) (CPU/wall) "
+                     << rhs_time.cpu_time() << "s/" << rhs_time.wall_time()
+                     << 's' << std::endl;
+      }
 
     // The setup of the multigrid routines is quite easy and one cannot see
     // any difference in the solve process as compared to step-16. All the
@@ -1058,7 +1077,7 @@ namespace Step37
   {
     Timer            time;
     SystemMatrixType host_matrix;
-    host_matrix.initialize(make_matrix_free(true));
+    host_matrix.initialize(make_matrix_free());
     host_matrix.evaluate_coefficient(Coefficient<dim>());
     LinearAlgebra::distributed::Vector<double> host_rhs, host_solution;
     host_matrix.initialize_dof_vector(host_rhs);

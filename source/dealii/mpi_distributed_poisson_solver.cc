@@ -6,6 +6,7 @@
 #include <cellwise/mesh/partition.h>
 #include <cellwise/mesh/partitioned_hierarchy.h>
 #include <cellwise/multigrid/adaptive_v_cycle.h>
+#include <cellwise/operators/function_tools.h>
 
 #include <deal.II/base/mpi.h>
 #include <deal.II/distributed/tria.h>
@@ -202,6 +203,37 @@ namespace cellwise::dealii::internal
                        std::string(who) + ": the DoFHandler has " + std::to_string(dof_handler_->n_dofs()) +
                          " DoFs, at the set-up it had " + std::to_string(n_dofs_) +
                          ": build the preconditioner again after distribute_dofs");
+  }
+
+  void
+  DistributedPoissonSolver::assemble_right_hand_side(const ScalarFunction &f, DealiiVector &rhs,
+                                                     const unsigned int n_q_points) const
+  {
+    const auto lock = work_space_lock_.lock("cellwise::dealii::internal::DistributedPoissonSolver::assemble_right_hand_side");
+    check_dofs_unchanged("cellwise::dealii::MultigridPreconditioner::assemble_right_hand_side");
+    check_collectively(comm_, rhs.locally_owned_elements() == locally_owned_,
+                       "cellwise::dealii::MultigridPreconditioner::assemble_right_hand_side: a vector whose locally owned "
+                       "range is not the DoFHandler's on this rank");
+    // the integrals of the rank's own cells (its ghost cells are another
+    // rank's own), summed into its DoFs and the ghosts, which compress adds
+    // to their owners
+    const LocalLevel  &outer = *solver_->outer_level()->local;
+    CellVector<double> cells;
+    ::cellwise::assemble_right_hand_side(outer.level, dof_handler_->get_fe().degree, f, cells, n_q_points);
+    DealiiVector       sum(locally_owned_, locally_relevant_, comm_);
+    const unsigned int n3 = cells.dofs_per_cell();
+    for (unsigned int k = 0; k < outer.n_owned_cells(); ++k)
+      for (unsigned int i = 0; i < n3; ++i)
+        sum(outer_indices_[std::size_t(k) * n3 + i]) += cells(k, i);
+    sum.compress(::dealii::VectorOperation::add);
+    for (const auto j : dirichlet_dofs_)
+      if (locally_owned_.is_element(j))
+        sum(j) = 0.;
+    const bool ghosted = rhs.has_ghost_elements() || rhs.get_partitioner()->n_ghost_indices() > 0;
+    rhs.zero_out_ghost_values();
+    rhs.copy_locally_owned_data_from(sum);
+    if (::dealii::Utilities::MPI::max(int(ghosted), comm_) > 0) // (collective: the same on every rank)
+      rhs.update_ghost_values();
   }
 
   void

@@ -93,6 +93,14 @@ namespace cellwise::dealii::internal
     void
     precondition(DealiiVector &dst, const DealiiVector &src) const;
 
+    /// The load vector of @p f on deal.II's DoFs, collectively
+    /// (MultigridPreconditioner::assemble_right_hand_side): each rank
+    /// integrates over its own cells, deal.II's compress adds the shared
+    /// DoFs; zero on the Dirichlet DoFs. @p rhs: deal.II's locally owned
+    /// DoFs, any ghost layout (ghosts updated if it has any).
+    void
+    assemble_right_hand_side(const ScalarFunction &f, DealiiVector &rhs, unsigned int n_q_points) const;
+
     /// The distributed solver (its local levels, its exchange counts).
     const DistributedMultigridSolver &
     solver() const

@@ -45,6 +45,13 @@ namespace cellwise::dealii
         return solver_.solve(solution, rhs, control);
       }
 
+      void
+      assemble_right_hand_side(const ScalarFunction &f, DealiiVector &rhs, const unsigned int n_q_points) const override
+      {
+        check_dof_handler_alive();
+        solver_.assemble_right_hand_side(f, rhs, n_q_points);
+      }
+
     private:
       /// On every rank (collective), before the solver's own checks.
       void

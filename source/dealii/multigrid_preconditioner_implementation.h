@@ -7,6 +7,7 @@
 // mpi_multigrid_preconditioner.cc, built only with cellwise::mpi). Private
 // to source/dealii.
 
+#include <cellwise/base/function.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
 
 #include <iosfwd>
@@ -24,6 +25,11 @@ namespace cellwise::dealii
 
     virtual SolveStatistics
     solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const = 0;
+
+    /// MultigridPreconditioner::assemble_right_hand_side with @p f as the
+    /// core's function.
+    virtual void
+    assemble_right_hand_side(const ScalarFunction &f, DealiiVector &rhs, unsigned int n_q_points) const = 0;
 
     Configuration configuration;
     /// The MPI ranks it runs on.

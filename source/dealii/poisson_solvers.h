@@ -105,6 +105,12 @@ namespace cellwise::dealii::internal
     {
       return *numbered_;
     }
+    /// deal.II's DoFs on the Dirichlet boundary.
+    const ::dealii::IndexSet &
+    dirichlet_dofs() const
+    {
+      return dirichlet_dofs_;
+    }
 
   private:
     /// Serializes the solves of threads that share this object (base/work_space_lock.h).
@@ -211,6 +217,12 @@ namespace cellwise::dealii::internal
     numbered() const
     {
       return *numbered_;
+    }
+    /// deal.II's DoFs on the Dirichlet boundary.
+    const ::dealii::IndexSet &
+    dirichlet_dofs() const
+    {
+      return dirichlet_dofs_;
     }
     /// The FP64 operator of the active cells on the host (built on the first
     /// call): what the solver's outer iteration applies, for tests and ‖r₀‖₂.

@@ -56,6 +56,8 @@
 #include <iomanip>
 #include <string>
 
+#include "collective_refusal.h"
+
 using namespace dealii;
 
 namespace
@@ -68,22 +70,8 @@ namespace
   void
   expect_refusal(const char *name, const What &what, std::ostream &out)
   {
-    unsigned int refused = 0;
-    std::string  message;
-    try
-      {
-        what();
-      }
-    catch (const cellwise::Error &e)
-      {
-        refused = 1;
-        message = e.what();
-        message = message.substr(0, message.rfind(" ["));
-      }
-    const unsigned int n = Utilities::MPI::sum(refused, MPI_COMM_WORLD);
-    out << name << ": refused on " << (n == Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) ? "every rank" : "some ranks only")
-        << std::endl
-        << "  " << message << std::endl;
+    const CollectiveRefusal refusal = collective_refusal(what);
+    out << name << ": refused on " << refusal.where() << std::endl << "  " << refusal.message << std::endl;
   }
 
   /// step-37's coefficient, 1 / (0.05 + 2 |x|²).

@@ -21,6 +21,8 @@
 #include <string>
 #include <type_traits>
 
+#include "collective_refusal.h"
+
 namespace
 {
   using namespace dealii;
@@ -36,24 +38,11 @@ namespace
   void
   run(std::ostream &out, const std::string &what, const F &f)
   {
-    unsigned int refused = 0;
-    std::string  message;
-    try
-      {
-        f();
-      }
-    catch (const cellwise::Error &e)
-      {
-        refused = 1;
-        message = e.what();
-        message = message.substr(0, message.rfind(" ["));
-      }
-    const unsigned int n = Utilities::MPI::sum(refused, MPI_COMM_WORLD);
-    if (n == 0)
+    const CollectiveRefusal refusal = collective_refusal(f);
+    if (refusal.n_refused == 0)
       out << what << ": ok" << std::endl;
     else
-      out << what << ": refused on " << (n == Utilities::MPI::n_mpi_processes(MPI_COMM_WORLD) ? "every rank" : "some ranks only")
-          << ": " << message << std::endl;
+      out << what << ": refused on " << refusal.where() << ": " << refusal.message << std::endl;
   }
 } // namespace
 

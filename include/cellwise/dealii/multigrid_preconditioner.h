@@ -13,7 +13,9 @@
  *
  *   // or the whole solve, the cell-wise outer iteration under deal.II's
  *   // SolverControl (the fast path: on Backend::cuda nothing but b and x
- *   // cross the bus):
+ *   // cross the bus), with the load vector from the imported cells (no
+ *   // MatrixFree object or FEValues loop of the program's own needed):
+ *   mg.assemble_right_hand_side(Functions::ConstantFunction<3>(1.), rhs);
  *   mg.solve(solution, rhs, control);
  *
  * It takes a DoFHandler of FE_Q(p) (distribute_dofs; level DoFs from
@@ -49,6 +51,7 @@
 #include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/solver_control.h>
 
+#include <deal.II/base/function.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/mapping.h>
 #include <deal.II/lac/solver_control.h>
@@ -109,6 +112,22 @@ namespace cellwise::dealii
      */
     SolveStatistics
     solve(DealiiVector &solution, const DealiiVector &rhs, ::dealii::SolverControl &control) const;
+
+    /**
+     * The load vector rhs_j = ∫ f φ_j of deal.II's DoFs (collective on
+     * several ranks): Gauss quadrature with @p n_q_points per direction
+     * (0: p + 2; p + 1 is deal.II's usual QGauss(p + 1)) on the imported
+     * cells with the mapping given at construction, on the host's threads;
+     * zero on the Dirichlet DoFs, as AffineConstraints::
+     * distribute_local_to_global leaves them. On a locally refined mesh the
+     * hanging DoFs keep their own load (solve() takes that form as well as
+     * the condensed one; AffineConstraints::condense() makes the condensed
+     * one for a solver of the program's own). @p rhs: deal.II's locally
+     * owned DoFs of the DoFHandler, any ghost layout (ghosts updated if it
+     * has any). @p f is called from several threads at once.
+     */
+    void
+    assemble_right_hand_side(const ::dealii::Function<3> &f, DealiiVector &rhs, unsigned int n_q_points = 0) const;
 
     /// What it was set up as: the mesh's geometry and refinement, the
     /// parameters' precision, smoother and backend, and whether it runs on
