@@ -705,6 +705,14 @@ namespace Step37
     // the right-hand side, the cell-wise import), which is then the larger
     // part of the time to solution.
     unsigned int n_threads = 1;
+
+    // whether the cell-wise outer CG runs (step-37's operator, its
+    // MatrixFree object and its right-hand side are then not needed)
+    bool
+    outer_on_cellwise() const
+    {
+      return outer == "cellwise";
+    }
   };
 
   template <int dim>
@@ -859,7 +867,7 @@ namespace Step37
     // (2 s of set-up at 17 M DoFs even without the coefficient), the
     // vectors on deal.II's partition of the DoFs (--compare-host builds
     // step-37's own operator).
-    if (options.outer == "step-37")
+    if (!options.outer_on_cellwise())
       {
         system_matrix.initialize(make_matrix_free());
         system_matrix.evaluate_coefficient(Coefficient<dim>());
@@ -923,7 +931,7 @@ namespace Step37
   {
     // cellwise: with the cell-wise outer CG the front door assembles it
     // (solve()), from the cells it imported
-    if (options.outer != "step-37")
+    if (options.outer_on_cellwise())
       return;
     Timer time;
 
@@ -1006,7 +1014,7 @@ namespace Step37
     // step-37's QGauss(p + 1) on the imported cells (host threads), zero
     // on the Dirichlet DoFs as constraints.distribute_local_to_global
     // leaves them
-    if (options.outer != "step-37")
+    if (options.outer_on_cellwise())
       {
         Timer rhs_time;
         preconditioner.assemble_right_hand_side(
@@ -1041,8 +1049,7 @@ namespace Step37
     // the bus twice per iteration). The cell-wise one: the same CG on the
     // cell-wise FP64 operator (step-37's coefficient at the same quadrature
     // points, the same constraints), under the same SolverControl.
-    const bool outer_on_cellwise = options.outer == "cellwise";
-    if (outer_on_cellwise)
+    if (options.outer_on_cellwise())
       preconditioner.solve(solution, system_rhs, solver_control);
     else
       {
@@ -1056,7 +1063,7 @@ namespace Step37
     pcout << "Time solve (" << solver_control.last_step() << " iterations)"
           << (solver_control.last_step() < 10 ? "  " : " ") << "(CPU/wall) "
           << time.cpu_time() << "s/" << time.wall_time() << "s, outer CG "
-          << (outer_on_cellwise ? "cellwise (" : "step-37's (") +
+          << (options.outer_on_cellwise() ? "cellwise (" : "step-37's (") +
                cellwise::to_string(preconditioner.backend()) + ")\n";
 
     if (options.compare_host)

@@ -528,18 +528,21 @@ namespace cellwise::dealii
   std::vector<dof_index>
   dirichlet_dofs(const ImportedHierarchy &imported, const std::vector<unsigned int> &dirichlet_ids)
   {
-    const unsigned int degree = imported.degree;
-    const auto         selects = [&dirichlet_ids](const int neighbor) {
-      return face_neighbor::is_boundary(neighbor) &&
-             (dirichlet_ids.empty() ||
-              std::find(dirichlet_ids.begin(), dirichlet_ids.end(), face_neighbor::boundary_id(neighbor)) != dirichlet_ids.end());
-    };
+    const unsigned int degree  = imported.degree;
+    const auto         selects = [&dirichlet_ids](const int neighbor) { return is_dirichlet_face(neighbor, dirichlet_ids); };
     const dof_index           n_dofs = imported.active_dofs.empty() ? 0 : imported.active_dofs.back().n_dofs;
     std::vector<unsigned char> on(n_dofs, 0);
     for (unsigned int l = 0; l < imported.hierarchy.n_levels(); ++l)
       {
         const Level  &level = imported.hierarchy.level(l);
         const DofMap &map   = imported.active_dofs[l];
+        // a level without active cells has no DoF of deal.II's (all of a
+        // uniform mesh's levels but the finest)
+        bool has_active = false;
+        for (unsigned int K = 0; K < level.n_cells() && !has_active; ++K)
+          has_active = map.contains(K);
+        if (!has_active)
+          continue;
         // the DoFs of each cell's own selected faces (no DSS: a DoF at an
         // edge or vertex of such a face is on the face, in that cell)
         const CellVector<float> marker = mark_own_face_dofs<float>(level, degree, lagrange_trace_layers(degree), selects);

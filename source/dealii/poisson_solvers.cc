@@ -51,18 +51,29 @@ namespace cellwise::dealii::internal
       return r.l2_norm();
     }
 
+    double
+    seconds_since(const std::chrono::steady_clock::time_point start)
+    {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
     /// deal.II's DoFs on the Dirichlet faces of @p parameters (every
     /// boundary face if no ids; none for the pure Neumann problem), from the
     /// imported mesh: extract_boundary_dofs's set (dirichlet_dofs, tested
     /// against it in dealii/import_operator) without its single-threaded loop.
+    /// Its time goes to @p log.
     ::dealii::IndexSet
-    dirichlet_dofs_of(const ImportedHierarchy &imported, const MultigridParameters &parameters)
+    dirichlet_dofs_of(const ImportedHierarchy &imported, const MultigridParameters &parameters, std::ostream *log)
     {
+      const auto         start = std::chrono::steady_clock::now();
       ::dealii::IndexSet set(imported.active_dofs.back().n_dofs);
-      if (parameters.pure_neumann)
-        return set;
-      const std::vector<dof_index> dofs = dirichlet_dofs(imported, parameters.dirichlet_ids);
-      set.add_indices(dofs.begin(), dofs.end());
+      if (!parameters.pure_neumann)
+        {
+          const std::vector<dof_index> dofs = dirichlet_dofs(imported, parameters.dirichlet_ids);
+          set.add_indices(dofs.begin(), dofs.end());
+        }
+      if (log)
+        *log << "  deal.II's Dirichlet DoFs (host): " << seconds_since(start) << " s" << std::endl;
       return set;
     }
 
@@ -73,11 +84,6 @@ namespace cellwise::dealii::internal
       return std::make_unique<LaplaceOperator<double>>(level, degree, parameters.coefficient, parameters.coefficient_evaluation);
     }
 
-    double
-    seconds_since(const std::chrono::steady_clock::time_point start)
-    {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
 
     /// import_dof_handler, its time written to @p log.
     ImportedHierarchy
@@ -128,10 +134,7 @@ namespace cellwise::dealii::internal
                         "internal::AdaptivePoissonSolver takes locally refined ones");
     solver_ = make_host_vector_solver(h, imported_.degree, parameters, log);
     numbered_ = logged_numbered(*solver_, imported_.active_dofs.back(), log);
-    const auto start = std::chrono::steady_clock::now();
-    dirichlet_dofs_  = dirichlet_dofs_of(imported_, parameters);
-    if (log)
-      *log << "  deal.II's Dirichlet DoFs (host): " << seconds_since(start) << " s" << std::endl;
+    dirichlet_dofs_ = dirichlet_dofs_of(imported_, parameters, log);
   }
 
   SolveStatistics
@@ -175,7 +178,7 @@ namespace cellwise::dealii::internal
     solver_         = make_adaptive_host_vector_solver(imported_.hierarchy, imported_.degree, parameters, log);
     active_map_     = make_active_mesh_map(imported_, solver_->active_mesh());
     numbered_       = logged_numbered(*solver_, active_map_, log);
-    dirichlet_dofs_ = dirichlet_dofs_of(imported_, parameters);
+    dirichlet_dofs_ = dirichlet_dofs_of(imported_, parameters, log);
   }
 
   const LaplaceOperator<double> &

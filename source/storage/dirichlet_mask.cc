@@ -8,6 +8,14 @@
 
 namespace cellwise
 {
+  bool
+  is_dirichlet_face(const int neighbor, const std::vector<unsigned int> &dirichlet_ids)
+  {
+    return face_neighbor::is_boundary(neighbor) &&
+           (dirichlet_ids.empty() ||
+            std::find(dirichlet_ids.begin(), dirichlet_ids.end(), face_neighbor::boundary_id(neighbor)) != dirichlet_ids.end());
+  }
+
   std::vector<unsigned int>
   boundary_ids(const Level &level)
   {
@@ -114,11 +122,7 @@ namespace cellwise
   {
     // u = ∂n u = 0 on a clamped face of the Hermite element: both layers
     CellVector<Number, MemorySpace::Host, Layout> mask =
-      mark_face_dofs<Number, Layout>(level, degree, layers, [&dirichlet_ids](const int neighbor) {
-        return face_neighbor::is_boundary(neighbor) &&
-               (dirichlet_ids.empty() || std::find(dirichlet_ids.begin(), dirichlet_ids.end(),
-                                                   face_neighbor::boundary_id(neighbor)) != dirichlet_ids.end());
-      });
+      mark_face_dofs<Number, Layout>(level, degree, layers, [&dirichlet_ids](const int neighbor) { return is_dirichlet_face(neighbor, dirichlet_ids); });
     // the marker becomes the mask in place (no second vector of the level)
     parallel_for(level.n_cells(), cell_grain, [&](const std::size_t cell) {
       for (unsigned int i = 0; i < mask.dofs_per_cell(); ++i)

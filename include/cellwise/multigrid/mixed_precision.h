@@ -82,9 +82,7 @@ namespace cellwise
     {
       const auto lock = work_space_lock_.lock("cellwise::MixedPrecisionPreconditioner::vmult");
       round(r);
-      inner_->vmult(z_, r_);
-      if (consistent_)
-        consistent_(z_);
+      inner_cycle();
       z.copy_from(z_); // exact widening
     }
 
@@ -243,15 +241,23 @@ namespace cellwise
       double
       cycle_and_pairing() const
       {
-        V_.inner_->vmult(V_.z_, V_.r_);
-        if (V_.consistent_)
-          V_.consistent_(V_.z_);
+        V_.inner_cycle();
         return V_.r_.dot(V_.z_);
       }
 
       const MixedPrecisionPreconditioner      &V_;
       std::optional<WorkSpaceLock::Holder> held_;
     };
+
+    /// z_ = the FP32 cycle on r_, made consistent where the solver asked for
+    /// it (make_corrections_consistent).
+    void
+    inner_cycle() const
+    {
+      inner_->vmult(z_, r_);
+      if (consistent_)
+        consistent_(z_);
+    }
 
     /// r_ = fl32(r), or fl32(Π r) where the backend fused the rebalancing.
     void

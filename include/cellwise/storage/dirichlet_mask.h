@@ -35,6 +35,12 @@ namespace cellwise
                       const std::vector<unsigned int> &dirichlet_ids,
                       const TraceLayers               &layers);
 
+  /// Whether a face with neighbour code @p neighbor is a Dirichlet face: a
+  /// boundary face whose id is in @p dirichlet_ids (any boundary face if
+  /// empty). The `selects` of mark_face_dofs for the Dirichlet masks.
+  bool
+  is_dirichlet_face(int neighbor, const std::vector<unsigned int> &dirichlet_ids);
+
   /// 1 on every copy of a DoF on a face for whose neighbour code (a cell
   /// index, face_neighbor::none or a boundary) @p selects is true, on every
   /// layer of @p layers, 0 elsewhere: the faces' DoFs are marked and one DSS

@@ -14,7 +14,6 @@
 #include <cellwise/storage/dirichlet_mask.h>
 #include <cellwise/storage/mpi_distributed_cell_vector.h>
 
-#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -31,9 +30,7 @@ namespace cellwise
   {
     DistributedCellVector<Number, Layout> mask(level, degree);
     mask.local() = mark_own_face_dofs<Number, Layout>(level->local->level, degree, level->layers, [&](const int neighbor) {
-      return face_neighbor::is_boundary(neighbor) &&
-             (dirichlet_ids.empty() ||
-              std::find(dirichlet_ids.begin(), dirichlet_ids.end(), face_neighbor::boundary_id(neighbor)) != dirichlet_ids.end());
+      return is_dirichlet_face(neighbor, dirichlet_ids);
     });
     level->dss.apply(mask.local(), DssMode::sum);
     auto &local = mask.local();
