@@ -175,6 +175,12 @@ namespace cellwise::dealii
     CELLWISE_CHECK(f.n_components == 1, "cellwise::dealii::MultigridPreconditioner::assemble_right_hand_side: the function "
                                         "has "
                                           << f.n_components << " components; the Poisson problem's right-hand side has one");
+    // (a rule of hundreds of points per direction would run for hours on a
+    // large mesh rather than fail)
+    CELLWISE_CHECK(n_q_points <= max_right_hand_side_points,
+                   "cellwise::dealii::MultigridPreconditioner::assemble_right_hand_side: "
+                     << n_q_points << " Gauss points per direction; take 0 (the default, p + 2) or up to "
+                     << max_right_hand_side_points);
     // f is called from the host's threads, as deal.II's own parallel loops do
     implementation_->assemble_right_hand_side(
       [&f](const Point &x) { return f.value(::dealii::Point<3>(x[0], x[1], x[2])); }, rhs, n_q_points);

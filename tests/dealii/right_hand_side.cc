@@ -9,9 +9,10 @@
 // a corner (hanging nodes: both leave the hanging DoFs their own load), and
 // on one rank the ball with MappingQ(2) (curved cells; on several ranks the
 // front door takes boxes only). Then the solve from the front door's load
-// vector equals the solve from deal.II's. Also: a vector of another size
-// and a function of two components are refused (on several ranks the size
-// check is the collective one of the locally owned range).
+// vector equals the solve from deal.II's. Also: a vector of another size,
+// a rule of 100 points per direction and a function of two components are
+// refused (on several ranks the size check is the collective one of the
+// locally owned range).
 
 #include <cellwise/dealii/multigrid_preconditioner.h>
 
@@ -191,6 +192,7 @@ main(int argc, char **argv)
     const cellwise::dealii::MultigridPreconditioner mg(mapping, dof_handler, test::parameters());
     expect_refusal("a vector of another size", [&] { mg.assemble_right_hand_side(Load(), wrong_size); }, file);
     LinearAlgebra::distributed::Vector<double> rhs(dof_handler.locally_owned_dofs(), comm);
+    expect_refusal("a rule of 100 points per direction", [&] { mg.assemble_right_hand_side(Load(), rhs, 100); }, file);
     expect_refusal("a function of two components",
                    [&] { mg.assemble_right_hand_side(Functions::ConstantFunction<3>(1., 2), rhs); }, file);
   }

@@ -124,10 +124,12 @@ namespace cellwise::dealii
      * the condensed one; AffineConstraints::condense() makes the condensed
      * one for a solver of the program's own). @p rhs: deal.II's locally
      * owned DoFs of the DoFHandler, any ghost layout (ghosts updated if it
-     * has any). @p f is called from several threads at once.
+     * has any). @p f is called from several threads at once. More than
+     * max_right_hand_side_points points per direction are refused.
      */
     void
     assemble_right_hand_side(const ::dealii::Function<3> &f, DealiiVector &rhs, unsigned int n_q_points = 0) const;
+    static constexpr unsigned int max_right_hand_side_points = 32;
 
     /// What it was set up as: the mesh's geometry and refinement, the
     /// parameters' precision, smoother and backend, and whether it runs on
