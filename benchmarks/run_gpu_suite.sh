@@ -65,9 +65,7 @@ if [[ -n "$problems" ]]; then
       run "$log" 60 $poisson --problem-file "$file" --backend cuda --precision "$precision" --tolerance 1e-12
       bound='(1[0-9]|[2-9][0-9])'
       [[ $precision == mixed ]] && bound='(0[89]|1[0-9]|[2-9][0-9])'
-      if grep -q "mixed precision with local smoothing is not built yet" "$out/$log.log"; then
-        echo "[suite] $log: locally refined, FP64 only (refused as the capability table says)"
-      elif grep -Eq " [0-9]\.[0-9]+e-$bound +[0-9]\.[0-9]+e-$bound\$" "$out/$log.log"; then
+      if grep -Eq " [0-9]\.[0-9]+e-$bound +[0-9]\.[0-9]+e-$bound\$" "$out/$log.log"; then
         echo "[suite] $log: equals deal.II's solution"
       else
         echo "[suite] $log: DIFFERS from deal.II's solution (see $log.log)"

@@ -43,7 +43,7 @@ cases=(
   "--threads -3"
   "--iterations 0"
   "--solver cg --cycle forward --smoother patch"
-  "--adaptive-steps 1 --precision mixed"
+  "--problem biharmonic --adaptive-steps 1 --precision mixed"
   "--stop-on extrapolated --solver cg"
   "--marker ball"
   "--jacobi-omega 0.5"

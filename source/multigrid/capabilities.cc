@@ -13,8 +13,11 @@ namespace cellwise
     const bool local            = c.refinement == MeshRefinement::local;
     // One rule per hole, most general first: a configuration with several
     // holes is told of the first, and the option that fills it.
-    if (local && c.precision == Precision::mixed)
-      return "mixed precision with local smoothing is not built yet (use precision fp64)";
+    if (local && c.precision == Precision::mixed && c.equation == Equation::biharmonic)
+      return "mixed precision with local smoothing is not built for the Hermite element yet (use precision fp64)";
+    if (local && c.precision == Precision::mixed && device && c.distributed)
+      return "mixed precision with local smoothing runs on the device on one rank so far (use precision fp64, the host "
+             "backend on ranks, or one rank)";
     if (c.equation == Equation::biharmonic)
       {
         if (c.geometry != MeshGeometry::box)

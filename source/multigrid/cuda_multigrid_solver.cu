@@ -11,7 +11,9 @@
 #include <cellwise/base/setup_times.h>
 #include <cellwise/multigrid/capabilities.h>
 #include <cellwise/multigrid/cuda_active_mesh_transfer.h>
+#include <cellwise/multigrid/cuda_cell_transfer.h>
 #include <cellwise/multigrid/cuda_multigrid_solver.h>
+#include <cellwise/multigrid/mixed_local_smoothing.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/multigrid/timed_components.h>
@@ -75,6 +77,62 @@ namespace cellwise
         if (!timer)
           return v_cycle;
         return std::make_shared<TimedPreconditioner<Vector>>(v_cycle, *timer, "cycle: zero fills, vector operations");
+      }
+
+      /// The FP32 local-smoothing cycle of @p parts in the FP64 routing and
+      /// rebuilding of the refinement-edge copies (mixed_local_smoothing.h),
+      /// on the device: the FP64 distribution and reassembly, transfers,
+      /// edge masks and levels' DSS data as set-up stages.
+      template <typename OuterVector, typename Parts>
+      std::shared_ptr<const Preconditioner<OuterVector>>
+      make_mixed_local_smoothing_cycle(const LevelHierarchy      &hierarchy,
+                                       const ActiveMesh          &mesh,
+                                       const unsigned int         degree,
+                                       const MultigridParameters &parameters,
+                                       Parts                     &parts,
+                                       std::ostream              *log,
+                                       ComponentTimer            *timer,
+                                       SetupTimes                &times)
+      {
+        using InnerVector = typename Parts::Vector;
+        using Layout      = typename OuterVector::layout_type;
+        ::cellwise::internal::LagrangeLevels levels(hierarchy, degree, parameters, parts,
+                                                    ::cellwise::internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge,
+                                                    nullptr, &mesh);
+        typename VCycle<InnerVector>::Components components = ::cellwise::internal::assemble_levels(hierarchy, levels, log);
+        if (timer)
+          time_cycle_components<InnerVector>(components, *timer, to_string(parameters.smoother) + " smoother");
+        auto cycle = std::make_shared<LocalSmoothingVCycle<InnerVector>>(
+          std::make_shared<ActiveMeshTransfer<typename InnerVector::value_type, typename InnerVector::layout_type>>(mesh),
+          std::move(components), parameters.cycle_parameters());
+
+        using Mixed = MixedLocalSmoothingCycle<OuterVector, InnerVector>;
+        typename Mixed::Levels fp64;
+        device_stage(times, "FP64 distribution, transfers and edge masks", [&] {
+          fp64.active_transfer = std::make_shared<ActiveMeshTransfer<double, Layout>>(mesh);
+          fp64.transfer        = std::make_shared<CellTransfer<double, Layout>>(hierarchy, degree);
+          auto level_data      = std::make_shared<std::vector<LevelData>>();
+          level_data->reserve(hierarchy.n_levels());
+          for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+            {
+              const Level &level = hierarchy.level(l);
+              level_data->emplace_back(level, degree);
+              fp64.edge.emplace_back();
+              fp64.kept.emplace_back();
+              // (level 0 covers the domain: no refinement edge)
+              CellVector<double, MemorySpace::Host, Layout> kept(level.n_cells(), degree);
+              kept.fill(1.);
+              if (l > 0)
+                {
+                  const auto edge = make_refinement_edge_mask<double, Layout>(level, degree);
+                  kept.add(-1., edge);
+                  fp64.edge.back().copy_from_host(edge);
+                }
+              fp64.kept.back().copy_from_host(kept);
+            }
+          fp64.level_mean = [level_data](const unsigned int l, OuterVector &v) { apply_dss((*level_data)[l], v, DssMode::mean); };
+        });
+        return std::make_shared<Mixed>(std::move(cycle), std::move(fp64));
       }
 
       /// The FP32 @p cycle inside the FP64 outer iteration: its correction
@@ -144,7 +202,8 @@ namespace cellwise
 
     // A locally refined hierarchy: the box parts on every level, the
     // active-mesh operator A_act for the outer iteration, the Dirichlet
-    // mask of the active cells (not the hanging copies), FP64.
+    // mask of the active cells (not the hanging copies); FP64 levels, or
+    // FP32 ones in the FP64 routing and rebuilding of the edge copies.
     template <typename Layout>
     void
     MultigridSolver<Layout>::Components::set_up_local_smoothing(const LevelHierarchy &hierarchy,
@@ -166,8 +225,17 @@ namespace cellwise
                                                                           parameters.coefficient_evaluation);
       });
       set_outer_operator();
-      BoxLagrangeParts<double, Layout> parts(hierarchy, degree, parameters, times, nullptr, false);
-      preconditioner = make_cycle<VectorType>(hierarchy, degree, parameters, parts, nullptr, log, timer, mesh.get());
+      if (parameters.precision == Precision::fp64)
+        {
+          BoxLagrangeParts<double, Layout> parts(hierarchy, degree, parameters, times, nullptr, false);
+          preconditioner = make_cycle<VectorType>(hierarchy, degree, parameters, parts, nullptr, log, timer, mesh.get());
+          return;
+        }
+      // FP32 levels cell-contiguous whatever the outer layout, as on
+      // uniform meshes (the conversions change the layout in their pass)
+      BoxLagrangeParts<float, CellContiguous> parts(hierarchy, degree, parameters, times, nullptr, false);
+      set_mixed_preconditioner(
+        make_mixed_local_smoothing_cycle<VectorType>(hierarchy, *mesh, degree, parameters, parts, log, timer, times));
     }
 
     // Box cells: the fused kernels of cuda::LaplaceOperator; the finest
@@ -407,8 +475,11 @@ namespace cellwise
       Components &c    = *components_;
       return solve_outer(c.parameters, *c.outer_operator, c.mask.n_cells(), c.degree, *c.preconditioner, u, b, c.mask,
                          control, [&c](VectorType &r) {
-                           // (FP64 only on the active mesh, checked at set-up)
-                           CELLWISE_CHECK(!c.mesh, "the local-smoothing solve does not rebalance: it runs in FP64 only");
+                           // on the active mesh the mixed cycle rebalances the
+                           // level right-hand sides itself, after routing the
+                           // refinement-edge copies (mixed_local_smoothing.h)
+                           if (c.mesh)
+                             return;
                            if (!c.timer)
                              return apply_dss(*c.fine_level_data, r, DssMode::mean);
                            TimedScope scope(*c.timer, "rebalancing (mean DSS)");

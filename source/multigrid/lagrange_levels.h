@@ -152,8 +152,7 @@ namespace cellwise::internal
       return smoother;
     }
 
-    /// "<note><N active, ><what><, FP64|FP32><where>": the precision where
-    /// the levels may have either (local smoothing runs in FP64 only).
+    /// "<note><N active, ><what>, FP64|FP32<where>".
     std::string
     log_line(const unsigned int l, const Operator &op, const std::string &what)
     {
@@ -161,9 +160,7 @@ namespace cellwise::internal
       line << parts_.level_note(l, op);
       if (mesh_)
         line << std::setw(10) << mesh_->active_cells[l].size() << " active, ";
-      line << what;
-      if (!mesh_)
-        line << (sizeof(typename Vector::value_type) == 4 ? ", FP32" : ", FP64");
+      line << what << (sizeof(typename Vector::value_type) == 4 ? ", FP32" : ", FP64");
       line << parts_.where();
       return line.str();
     }

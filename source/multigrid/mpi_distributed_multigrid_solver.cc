@@ -1,5 +1,6 @@
 #include <cellwise/base/mpi_rank_agreement.h>
 #include <cellwise/multigrid/capabilities.h>
+#include <cellwise/multigrid/mixed_local_smoothing.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/outer_solvers.h>
 #include <cellwise/storage/dss.h>
@@ -151,6 +152,42 @@ namespace cellwise
         why << "a coarse level beyond the Cholesky solve (" << hierarchy.coarse_level().n_cells() << " coarse cells)";
       return why.str();
     }
+
+    /// The FP32 local-smoothing cycle @p inner (this rank's part) in the
+    /// FP64 routing and rebuilding of the refinement-edge copies
+    /// (mixed_local_smoothing.h), with the distributed FP64 pieces: the
+    /// distribution and reassembly, the transfers, the edge masks and the
+    /// levels' DSS across the ranks.
+    std::shared_ptr<const Preconditioner<DistributedCellVector<double>>>
+    make_mixed_local_smoothing_cycle(std::shared_ptr<const Preconditioner<DistributedCellVector<float>>> inner,
+                                     const PartitionedHierarchy                                         &hierarchy,
+                                     const std::vector<LocalLevel>                                      &local,
+                                     const std::vector<std::shared_ptr<const DistributedLevel>>         &levels,
+                                     const ActiveMesh                                                   &mesh,
+                                     const std::shared_ptr<const DistributedLevel>                      &outer_level,
+                                     const MPI_Comm                                                      comm,
+                                     const unsigned int                                                  degree)
+    {
+      using Outer = DistributedCellVector<double>;
+      using Inner = DistributedCellVector<float>;
+      auto cycle  = std::dynamic_pointer_cast<const LocalSmoothingVCycle<Inner>>(std::move(inner));
+      CELLWISE_CHECK(cycle, "DistributedMultigridSolver: the FP32 cycle of a locally refined hierarchy is not the local-smoothing one");
+      typename MixedLocalSmoothingCycle<Outer, Inner>::Levels fp64;
+      fp64.active_transfer = std::make_shared<const DistributedActiveLevelTransfer<double>>(mesh, levels, outer_level);
+      fp64.transfer        = std::make_shared<const DistributedLevelTransfer<double>>(hierarchy, local, comm, degree);
+      for (unsigned int l = 0; l < levels.size(); ++l)
+        {
+          // (level 0 covers the domain: no refinement edge)
+          fp64.edge.push_back(l == 0 ? Outer() : make_distributed_refinement_edge_mask<double>(levels[l], degree));
+          Outer kept(levels[l], degree);
+          kept.fill(1.);
+          if (l > 0)
+            kept.add(-1., fp64.edge.back());
+          fp64.kept.push_back(std::move(kept));
+        }
+      fp64.level_mean = [levels](const unsigned int l, Outer &v) { levels[l]->dss.apply(v.local(), DssMode::mean); };
+      return std::make_shared<const MixedLocalSmoothingCycle<Outer, Inner>>(std::move(cycle), std::move(fp64));
+    }
   } // namespace
 
   DistributedMultigridSolver::DistributedMultigridSolver(const LevelHierarchy      &serial,
@@ -233,7 +270,7 @@ namespace cellwise
                        "the distributed solver (" + std::to_string(size) + " MPI ranks) does not take " + why +
                          " yet; it runs on the host or the device (FP64 or mixed) with the Chebyshev, Jacobi or vertex-patch "
                          "smoother, CG or the stationary iteration, a Cholesky coarse solve, and uniform box or lattice meshes, "
-                         "and locally refined ones in FP64 (doc/mpi.md)");
+                         "and locally refined ones (doc/mpi.md)");
     const unsigned int n_levels = hierarchy.n_levels();
     // the patch smoother reads every cell of a patch: the vertex halo
     const GhostLayer ghosts = parameters.smoother == SmootherType::patch ? GhostLayer::vertices : GhostLayer::faces;
@@ -286,6 +323,9 @@ namespace cellwise
       {
         if (parameters.precision == Precision::fp64)
           cycle_ = make_cycle<double, MemorySpace::Host>(log, active_mesh_ ? nullptr : outer_operator_, outer_mask_);
+        else if (active_mesh_)
+          cycle_ = make_mixed_local_smoothing_cycle(make_cycle<float, MemorySpace::Host>(log, outer_operator_, outer_mask_),
+                                                    hierarchy, local_, levels_, *active_mesh_, outer_level_, comm, degree);
         else
           cycle_ = std::make_shared<const MixedPrecisionPreconditioner<VectorType, DistributedCellVector<float>>>(
             make_cycle<float, MemorySpace::Host>(log, outer_operator_, outer_mask_),
@@ -388,7 +428,13 @@ namespace cellwise
     // the serial solvers' outer solve, on distributed vectors: CG or the
     // stationary iteration, and a NaN in b or u named (collectively: the
     // monitors and all_finite are global)
-    const auto mean_dss = [this](VectorType &r) { outer_level_->dss.apply(r.local(), DssMode::mean); };
+    // (on the active mesh the mixed cycle rebalances the level right-hand
+    // sides itself, after routing the refinement-edge copies:
+    // mixed_local_smoothing.h)
+    const auto mean_dss = [this](VectorType &r) {
+      if (!active_mesh_)
+        outer_level_->dss.apply(r.local(), DssMode::mean);
+    };
     const SolveStatistics statistics = solve_outer(parameters_, *outer_operator_, outer_operator_->n_cells(), degree_, *cycle_,
                                                    distributed_u, distributed_b, outer_mask_, collective_control, mean_dss, &work_);
     last_solve_seconds_              = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -3,6 +3,7 @@
 #include <cellwise/multigrid/cell_transfer.h>
 #include <cellwise/multigrid/coarse_solvers.h>
 #include <cellwise/multigrid/level_smoothers.h>
+#include <cellwise/multigrid/mixed_local_smoothing.h>
 #include <cellwise/multigrid/mixed_precision.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/refinement_edge.h>
@@ -136,6 +137,50 @@ namespace cellwise
       const VCycleParameters cycle = parameters.cycle_parameters();
       return std::make_shared<VCycle<CellVector<Number>>>(internal::assemble_levels(hierarchy, levels, log), cycle);
     }
+
+    /// The FP32 local-smoothing cycle in its FP64 routing and rebuilding of
+    /// the refinement-edge copies (mixed_local_smoothing.h); @p free_masks
+    /// receives the levels' smoothing masks in FP64.
+    std::shared_ptr<const Preconditioner<CellVector<double>>>
+    make_mixed_local_smoothing_cycle(const LevelHierarchy            &hierarchy,
+                                     const ActiveMesh                &mesh,
+                                     const unsigned int               degree,
+                                     const MultigridParameters       &parameters,
+                                     std::vector<CellVector<double>> &free_masks,
+                                     std::ostream                    *log)
+    {
+      internal::HostLagrangeParts<float> parts(hierarchy, degree, parameters);
+      std::vector<CellVector<float>>     masks;
+      internal::LagrangeLevels levels(hierarchy, degree, parameters, parts,
+                                      internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge, nullptr, &mesh, &masks);
+      auto cycle = std::make_shared<AdaptiveVCycle<float>>(mesh, internal::assemble_levels(hierarchy, levels, log),
+                                                           parameters.cycle_parameters());
+      for (const CellVector<float> &mask : masks)
+        free_masks.emplace_back(mask.n_cells(), degree).copy_from(mask); // 0 and 1: exact
+
+      using Mixed = MixedLocalSmoothingCycle<CellVector<double>, CellVector<float>>;
+      typename Mixed::Levels fp64;
+      fp64.active_transfer = std::make_shared<HostActiveLevelTransfer<double>>(mesh);
+      fp64.transfer        = std::make_shared<CellTransfer<double>>(hierarchy, degree);
+      auto skeletons       = std::make_shared<std::vector<DssSkeleton>>();
+      for (unsigned int l = 0; l < hierarchy.n_levels(); ++l)
+        {
+          const Level &level = hierarchy.level(l);
+          skeletons->emplace_back(level, degree);
+          fp64.make_corrections_consistent = fp64.make_corrections_consistent || level.has_skeleton();
+          // (level 0 covers the domain: no refinement edge)
+          fp64.edge.push_back(l == 0 ? CellVector<double>() : make_refinement_edge_mask<double>(level, degree));
+          CellVector<double> kept(level.n_cells(), degree);
+          kept.fill(1.);
+          if (l > 0)
+            kept.add(-1., fp64.edge.back());
+          fp64.kept.push_back(std::move(kept));
+        }
+      fp64.level_mean = [&hierarchy, skeletons](const unsigned int l, CellVector<double> &v) {
+        apply_dss(hierarchy.level(l), (*skeletons)[l], v, DssMode::mean);
+      };
+      return std::make_shared<Mixed>(std::move(cycle), std::move(fp64));
+    }
   } // namespace
 
   MultigridSolver::MultigridSolver(const LevelHierarchy      &hierarchy,
@@ -177,6 +222,11 @@ namespace cellwise
                                                                   lagrange_trace_layers(degree_)));
     // the smoother works on the free copies (the refinement edge E_l zero,
     // 003 §5), the coarse solver on the Dirichlet mask of level 0
+    if (parameters_.precision == Precision::mixed)
+      {
+        preconditioner_ = make_mixed_local_smoothing_cycle(hierarchy_, *mesh_, degree_, parameters_, free_masks_, log);
+        return;
+      }
     internal::HostLagrangeParts<double> parts(hierarchy_, degree_, parameters_);
     internal::LagrangeLevels levels(hierarchy_, degree_, parameters_, parts,
                                     internal::SmoothedCopies::all_but_dirichlet_and_refinement_edge, nullptr, mesh_.get(),
@@ -225,11 +275,13 @@ namespace cellwise
   MultigridSolver::solve(VectorType &u, const VectorType &b, IterationControl &control) const
   {
     const auto lock = work_space_lock_.lock("cellwise::MultigridSolver::solve");
-    // (FP64 only on the active mesh, checked at set-up: the rebalancing that
-    // would take the finest level's DSS is never called there)
+    // On the active mesh the mixed cycle rebalances the level right-hand
+    // sides itself, after routing the refinement-edge copies to the levels
+    // where their sums are small (mixed_local_smoothing.h): a mean DSS of
+    // the active residual would keep its hanging copies large.
     const auto mean_dss = [this](VectorType &r) {
-      CELLWISE_CHECK(!mesh_, "the local-smoothing solve does not rebalance: it runs in FP64 only");
-      apply_dss(hierarchy_.levels.back(), fine_skeleton_, r, DssMode::mean);
+      if (!mesh_)
+        apply_dss(hierarchy_.levels.back(), fine_skeleton_, r, DssMode::mean);
     };
     if (!null_space_)
       return solve_outer(parameters_, *fine_operator_, fine_operator_->n_cells(), degree_, *preconditioner_, u, b, masks_.back(),

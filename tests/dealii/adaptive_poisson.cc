@@ -20,7 +20,8 @@
 //    AffineConstraints (hanging nodes + homogeneous Dirichlet) solved by
 //    SparseDirectUMFPACK, then constraints.distribute, to 1e-9 relative in
 //    the max norm; the cell-wise solution already satisfies the hanging-node
-//    constraints.
+//    constraints. The same in mixed precision (FP32 levels with local
+//    smoothing inside the FP64 outer iteration).
 
 #include <cellwise/dealii/import.h>
 #include <cellwise/dealii/multigrid_preconditioner.h>
@@ -311,18 +312,24 @@ namespace
 
     DVector b_condensed(dof_handler.n_dofs());
     std::copy(b_constrained.begin(), b_constrained.end(), b_condensed.begin());
-    const cellwise::dealii::MultigridPreconditioner solver(dof_handler, test::parameters());
-    for (const auto &[name, rhs] : {std::make_pair("condensed", &b_condensed), std::make_pair("plain", &b_plain)})
+    for (const cellwise::Precision precision : {cellwise::Precision::fp64, cellwise::Precision::mixed})
       {
-        ReductionControl control(100, 1e-300, 1e-13);
-        DVector          solution(dof_handler.n_dofs());
-        solver.solve(solution, *rhs, control);
-        DVector distributed = solution;
-        constraints.distribute(distributed);
-        out << "  cellwise, " << name << " right-hand side: solution equal to deal.II's below 1e-9 relative (max norm): "
-            << yes_no(max_relative_difference(solution, reference) <= 1e-9)
-            << ", satisfies the constraints to 1e-12: " << yes_no(max_relative_difference(distributed, solution) <= 1e-12)
-            << std::endl;
+        cellwise::MultigridParameters parameters = test::parameters();
+        parameters.precision                     = precision;
+        const cellwise::dealii::MultigridPreconditioner solver(dof_handler, parameters);
+        for (const auto &[name, rhs] : {std::make_pair("condensed", &b_condensed), std::make_pair("plain", &b_plain)})
+          {
+            ReductionControl control(100, 1e-300, 1e-13);
+            DVector          solution(dof_handler.n_dofs());
+            solver.solve(solution, *rhs, control);
+            DVector distributed = solution;
+            constraints.distribute(distributed);
+            out << "  cellwise" << (precision == cellwise::Precision::mixed ? " (mixed precision)" : "") << ", " << name
+                << " right-hand side: solution equal to deal.II's below 1e-9 relative (max norm): "
+                << yes_no(max_relative_difference(solution, reference) <= 1e-9)
+                << ", satisfies the constraints to 1e-12: " << yes_no(max_relative_difference(distributed, solution) <= 1e-12)
+                << std::endl;
+          }
       }
   }
 } // namespace

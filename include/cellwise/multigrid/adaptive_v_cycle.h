@@ -274,6 +274,22 @@ namespace cellwise
       active_transfer_->reassemble(u_, z);
     }
 
+    /// The cycle on level right-hand sides that the caller forms:
+    /// @p fill(b) sets b_ℓ on every level (the vectors of this cycle, which
+    /// the restrictions add to), then the cycle runs from zero and
+    /// @p use(u) reads the level corrections u_ℓ, all under this cycle's
+    /// lock (MixedLocalSmoothingCycle: the FP64 routing and rebuilding of
+    /// the edge copies around the FP32 cycle).
+    template <typename Fill, typename Use>
+    void
+    cycle_with(Fill &&fill, Use &&use) const
+    {
+      const auto lock = work_space_lock_.lock("cellwise::LocalSmoothingVCycle::cycle_with");
+      fill(b_);
+      cycle(n_levels() - 1);
+      use(static_cast<const std::vector<VectorType> &>(u_));
+    }
+
     const Components &
     components() const
     {

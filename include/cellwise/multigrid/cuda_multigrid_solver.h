@@ -30,15 +30,17 @@
  *    the local-smoothing cycle of adaptive_v_cycle.h (the smoothers leave
  *    the refinement edges alone; the distribution to the levels and the
  *    reassembly on the device, cuda_active_mesh_transfer.h), the solve on
- *    the active cells with A_act, FP64 (doc/adaptive.md).
+ *    the active cells with A_act; FP64 levels, or FP32 ones (cell-
+ *    contiguous) in MixedLocalSmoothingCycle (mixed_local_smoothing.h,
+ *    doc/adaptive.md).
  *
  * Level 0: the host Cholesky factorization of the level's cell matrices,
  * or the smoother / CG coarse solver of the parameters; transfers:
  * cuda::CellTransfer. The whole solve runs on the device; the host sees
  * only the scalars of the inner products (and the tiny coarse level of the
  * Cholesky coarse solve). Refused with a message: the pure Neumann problem;
- * on a locally refined hierarchy mixed precision, mapped cells and the
- * coefficient at the quadrature points (capabilities.h).
+ * on a locally refined hierarchy mapped cells and the coefficient at the
+ * quadrature points (capabilities.h).
  *
  *   cuda::MultigridSolver<> solver(hierarchy, degree, parameters, &std::cout);
  *   solver.solve(u, b, control); // device vectors, cell-wise

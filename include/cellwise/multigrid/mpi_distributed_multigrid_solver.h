@@ -24,7 +24,8 @@
  * device's patch smoother); every other choice is refused with a message,
  * on every rank.
  *
- * On a locally refined hierarchy (host, FP64; doc/adaptive.md) the outer
+ * On a locally refined hierarchy (FP64 or, on the host, mixed precision;
+ * doc/adaptive.md) the outer
  * iteration runs on the active mesh, as MultigridSolver's: its
  * vectors, serial or distributed, are active vectors (serial ones in the
  * order of active_mesh()), and the V-cycle is LocalSmoothingVCycle with

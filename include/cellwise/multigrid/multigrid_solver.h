@@ -205,8 +205,8 @@ namespace cellwise
 
     /// Set up on all levels of @p hierarchy (kept by reference). Every
     /// smoother, precision, outer iteration and coarse solver; on a locally
-    /// refined hierarchy not yet mixed precision nor the pure Neumann
-    /// problem (cellwise::Error naming what works: capabilities.h).
+    /// refined hierarchy not yet the pure Neumann problem (cellwise::Error
+    /// naming what works: capabilities.h).
     MultigridSolver(const LevelHierarchy &hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr);
     /// The hierarchy is kept by reference: a temporary would dangle.
     MultigridSolver(const LevelHierarchy &&hierarchy, unsigned int degree, const MultigridParameters &parameters, std::ostream *log = nullptr) = delete;
