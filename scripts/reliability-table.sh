@@ -34,7 +34,7 @@ cases=(
   "--solver gmres"
   "--precision half"
   "--precision double"
-  "--geometry kershaw --adaptive-steps 1"
+  "--geometry ball --adaptive-steps 1"
   "--geometry ball --backend cuda --smoother patch"
   "--problem biharmonic --smoother jacobi"
   "--rebalance sometimes"

@@ -51,12 +51,11 @@ program_unsupported_reason(const cellwise::Configuration &configuration)
   if (!reason.empty())
     return reason;
   // what the solvers take but the program cannot build: a locally refined
-  // Kershaw box or ball (a deal.II program's locally refined curved mesh
-  // reaches the host solver through cellwise::dealii or a problem file)
-  if (configuration.refinement == MeshRefinement::local &&
-      (configuration.geometry == MeshGeometry::mapped || configuration.geometry == MeshGeometry::unstructured))
-    return "this program refines box and L-shape meshes locally only (drop --adaptive-steps; the solvers take a "
-           "locally refined curved mesh of a deal.II program on the host)";
+  // ball (a deal.II program's locally refined curved mesh reaches the host
+  // solver through cellwise::dealii or a problem file)
+  if (configuration.refinement == MeshRefinement::local && configuration.geometry == MeshGeometry::unstructured)
+    return "this program refines box, L-shape and Kershaw meshes locally, not the ball (drop --adaptive-steps; the "
+           "solvers take a locally refined curved mesh of a deal.II program on the host)";
   return {};
 }
 

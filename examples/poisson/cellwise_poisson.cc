@@ -76,8 +76,13 @@ namespace
   {
     using namespace cellwise;
     const auto           setup_start = std::chrono::steady_clock::now();
-    const LevelHierarchy hierarchy =
+    LevelHierarchy hierarchy =
       make_adaptive_box_hierarchy(options.box, L, options.adaptive_steps, make_marker(options.marker, options.box));
+    // the Kershaw box: every level deformed by the map, which the trilinear
+    // mapping represents exactly (so a child's geometry is its parent's, and
+    // the hanging faces match); the marker selects on the undeformed box
+    if (options.geometry == "kershaw")
+      map_hierarchy(hierarchy, 1, kershaw_map(options.kershaw_epsilon, options.kershaw_epsilon));
     const auto solver = make_adaptive_solver(hierarchy, options.degree, options.multigrid, &std::cout);
     const ActiveMesh &mesh = solver->active_mesh();
     std::cout << "  active cells per level:";

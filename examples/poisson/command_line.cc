@@ -123,8 +123,9 @@ Options:
                            (the CEED benchmarks' deformed box); ball the unit
                            ball in 7 curved coarse cells in different frames
                            (deal.II's hyper_ball), u = 1 - |x|^2; kershaw and
-                           ball: uniform meshes, on the cuda backend with
-                           --smoother chebyshev or jacobi (one rank)
+                           ball: on the cuda backend uniform meshes with
+                           --smoother chebyshev or jacobi (one rank); the
+                           ball is not refined locally
   --kershaw-epsilon E      the Kershaw parameter in (0, 1] (default 0.3; 1:
                            no deformation)
   --box X0,Y0,Z0,X1,Y1,Z1  the box (default 0,0,0,1,1,1): widths and
@@ -135,7 +136,7 @@ Options:
   --refinements L | L0-L1  refinement level(s) (default 2-5)
   --solution NAME          sine | oscillatory | polynomial (default sine)
   --adaptive-steps K       K local refinements after the L global ones, of
-                           the cells the marker selects (default 0; host)
+                           the cells the marker selects (default 0)
   --marker NAME            octant | ball | shell (default octant); with
                            --adaptive-steps
   --smoother NAME          jacobi | chebyshev | patch (default chebyshev)
@@ -207,7 +208,8 @@ Options:
 Under mpirun -np N (N > 1) the Poisson solve is distributed over the ranks
 (host or --backend cuda, FP64 or --precision mixed, every --smoother, either
 --solver; boxes, the L-shape, the Kershaw box on the host; --adaptive-steps
-in FP64; doc/mpi.md); use --threads 1 with one rank per core, and one rank
+on boxes and the L-shape, mixed precision on the host; doc/mpi.md); use
+--threads 1 with one rank per core, and one rank
 per GPU. --capabilities lists every combination that runs.
 )";
 }

@@ -8,6 +8,8 @@
 #include <cellwise/fe/lagrange_basis_1d.h>
 #include <cellwise/fe/face_dofs.h>
 #include <cellwise/mesh/adaptive_builder.h>
+#include <cellwise/mesh/cell_mapping.h>
+#include <cellwise/mesh/kershaw_map.h>
 #include <cellwise/multigrid/multigrid_solver.h>
 #include <cellwise/multigrid/refinement_edge.h>
 #include <cellwise/operators/function_tools.h>
@@ -368,18 +370,28 @@ TEST(AdaptiveSolver, MatchesDirectSolveWithHangingNodeConstraints)
     int            n_global, n_adaptive;
     std::string    marker;
     unsigned int   degree;
+    /// cells deformed by the Kershaw map (trilinear, exact on every level:
+    /// the hanging-node constraints are those of the undeformed boxes)
+    bool      kershaw   = false;
+    Precision precision = Precision::fp64;
   };
   BoxDescription unequal;
   unequal.upper        = {{1.5, 1.4, 2.2}};
   unequal.subdivisions = {{2, 1, 1}};
   const std::vector<Case> cases = {{BoxDescription{}, 1, 2, "octant", 2}, // level jump 2
                                    {BoxDescription{}, 1, 1, "octant", 3},
-                                   {unequal, 1, 2, "ball", 2}};
+                                   {unequal, 1, 2, "ball", 2},
+                                   {BoxDescription{}, 1, 2, "ball", 2, true},
+                                   {BoxDescription{}, 1, 2, "ball", 2, true, Precision::mixed}};
   for (const Case &test : cases)
     for (const SmootherType smoother : {SmootherType::jacobi, SmootherType::chebyshev, SmootherType::patch})
       {
-        const LevelHierarchy    h = make_adaptive_box_hierarchy(test.box, test.n_global, test.n_adaptive, make_marker(test.marker, test.box));
-        MultigridSolver solver(h, test.degree, parameters(smoother));
+        LevelHierarchy h = make_adaptive_box_hierarchy(test.box, test.n_global, test.n_adaptive, make_marker(test.marker, test.box));
+        if (test.kershaw)
+          map_hierarchy(h, 1, kershaw_map(0.3, 0.3));
+        MultigridParameters p = parameters(smoother);
+        p.precision           = test.precision;
+        MultigridSolver solver(h, test.degree, p);
         CellVector<double>      b, u;
         solver.assemble_right_hand_side(sine_rhs, b);
         u.reinit(b);
@@ -391,7 +403,8 @@ TEST(AdaptiveSolver, MatchesDirectSolveWithHangingNodeConstraints)
         CellVector<double>       difference = u;
         difference.add(-1., direct);
         EXPECT_LE(difference.linfty_norm(), 1e-9 * direct.linfty_norm())
-          << test.marker << " degree " << test.degree << " smoother " << to_string(smoother) << ": " << space.n_free << " free DoFs";
+          << test.marker << (test.kershaw ? " (Kershaw)" : "") << " degree " << test.degree << " smoother "
+          << to_string(smoother) << " " << to_string(test.precision) << ": " << space.n_free << " free DoFs";
       }
 }
 
