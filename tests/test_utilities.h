@@ -161,6 +161,14 @@ namespace cellwise::testing
     return m;
   }
 
+  /// f = 3π² sin(πx) sin(πy) sin(πz) = −Δu for u = sin(πx) sin(πy) sin(πz),
+  /// which is zero on the unit cube's boundary: the tests' load.
+  inline double
+  sine_load(const Point &x)
+  {
+    return 3 * M_PI * M_PI * std::sin(M_PI * x[0]) * std::sin(M_PI * x[1]) * std::sin(M_PI * x[2]);
+  }
+
   inline double
   max_abs_difference(const std::vector<double> &a, const std::vector<double> &b)
   {

@@ -197,11 +197,7 @@ namespace cellwise::testing
     const LevelHierarchy h    = make_adaptive_box_hierarchy(box, 1, 2, make_marker(marker, box));
     const auto           serial = make_adaptive_host_vector_solver(h, degree, parameters);
     CellVector<double>   b, u_serial(serial->active_mesh().n_active_cells(), degree);
-    assemble_right_hand_side(serial->active_mesh().level, degree,
-                             [](const Point &x) {
-                               return 3 * M_PI * M_PI * std::sin(M_PI * x[0]) * std::sin(M_PI * x[1]) * std::sin(M_PI * x[2]);
-                             },
-                             b);
+    assemble_right_hand_side(serial->active_mesh().level, degree, sine_load, b);
     MonitorControl serial_control(100, 1e-10);
     const auto     serial_statistics = serial->solve(u_serial, b, serial_control);
 

@@ -23,12 +23,6 @@ using namespace cellwise::testing;
 
 namespace
 {
-  double
-  sine_rhs(const Point &x)
-  {
-    return 3 * M_PI * M_PI * std::sin(M_PI * x[0]) * std::sin(M_PI * x[1]) * std::sin(M_PI * x[2]);
-  }
-
   MultigridParameters
   parameters(const Precision precision, const SmootherType smoother, const OuterIteration outer = OuterIteration::cg)
   {
@@ -43,7 +37,7 @@ namespace
   solve_sine(const MultigridSolver &solver, CellVector<double> &u, const double tolerance)
   {
     CellVector<double> b;
-    solver.assemble_right_hand_side(sine_rhs, b);
+    solver.assemble_right_hand_side(sine_load, b);
     u.reinit(b);
     MonitorControl control(300, tolerance);
     return solver.solve(u, b, control);

@@ -24,12 +24,6 @@ using namespace cellwise::testing;
 
 namespace
 {
-  double
-  sine_rhs(const Point &x)
-  {
-    return 3 * M_PI * M_PI * std::sin(M_PI * x[0]) * std::sin(M_PI * x[1]) * std::sin(M_PI * x[2]);
-  }
-
   /// ‖G^T (fl32(r) − r)‖ / ‖G^T r‖
   double
   assembled_rounding_error(const CoordinateNumbering &numbering, const CellVector<double> &r)
@@ -58,7 +52,7 @@ TEST(MixedPrecision, RebalancingKeepsTheRoundedResidualAccurate)
   const Level         &fine = h.levels.back();
   MultigridSolver      solver(h, 3, MultigridParameters{});
   CellVector<double>   b, u(fine.n_cells(), 3), r;
-  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  assemble_right_hand_side(fine, 3, sine_load, b);
   MonitorControl control(100, 1e-7);
   solver.solve(u, b, control);
   solver.fine_operator().residual(r, b, u);
@@ -85,7 +79,7 @@ TEST_P(MixedMatchesDouble, SameIterationCounts)
       const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, L);
       const Level         &fine = h.levels.back();
       CellVector<double>   b;
-      assemble_right_hand_side(fine, 3, sine_rhs, b);
+      assemble_right_hand_side(fine, 3, sine_load, b);
       unsigned int iterations[2];
       double       fractional[2];
       for (const Precision precision : {Precision::fp64, Precision::mixed})
@@ -139,7 +133,7 @@ TEST(MixedPrecision, ExtrapolatedStopSavesTheLastCycle)
   const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 3);
   const Level         &fine = h.levels.back();
   CellVector<double>   b;
-  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  assemble_right_hand_side(fine, 3, sine_load, b);
   MultigridParameters parameters;
   parameters.smoother  = SmootherType::patch;
   parameters.outer     = OuterIteration::stationary;
@@ -168,7 +162,7 @@ TEST(MixedPrecision, WithoutRebalancingTheStationaryIterationStalls)
   const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, 3);
   const Level         &fine = h.levels.back();
   CellVector<double>   b;
-  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  assemble_right_hand_side(fine, 3, sine_load, b);
   MultigridParameters parameters;
   parameters.smoother  = SmootherType::patch;
   parameters.outer     = OuterIteration::stationary;
@@ -222,7 +216,7 @@ TEST(MixedPrecision, FusedStepPairsTheFp32VectorsAndAddsTheWidenedCorrection)
   MultigridSolver      solver(h, 3, mixed_patch_stationary());
   const auto          &V = solver.preconditioner();
   CellVector<double>   b, r, u(fine.n_cells(), 3);
-  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  assemble_right_hand_side(fine, 3, sine_load, b);
   solver.fine_operator().masked_residual(r, b, u, solver.dirichlet_mask());
   apply_dss(fine, r, DssMode::mean);
 
@@ -256,7 +250,7 @@ TEST(MixedPrecision, FusedStepGivesTheIteratesOfTheWidenedOne)
       const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, L);
       const Level         &fine = h.levels.back();
       CellVector<double>   b;
-      assemble_right_hand_side(fine, 3, sine_rhs, b);
+      assemble_right_hand_side(fine, 3, sine_load, b);
       MultigridSolver                        solver(h, 3, mixed_patch_stationary());
       const ResidualHook<CellVector<double>> rebalance = [&](CellVector<double> &r, unsigned int) {
         apply_dss(fine, r, DssMode::mean);
@@ -301,7 +295,7 @@ TEST(MixedPrecision, CgTakesTheStepOfTheMixedPreconditioner)
       const LevelHierarchy h    = make_box_hierarchy(BoxDescription{}, L);
       const Level         &fine = h.levels.back();
       CellVector<double>   b;
-      assemble_right_hand_side(fine, 3, sine_rhs, b);
+      assemble_right_hand_side(fine, 3, sine_load, b);
       MultigridSolver                        solver(h, 3, parameters);
       const ResidualHook<CellVector<double>> rebalance = [&](CellVector<double> &r, unsigned int step) {
         if (step % 3 == 0)
@@ -352,7 +346,7 @@ TEST(MixedPrecision, CorrectedResidualTakesTheUpdateAndTheNextResidual)
   const Level         &fine = h.levels.back();
   MultigridSolver      solver(h, 3, mixed_patch_stationary());
   CellVector<double>   b;
-  assemble_right_hand_side(fine, 3, sine_rhs, b);
+  assemble_right_hand_side(fine, 3, sine_load, b);
   const ResidualHook<CellVector<double>> rebalance = [&](CellVector<double> &r, unsigned int) { apply_dss(fine, r, DssMode::mean); };
 
   // an FP32 preconditioner: the solver's cycle between a widening and a rounding

@@ -795,11 +795,7 @@ TEST(VertexPatchSmoother, OuterIterationCountsOfTable10)
   const Level         &fine = h.levels.back();
   const unsigned int   p    = 3;
   CellVector<double>   b;
-  assemble_right_hand_side(fine, p,
-                           [](const Point &x) {
-                             return 3 * M_PI * M_PI * std::sin(M_PI * x[0]) * std::sin(M_PI * x[1]) * std::sin(M_PI * x[2]);
-                           },
-                           b);
+  assemble_right_hand_side(fine, p, sine_load, b);
   struct Case
   {
     OuterIteration outer;
